@@ -1,0 +1,33 @@
+namespace Camdoop.Runtime.Frames;
+
+/// <summary>
+/// A pooled frame buffer. Whoever holds a frame owns it: handing it to a queue or a link transfers ownership,
+/// and the last owner calls <see cref="Release"/>.
+/// </summary>
+public sealed class Frame
+{
+    internal Frame(FramePool? pool)
+    {
+        Pool = pool;
+        Buffer = new byte[FrameLayout.BufferSize];
+    }
+
+    public byte[] Buffer { get; }
+
+    /// <summary>Bytes of the buffer in use, Ethernet header included.</summary>
+    public int Length { get; set; }
+
+    internal FramePool? Pool { get; }
+
+    public Span<byte> Span => Buffer.AsSpan(0, Length);
+
+    /// <summary>Returns the buffer to its pool.</summary>
+    public void Release()
+    {
+        Length = 0;
+        Pool?.Return(this);
+    }
+
+    /// <summary>An unpooled frame, for tests.</summary>
+    public static Frame Unpooled() => new(null);
+}

@@ -1,0 +1,18 @@
+namespace Camdoop.Runtime.Frames;
+
+[Flags]
+public enum FrameFlags : byte
+{
+    None = 0,
+
+    /// <summary>A 20-byte destination key follows the fixed header; the key router forwards the frame hop by hop.</summary>
+    KeyRouted = 1,
+
+    /// <summary>Bits the owning service may use for its own purposes.</summary>
+    Service0 = 0x10,
+    Service1 = 0x20,
+    Service2 = 0x40,
+    Service3 = 0x80,
+
+    Known = KeyRouted | Service0 | Service1 | Service2 | Service3,
+}

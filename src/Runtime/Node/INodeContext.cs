@@ -1,0 +1,56 @@
+using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.Runtime.Node;
+
+/// <summary>Everything a service may know of and do to the world. Implemented by <see cref="NodeHost"/>.</summary>
+public interface INodeContext
+{
+    Coordinate Self { get; }
+
+    Torus Torus { get; }
+
+    /// <summary>Nanoseconds on the node's clock (virtual time in the simulator).</summary>
+    long Now { get; }
+
+    /// <summary>Directory for this server's local files (chunks, map output runs, reduce output).</summary>
+    string DataDirectory { get; }
+
+    NodeCounters Counters { get; }
+
+    FramePool Frames { get; }
+
+    /// <summary>Runs <paramref name="callback"/> on the event loop after <paramref name="delayNs"/> nanoseconds.</summary>
+    TimerHandle SetTimer(long delayNs, Action callback);
+
+    /// <summary>Cancels a timer; cancelling one that already fired or was cancelled does nothing.</summary>
+    void CancelTimer(TimerHandle timer);
+
+    bool IsLinkUp(Port port);
+
+    /// <summary>Free frame slots in the service's outbound queue on <paramref name="port"/>.</summary>
+    int QueueSpace(byte serviceId, Port port);
+
+    /// <summary>
+    /// Copies a frame into the outbound queue of service <c>header.ServiceId</c> for <paramref name="port"/>.
+    /// The caller fills the header (source, destination, TTL, flags); the payload length is set here.
+    /// </summary>
+    SendStatus TrySend(Port port, ref FrameHeader header, ReadOnlySpan<byte> key, ReadOnlySpan<byte> payload);
+
+    /// <summary>
+    /// Forwards the frame being delivered (zero copy, TTL decremented) into the owning service's queue on
+    /// <paramref name="port"/>. Only valid during the <see cref="IService.OnFrame"/> or key-router call that received it.
+    /// </summary>
+    SendStatus TryForward(in InboundFrame frame, Port port);
+
+    /// <summary>Delivers a frame built here to a service on this same server, as if it had arrived (no link used).</summary>
+    void DeliverLocal(ref FrameHeader header, ReadOnlySpan<byte> key, ReadOnlySpan<byte> payload);
+
+    /// <summary>Hands a received key-routed frame, whose destination is this server, to its service.</summary>
+    void Deliver(in InboundFrame frame);
+
+    T? GetService<T>()
+        where T : class, IService;
+
+    void Log(LogLevel level, string message);
+}

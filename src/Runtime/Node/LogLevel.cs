@@ -1,0 +1,9 @@
+namespace Camdoop.Runtime.Node;
+
+public enum LogLevel : byte
+{
+    Debug,
+    Info,
+    Warning,
+    Error,
+}

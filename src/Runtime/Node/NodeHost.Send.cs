@@ -1,0 +1,183 @@
+using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.Runtime.Node;
+
+// Outbound side: per-service queues per port, drained by deficit round robin into the link's transmit ring.
+public sealed partial class NodeHost
+{
+    /// <summary>Each visit to a queue earns one jumbo frame of credit, so equal-size frames alternate strictly.</summary>
+    private const int Quantum = FrameLayout.MaxFrameSize;
+
+    private readonly List<ServiceQueue>[] _portQueues = new List<ServiceQueue>[Ports.Count];
+    private readonly byte[] _queueSlot = new byte[256];
+    private readonly int[] _rrNext = new int[Ports.Count];
+    private readonly bool[] _visitOpen = new bool[Ports.Count];
+    private readonly int[][] _deficit = new int[Ports.Count][];
+    private bool _pumping;
+
+    public int QueueSpace(byte serviceId, Port port) =>
+        _services[serviceId] is null ? 0 : _portQueues[(int)port][_queueSlot[serviceId]].Space;
+
+    /// <summary>Frames waiting in the service's queue on <paramref name="port"/>.</summary>
+    public int QueueLength(byte serviceId, Port port) =>
+        _services[serviceId] is null ? 0 : _portQueues[(int)port][_queueSlot[serviceId]].Count;
+
+    public SendStatus TrySend(Port port, ref FrameHeader header, ReadOnlySpan<byte> key, ReadOnlySpan<byte> payload)
+    {
+        if (_halted)
+        {
+            return SendStatus.LinkDown;
+        }
+        if (_services[header.ServiceId] is null)
+        {
+            throw new InvalidOperationException($"service id {header.ServiceId} is not registered on {Self}");
+        }
+        if (!CanCarry(port, header.ServiceId))
+        {
+            Counters.SentOnDownLink++;
+            return SendStatus.LinkDown;
+        }
+        var queue = _portQueues[(int)port][_queueSlot[header.ServiceId]];
+        if (queue.Space == 0)
+        {
+            queue.WantsReadyNotice = true;
+            Counters.QueueFull++;
+            return SendStatus.QueueFull;
+        }
+        var frame = Frames.Rent();
+        frame.Length = FrameCodec.Write(frame.Buffer, ref header, key, payload);
+        queue.TryEnqueue(frame);
+        Pump(port);
+        return SendStatus.Queued;
+    }
+
+    public SendStatus TryForward(in InboundFrame frame, Port port)
+    {
+        var buffer = frame.Buffer;
+        if (_halted || !CanCarry(port, frame.Header.ServiceId))
+        {
+            Counters.ForwardDropped++;
+            return SendStatus.LinkDown;
+        }
+        var queue = _portQueues[(int)port][_queueSlot[frame.Header.ServiceId]];
+        if (queue.Space == 0)
+        {
+            // Transit frames are not pushed back: the end-to-end transport recovers them.
+            Counters.ForwardDropped++;
+            return SendStatus.QueueFull;
+        }
+        if (!FrameCodec.TryDecrementTtl(buffer.Span))
+        {
+            Counters.ForwardDropped++;
+            Counters.Rejected[(int)FrameError.TtlExpired]++;
+            return SendStatus.TtlExpired;
+        }
+        _dispatchConsumed = buffer;
+        queue.TryEnqueue(buffer);
+        Counters.FramesForwarded++;
+        Pump(port);
+        return SendStatus.Queued;
+    }
+
+    /// <summary>Moves frames from the service queues into the link while it has room (deficit round robin).</summary>
+    private void Pump(Port port)
+    {
+        var link = _links[(int)port];
+        if (link is null || _pumping)
+        {
+            return;
+        }
+        _pumping = true;
+        try
+        {
+            int p = (int)port;
+            var queues = _portQueues[p];
+            var deficit = _deficit[p] ??= new int[queues.Count];
+            if (deficit.Length != queues.Count)
+            {
+                Array.Resize(ref deficit, queues.Count);
+                _deficit[p] = deficit;
+            }
+            int idle = 0;
+            while (link.CanSend && idle < queues.Count)
+            {
+                int i = _rrNext[p];
+                var q = queues[i];
+                if (q.Count == 0)
+                {
+                    deficit[i] = 0;
+                    _visitOpen[p] = false;
+                    _rrNext[p] = i + 1 == queues.Count ? 0 : i + 1;
+                    idle++;
+                    continue;
+                }
+                idle = 0;
+                if (!_visitOpen[p])
+                {
+                    deficit[i] += Quantum;
+                    _visitOpen[p] = true;
+                }
+                var head = q.Peek();
+                if (head.Length > deficit[i])
+                {
+                    _visitOpen[p] = false;
+                    _rrNext[p] = i + 1 == queues.Count ? 0 : i + 1;
+                    continue;
+                }
+                q.Dequeue();
+                deficit[i] -= head.Length;
+                int length = head.Length;
+                if (link.TrySend(head))
+                {
+                    Counters.FramesSent[p]++;
+                    Counters.BytesSent[p] += length;
+                }
+                else
+                {
+                    head.Release();
+                }
+            }
+        }
+        finally
+        {
+            _pumping = false;
+        }
+    }
+
+    /// <summary>Tells services whose sends were refused on <paramref name="port"/> that their queue has room again.</summary>
+    private void NotifySendReady(Port port)
+    {
+        var queues = _portQueues[(int)port];
+        for (int i = 0; i < queues.Count; i++)
+        {
+            var q = queues[i];
+            if (q.WantsReadyNotice && q.Space > 0)
+            {
+                q.WantsReadyNotice = false;
+                var service = _services[q.ServiceId]!;
+                Guard(service, static (svc, state) => svc.OnSendReady(state), port);
+            }
+        }
+    }
+
+    /// <summary>Drops everything queued on a port whose link went down.</summary>
+    private void FlushPort(Port port)
+    {
+        foreach (var q in _portQueues[(int)port])
+        {
+            Counters.QueueFlushed += q.Flush();
+            q.WantsReadyNotice = false;
+        }
+    }
+
+    public void OnTransmitReady(Port port)
+    {
+        if (_halted)
+        {
+            return;
+        }
+        Pump(port);
+        NotifySendReady(port);
+    }
+}
