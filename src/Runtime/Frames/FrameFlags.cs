@@ -8,11 +8,16 @@ public enum FrameFlags : byte
     /// <summary>A 20-byte destination key follows the fixed header; the key router forwards the frame hop by hop.</summary>
     KeyRouted = 1,
 
+    /// <summary>Routed hop by hop to the header's destination coordinate (not to a key's owner).</summary>
+    CoordinateRouted = 2,
+
+    Routed = KeyRouted | CoordinateRouted,
+
     /// <summary>Bits the owning service may use for its own purposes.</summary>
     Service0 = 0x10,
     Service1 = 0x20,
     Service2 = 0x40,
     Service3 = 0x80,
 
-    Known = KeyRouted | Service0 | Service1 | Service2 | Service3,
+    Known = KeyRouted | CoordinateRouted | Service0 | Service1 | Service2 | Service3,
 }

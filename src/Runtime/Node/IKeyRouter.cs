@@ -1,7 +1,7 @@
 namespace Camdoop.Runtime.Node;
 
 /// <summary>
-/// Receives every key-routed frame before its service does, at every hop, and decides whether to forward it
+/// Receives every routed frame (key-routed or coordinate-routed) before its service does, at every hop, and decides whether to forward it
 /// (<see cref="INodeContext.TryForward"/>) or deliver it here (<see cref="INodeContext.Deliver"/>).
 /// The key-based routing service installs itself as the node's router.
 /// </summary>

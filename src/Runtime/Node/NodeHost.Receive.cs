@@ -85,7 +85,7 @@ public sealed partial class NodeHost
     private void Dispatch(Frame frame, in FrameHeader header, Port port, bool isLocal)
     {
         var inbound = new InboundFrame(frame, header, port, isLocal);
-        if (header.IsKeyRouted && _keyRouter is not null)
+        if ((header.Flags & FrameFlags.Routed) != 0 && _keyRouter is not null)
         {
             if (_options.IsolateServiceFaults)
             {
