@@ -1,10 +1,36 @@
+using Camdoop.Cli.CommandLine;
+using Camdoop.Cli.Commands;
+
 namespace Camdoop.Cli;
 
 public static class Program
 {
     public static int Main(string[] args)
     {
-        Console.WriteLine("camdoop: commands are being built; see README.md");
-        return args.Length == 0 ? 0 : 2;
+        var root = RootCommand.Create();
+        try
+        {
+            if (args.Length == 0)
+            {
+                Console.Out.Write(root.HelpText());
+                return 0;
+            }
+            return root.Invoke(args, Console.Out);
+        }
+        catch (CliException ex)
+        {
+            Console.Error.WriteLine($"camdoop: {ex.Message}");
+            return ex.ExitCode;
+        }
+        catch (IOException ex)
+        {
+            Console.Error.WriteLine($"camdoop: {ex.Message}");
+            return 1;
+        }
+        catch (UnauthorizedAccessException ex)
+        {
+            Console.Error.WriteLine($"camdoop: {ex.Message}");
+            return 1;
+        }
     }
 }

@@ -1,0 +1,78 @@
+using Camdoop.Cli.CommandLine;
+
+namespace Camdoop.Cli.Tests.CommandLine;
+
+public class CommandParsingTests
+{
+    private static Command Sample(Action<ParsedArguments> capture) =>
+        new Command("camdoop", "root").Add(
+            new Command("run", "runs")
+                .Option("torus", "size", "XxYxZ", "3x3x3")
+                .Option("input-per-server", "bytes", "SIZE", "2MB")
+                .Option("link-delay", "delay", "DURATION")
+                .Flag("json", "json output")
+                .Argument("name", "a name", required: false)
+                .Handle(p =>
+                {
+                    capture(p);
+                    return 0;
+                }));
+
+    [Fact]
+    public void ParsesOptionsFlagsDefaultsAndUnits()
+    {
+        ParsedArguments? seen = null;
+        int code = Sample(p => seen = p).Invoke(["run", "job1", "--json", "--link-delay", "50us", "--input-per-server=20KB"], TextWriter.Null);
+        Assert.Equal(0, code);
+        Assert.NotNull(seen);
+        Assert.Equal("job1", seen.Argument("name"));
+        Assert.True(seen.Flag("json"));
+        Assert.Equal("3x3x3", seen.String("torus"));
+        Assert.Equal(20 * 1024, seen.Bytes("input-per-server"));
+        Assert.Equal(50_000, seen.Nanoseconds("link-delay"));
+    }
+
+    [Theory]
+    [InlineData("run --bogus 1", "unknown option --bogus")]
+    [InlineData("run --torus", "--torus needs a value")]
+    [InlineData("walk", "unknown command 'walk'")]
+    [InlineData("run a b", "unexpected argument 'b'")]
+    public void UsageErrorsAreOneClearLineWithExitCode2(string args, string expected)
+    {
+        var ex = Assert.Throws<CliException>(() => Sample(_ => { }).Invoke(args.Split(' '), TextWriter.Null));
+        Assert.Contains(expected, ex.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain('\n', ex.Message);
+        Assert.Equal(2, ex.ExitCode);
+    }
+
+    [Fact]
+    public void BadValuesAreRejectedWhenRead()
+    {
+        ParsedArguments? seen = null;
+        Sample(p => seen = p).Invoke(["run", "--input-per-server", "lots"], TextWriter.Null);
+        var ex = Assert.Throws<CliException>(() => seen!.Bytes("input-per-server"));
+        Assert.Contains("must be a size", ex.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void HelpListsEveryOptionWithItsDefault()
+    {
+        var writer = new StringWriter();
+        Assert.Equal(0, Sample(_ => { }).Invoke(["run", "--help"], writer));
+        var help = writer.ToString();
+        Assert.Contains("--torus <XxYxZ>", help, StringComparison.Ordinal);
+        Assert.Contains("(default: 2MB)", help, StringComparison.Ordinal);
+        Assert.Contains("--json", help, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("2MB", 2L * 1024 * 1024)]
+    [InlineData("64KB", 64L * 1024)]
+    [InlineData("1.5GiB", 3L * 512 * 1024 * 1024)]
+    [InlineData("1000", 1000L)]
+    public void ByteSizesParse(string text, long expected)
+    {
+        Assert.True(Units.TryParseBytes(text, out long v));
+        Assert.Equal(expected, v);
+    }
+}

@@ -1,0 +1,17 @@
+namespace Camdoop.Cli.Tests;
+
+/// <summary>A test that needs root and iproute2 (network namespaces). CI runs as root, so there it always runs.</summary>
+public sealed class RootFactAttribute : FactAttribute
+{
+    public RootFactAttribute()
+    {
+        if (!Camdoop.Cli.Testbed.SystemCommand.IsRoot)
+        {
+            Skip = "needs root for network namespaces";
+        }
+        else if (!File.Exists("/usr/sbin/ip") && !File.Exists("/sbin/ip") && !File.Exists("/usr/bin/ip"))
+        {
+            Skip = "needs iproute2";
+        }
+    }
+}

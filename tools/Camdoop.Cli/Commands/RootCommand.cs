@@ -1,0 +1,16 @@
+using Camdoop.Cli.CommandLine;
+
+namespace Camdoop.Cli.Commands;
+
+/// <summary>The `camdoop` command tree.</summary>
+public static class RootCommand
+{
+    public static Command Create()
+    {
+        var root = new Command("camdoop", "Camdoop: MapReduce with on-path aggregation on a CamCube 3D-torus cluster.")
+        {
+            Details = "Run 'camdoop <command> --help' for the options of a command.",
+        };
+        return root;
+    }
+}
