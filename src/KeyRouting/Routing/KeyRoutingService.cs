@@ -60,7 +60,7 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
         return (byte)Math.Clamp(2 * torus.Diameter, FrameLayout.DefaultTtl, byte.MaxValue);
     }
 
-    /// <summary>Hops a delivered routed frame travelled.</summary>
+    /// <summary>Links a delivered routed frame crossed (0 for a local delivery): every link crossed costs one TTL.</summary>
     public int HopsTravelled(in InboundFrame frame) => _initialTtl - frame.Header.Ttl;
 
     public void Start(INodeContext context)
@@ -211,6 +211,8 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
             Counters.DroppedNoRoute++;
             return SendStatus.Unreachable;
         }
+        // Forwarding takes one off the TTL per link crossed; the first link is crossed here.
+        header.Ttl = (byte)(_initialTtl - 1);
         var status = context.TrySend(port, ref header, key, payload);
         if (status == SendStatus.Queued)
         {
