@@ -1,3 +1,6 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Records;
 
@@ -37,10 +40,25 @@ public sealed partial class StreamMerger
         }
         else
         {
-            EnsureCapacity(ref _accumulator, value.Length);
-            value.CopyTo(_accumulator);
-            _accumulatorLength = value.Length;
+            StartAccumulator(value);
         }
+    }
+
+    /// <summary>Opens a group whose values are already folded into the accumulator.</summary>
+    private void HoldGroup(ReadOnlySpan<byte> key, ulong prefix)
+    {
+        _groupOpen = true;
+        _groupPrefix = prefix;
+        EnsureCapacity(ref _groupKey, key.Length);
+        key.CopyTo(_groupKey);
+        _groupKeyLength = key.Length;
+    }
+
+    private void StartAccumulator(ReadOnlySpan<byte> value)
+    {
+        EnsureCapacity(ref _accumulator, value.Length);
+        value.CopyTo(_accumulator);
+        _accumulatorLength = value.Length;
     }
 
     /// <summary>Folds every head with the group key into the accumulator; true when the key is complete.</summary>
@@ -52,9 +70,9 @@ public sealed partial class StreamMerger
         {
             int i = _live[j];
             ref var s = ref _inputs[i];
-            while (s.HasHead && HeadHasKey(ref s, key, _groupPrefix))
+            while (HeadHasKey(ref s, i, key, _groupPrefix))
             {
-                Fold(s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength));
+                Fold(key, s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength));
                 Advance(i);
             }
         }
@@ -77,7 +95,7 @@ public sealed partial class StreamMerger
             }
             int m = SelectMin(out _);
             ref var s = ref _inputs[m];
-            if (!HeadHasKey(ref s, key, _groupPrefix))
+            if (!HeadHasKey(ref s, m, key, _groupPrefix))
             {
                 return true;
             }
@@ -86,9 +104,35 @@ public sealed partial class StreamMerger
         }
     }
 
-    private void Fold(ReadOnlySpan<byte> value)
+    /// <summary>Folds two values into the accumulator (the first fold of a key).</summary>
+    private void FoldFirst(ReadOnlySpan<byte> key, ReadOnlySpan<byte> left, ReadOnlySpan<byte> right)
     {
-        var key = _groupKey.AsSpan(0, _groupKeyLength);
+        while (true)
+        {
+            if (_job.TryCombine(key, left, right, _accumulator, out int written))
+            {
+                if ((uint)written > (uint)_accumulator.Length)
+                {
+                    throw new InvalidOperationException(
+                        $"the combiner of job '{_job.Name}' reported {written} bytes written into a {_accumulator.Length}-byte buffer");
+                }
+                _accumulatorLength = written;
+                return;
+            }
+            if (_accumulator.Length >= RecordLimits.MaxValueBytes)
+            {
+                throw CombinedValueTooLarge(key);
+            }
+            _accumulator = new byte[Math.Min(RecordLimits.MaxValueBytes, Math.Max(_accumulator.Length * 2, left.Length + right.Length))];
+        }
+    }
+
+    private RecordTooLargeException CombinedValueTooLarge(ReadOnlySpan<byte> key) =>
+        new($"the combiner of job '{_job.Name}' needs more than {RecordLimits.MaxValueBytes} bytes for one value "
+          + $"(the value limit) for a {key.Length}-byte key");
+
+    private void Fold(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
         while (true)
         {
             if (_job.TryCombine(key, _accumulator.AsSpan(0, _accumulatorLength), value, _scratch, out int written))
@@ -104,9 +148,7 @@ public sealed partial class StreamMerger
             }
             if (_scratch.Length >= RecordLimits.MaxValueBytes)
             {
-                throw new RecordTooLargeException(
-                    $"the combiner of job '{_job.Name}' needs more than {RecordLimits.MaxValueBytes} bytes for one value "
-                  + $"(the value limit) for a {key.Length}-byte key");
+                throw CombinedValueTooLarge(key);
             }
             _scratch = new byte[Math.Min(RecordLimits.MaxValueBytes, Math.Max(_scratch.Length * 2, _accumulatorLength + value.Length))];
         }
@@ -130,10 +172,39 @@ public sealed partial class StreamMerger
         var key = _groupKey.AsSpan(0, _groupKeyLength);
         _groupOpen = false;
         SetLastKey(key);
+        if (_collect)
+        {
+            _job.Reduce(key, new ValueList(_values.AsSpan(0, _valuesLength), _valueEnds.AsSpan(0, _valueCount)), _emitter);
+            position += FlushPending(output[position..]);
+            return _pendingEnd == _pendingStart;
+        }
+        return EmitFolded(key, output, ref position);
+    }
+
+    /// <summary>Emits (key, accumulator): as a record (Combine) or through the reduce function.</summary>
+    private bool EmitFolded(ReadOnlySpan<byte> key, Span<byte> output, ref int position)
+    {
         if (_mode == MergeMode.Combine)
         {
             var value = _accumulator.AsSpan(0, _accumulatorLength);
             OutputRecords++;
+            if (key.Length <= 32 && value.Length <= 32 && output.Length - position >= 66 && _accumulator.Length >= 32)
+            {
+                // Short record, room to spare: two header bytes and fixed 32-byte block copies (the key sits in an
+                // input buffer with slack, the accumulator is at least 32 bytes; bytes past the record are scratch).
+                ref byte o = ref Unsafe.Add(ref MemoryMarshal.GetReference(output), position);
+                o = (byte)key.Length;
+                Unsafe.Add(ref o, 1) = (byte)value.Length;
+                ref byte k = ref MemoryMarshal.GetReference(key);
+                Vector128.LoadUnsafe(ref k).StoreUnsafe(ref o, 2);
+                Vector128.LoadUnsafe(ref k, 16).StoreUnsafe(ref o, 18);
+                ref byte v = ref MemoryMarshal.GetArrayDataReference(_accumulator);
+                nuint at = (nuint)(2 + key.Length);
+                Vector128.LoadUnsafe(ref v).StoreUnsafe(ref o, at);
+                Vector128.LoadUnsafe(ref v, 16).StoreUnsafe(ref o, at + 16);
+                position += 2 + key.Length + value.Length;
+                return true;
+            }
             int length = RecordCodec.EncodedLength(key.Length, value.Length);
             if (length <= output.Length - position)
             {
@@ -141,10 +212,6 @@ public sealed partial class StreamMerger
                 return true;
             }
             AppendPending(key, value);
-        }
-        else if (_collect)
-        {
-            _job.Reduce(key, new ValueList(_values.AsSpan(0, _valuesLength), _valueEnds.AsSpan(0, _valueCount)), _emitter);
         }
         else
         {

@@ -1,4 +1,8 @@
+using System.Buffers.Binary;
+using System.Numerics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
 using Camdoop.MapReduce.Records;
 
 namespace Camdoop.MapReduce.Merge;
@@ -17,13 +21,10 @@ public sealed partial class StreamMerger
         public int HeadKeyLength;
         public int HeadValueLength;
         public int HeadLength;
-        public ulong HeadPrefix;
         public int LiveIndex;
 
-        // The last consumed key, by position until the end of the Drain call, then copied.
-        public int ConsumedKeyOffset;
-        public int ConsumedKeyLength;
-        public bool ConsumedKeyPending;
+        // Start of the last consumed record until the end of the Drain call (-1: none), then its key is copied.
+        public int ConsumedStart;
         public byte[] LastConsumedKey;
         public int LastConsumedKeyLength;
         public bool HasLastConsumedKey;
@@ -37,12 +38,12 @@ public sealed partial class StreamMerger
     private bool TryParseHead(ref InputState s, int input)
     {
         int available = s.End - s.Start;
-        byte[] data = s.Data;
-        int p = s.Start;
         if (available >= 2)
         {
-            uint b0 = data[p];
-            uint b1 = data[p + 1];
+            // Unchecked reads: Start + 2 <= End <= Data.Length.
+            ref byte record = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(s.Data), s.Start);
+            uint b0 = record;
+            uint b1 = Unsafe.Add(ref record, 1);
             if (((b0 | b1) & 0x80) == 0)
             {
                 int total = 2 + (int)(b0 + b1);
@@ -50,7 +51,7 @@ public sealed partial class StreamMerger
                 {
                     return false;
                 }
-                SetHead(ref s, p + 2, (int)b0, (int)b1, total);
+                SetHead(ref s, input, s.Start + 2, (int)b0, (int)b1, total);
                 return true;
             }
         }
@@ -62,7 +63,7 @@ public sealed partial class StreamMerger
         switch (RecordCodec.TryParse(s.Data.AsSpan(s.Start, s.End - s.Start), out var bounds))
         {
             case RecordParseStatus.Complete:
-                SetHead(ref s, s.Start + bounds.KeyOffset, bounds.KeyLength, bounds.ValueLength, bounds.Length);
+                SetHead(ref s, input, s.Start + bounds.KeyOffset, bounds.KeyLength, bounds.ValueLength, bounds.Length);
                 return true;
             case RecordParseStatus.Incomplete:
                 return false;
@@ -73,7 +74,7 @@ public sealed partial class StreamMerger
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void SetHead(ref InputState s, int keyOffset, int keyLength, int valueLength, int length)
+    private void SetHead(ref InputState s, int input, int keyOffset, int keyLength, int valueLength, int length)
     {
         s.HasHead = true;
         s.HeadKeyOffset = keyOffset;
@@ -81,20 +82,80 @@ public sealed partial class StreamMerger
         s.HeadValueLength = valueLength;
         s.HeadLength = length;
         // A job-defined order cannot use byte prefixes: all prefixes equal, every comparison goes to the comparer.
-        s.HeadPrefix = _comparer is null ? KeyPrefix.Load(s.Data, keyOffset, keyLength) : 0;
+        Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_prefixes), input) = _comparer is null ? LoadPrefix(s.Data, keyOffset, keyLength) : 0;
+    }
+
+    /// <summary>8-byte big-endian key prefix, zero padded. Unchecked: the buffer keeps <see cref="Slack"/> bytes after End.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong LoadPrefix(byte[] data, int keyOffset, int keyLength)
+    {
+        ulong raw = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(data), keyOffset));
+        if (BitConverter.IsLittleEndian)
+        {
+            raw = BinaryPrimitives.ReverseEndianness(raw);
+        }
+        return keyLength >= 8 ? raw : raw & ~(ulong.MaxValue >> (keyLength << 3));
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private ref InputState Input(int input) => ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_inputs), input);
+
+    /// <summary>
+    /// The input with the smallest head prefix and how many heads share it. Exhausted inputs (and the padding
+    /// lanes up to 8) hold <see cref="ulong.MaxValue"/>. Requires every live input to have a head. With up to 8
+    /// inputs this is one SIMD horizontal minimum and one compare mask; otherwise a branch-free scalar scan.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int ScanMin(out ulong min, out int ties)
+    {
+        // Scalar on purpose: the prefixes were just stored one lane at a time, and a vector load would stall on
+        // store forwarding. The fast loop keeps its own copy in a register instead.
+        return ScanMinScalar(ref MemoryMarshal.GetArrayDataReference(_prefixes), _prefixes.Length, out min, out ties);
+    }
+
+    /// <summary>SIMD scan of 8 prefixes held in a register (the fast loop keeps them there between records).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int ScanMin(Vector512<ulong> prefixes, out ulong min, out int ties)
+    {
+        var m = Vector512.Min(prefixes, Vector512.Shuffle(prefixes, Vector512.Create(4UL, 5, 6, 7, 0, 1, 2, 3)));
+        m = Vector512.Min(m, Vector512.Shuffle(m, Vector512.Create(2UL, 3, 0, 1, 6, 7, 4, 5)));
+        m = Vector512.Min(m, Vector512.Shuffle(m, Vector512.Create(1UL, 0, 3, 2, 5, 4, 7, 6)));
+        ulong mask = Vector512.Equals(prefixes, m).ExtractMostSignificantBits();
+        min = m.ToScalar();
+        ties = BitOperations.PopCount(mask);
+        return BitOperations.TrailingZeroCount(mask);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int ScanMinScalar(ref ulong p0, int count, out ulong min, out int ties)
+    {
+        ulong best = p0;
+        int index = 0;
+        for (int i = 1; i < count; i++)
+        {
+            ulong v = Unsafe.Add(ref p0, i);
+            long less = -(long)(v < best ? 1 : 0);
+            best ^= (best ^ v) & (ulong)less;
+            index ^= (index ^ i) & (int)less;
+        }
+        int same = 0;
+        for (int i = 0; i < count; i++)
+        {
+            same += Unsafe.Add(ref p0, i) == best ? 1 : 0;
+        }
+        min = best;
+        ties = same;
+        return index;
     }
 
     /// <summary>Consumes the head of <paramref name="input"/> and parses the next record.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Advance(int input)
     {
-        ref var s = ref _inputs[input];
-        s.ConsumedKeyOffset = s.HeadKeyOffset;
-        s.ConsumedKeyLength = s.HeadKeyLength;
-        s.ConsumedKeyPending = true;
+        ref var s = ref Input(input);
+        s.ConsumedStart = s.Start;
         s.Start += s.HeadLength;
         s.ConsumedRecords++;
-        InputRecords++;
         if (!TryParseHead(ref s, input))
         {
             OnInputDry(ref s, input);
@@ -104,6 +165,7 @@ public sealed partial class StreamMerger
     private void OnInputDry(ref InputState s, int input)
     {
         s.HasHead = false;
+        _prefixes[input] = ulong.MaxValue;
         if (!s.Finished)
         {
             _waiting++;
@@ -168,16 +230,16 @@ public sealed partial class StreamMerger
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int SelectMin(out bool tied)
     {
-        var inputs = _inputs;
         var live = _live;
         int count = _liveCount;
+        var prefixes = _prefixes;
         int best = live[0];
-        ulong bestPrefix = inputs[best].HeadPrefix;
+        ulong bestPrefix = prefixes[best];
         tied = false;
         for (int j = 1; j < count; j++)
         {
             int i = live[j];
-            ulong prefix = inputs[i].HeadPrefix;
+            ulong prefix = prefixes[i];
             if (prefix < bestPrefix)
             {
                 best = i;
@@ -196,18 +258,26 @@ public sealed partial class StreamMerger
         return best;
     }
 
-    /// <summary>Full order of two heads with equal prefixes: key, then (merge order) value, then input index.</summary>
-    private int CompareHeads(int a, int b)
+    /// <summary>Key order of two heads with equal prefixes.</summary>
+    private int CompareKeys(int a, int b)
     {
         ref var x = ref _inputs[a];
         ref var y = ref _inputs[b];
         var keyX = x.Data.AsSpan(x.HeadKeyOffset, x.HeadKeyLength);
         var keyY = y.Data.AsSpan(y.HeadKeyOffset, y.HeadKeyLength);
-        int c = _comparer is null ? KeyPrefix.CompareTail(keyX, keyY) : _comparer.Compare(keyX, keyY);
+        return _comparer is null ? KeyPrefix.CompareTail(keyX, keyY) : _comparer.Compare(keyX, keyY);
+    }
+
+    /// <summary>Full order of two heads with equal prefixes: key, then (merge order) value, then input index.</summary>
+    private int CompareHeads(int a, int b)
+    {
+        int c = CompareKeys(a, b);
         if (c != 0)
         {
             return c;
         }
+        ref var x = ref _inputs[a];
+        ref var y = ref _inputs[b];
         if (_tieBreakByValue)
         {
             c = x.Data.AsSpan(x.HeadKeyOffset + x.HeadKeyLength, x.HeadValueLength)
@@ -222,9 +292,9 @@ public sealed partial class StreamMerger
 
     /// <summary>Whether the head of <paramref name="s"/> has the given key.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private bool HeadHasKey(ref InputState s, ReadOnlySpan<byte> key, ulong prefix)
+    private bool HeadHasKey(ref InputState s, int input, ReadOnlySpan<byte> key, ulong prefix)
     {
-        if (s.HeadPrefix != prefix)
+        if (!s.HasHead || _prefixes[input] != prefix)
         {
             return false;
         }
@@ -232,13 +302,50 @@ public sealed partial class StreamMerger
         return _comparer is null ? head.SequenceEqual(key) : _comparer.Compare(head, key) == 0;
     }
 
+    /// <summary>
+    /// Whether the heads of inputs <paramref name="a"/> and <paramref name="b"/>, whose prefixes are equal, have the
+    /// same key. Byte-wise order only. Compares 8 bytes at a time, reading up to 7 bytes past the keys (slack).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool HeadKeysEqual(int a, int b)
+    {
+        ref var x = ref Input(a);
+        ref var y = ref Input(b);
+        int length = x.HeadKeyLength;
+        if (length != y.HeadKeyLength)
+        {
+            return false;
+        }
+        if (length <= 8)
+        {
+            return true;
+        }
+        ref byte p = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(x.Data), x.HeadKeyOffset);
+        ref byte q = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(y.Data), y.HeadKeyOffset);
+        for (int i = 8; i < length; i += 8)
+        {
+            ulong diff = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref p, i)) ^ Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref q, i));
+            int left = length - i;
+            if (left < 8)
+            {
+                // Only the key's own bytes count (little-endian: the low bytes come first).
+                diff &= BitConverter.IsLittleEndian ? (1UL << (left << 3)) - 1 : ~(ulong.MaxValue >> (left << 3));
+            }
+            if (diff != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /// <summary>Whether any live input's head has the given key.</summary>
     private bool AnyHeadHasKey(ReadOnlySpan<byte> key, ulong prefix)
     {
         for (int j = 0; j < _liveCount; j++)
         {
-            ref var s = ref _inputs[_live[j]];
-            if (s.HasHead && HeadHasKey(ref s, key, prefix))
+            int i = _live[j];
+            if (HeadHasKey(ref _inputs[i], i, key, prefix))
             {
                 return true;
             }

@@ -24,7 +24,8 @@ namespace Camdoop.MapReduce.Merge;
 /// </summary>
 public sealed partial class StreamMerger
 {
-    private const int Slack = 8; // readable bytes after the data, so 8-byte key prefixes can always be loaded
+    // Readable bytes after the data: 8-byte key prefixes and 32-byte record copies may read past a record's end.
+    private const int Slack = 32;
 
     private readonly IMapReduceJob _job;
     private readonly IKeyComparer? _comparer;
@@ -32,6 +33,7 @@ public sealed partial class StreamMerger
     private readonly bool _collect; // Reduce of a non-associative job: gather every value of a key
     private readonly bool _tieBreakByValue;
     private readonly InputState[] _inputs;
+    private readonly ulong[] _prefixes; // head key prefix per input; ulong.MaxValue once exhausted
     private readonly int[] _live; // inputs not yet exhausted (unfinished, or finished with records left)
     private int _liveCount;
     private int _waiting; // live inputs without a complete record
@@ -50,6 +52,9 @@ public sealed partial class StreamMerger
         _collect = mode == MergeMode.Reduce && !job.IsAssociativeCommutative;
         _tieBreakByValue = mode == MergeMode.Merge || _collect;
         _inputs = new InputState[inputCount];
+        // Padded to 8 lanes for the SIMD scan; lanes past the inputs stay ulong.MaxValue.
+        _prefixes = new ulong[inputCount <= 8 ? 8 : inputCount];
+        _prefixes.AsSpan().Fill(ulong.MaxValue);
         _live = new int[inputCount];
         int capacity = Math.Max(64, initialInputCapacity);
         for (int i = 0; i < inputCount; i++)
@@ -71,7 +76,18 @@ public sealed partial class StreamMerger
     public long InputBytes { get; private set; }
 
     /// <summary>Records consumed from all inputs.</summary>
-    public long InputRecords { get; private set; }
+    public long InputRecords
+    {
+        get
+        {
+            long total = 0;
+            foreach (ref readonly var s in _inputs.AsSpan())
+            {
+                total += s.ConsumedRecords;
+            }
+            return total;
+        }
+    }
 
     /// <summary>Bytes handed out by <see cref="Drain"/>.</summary>
     public long OutputBytes { get; private set; }
@@ -139,6 +155,7 @@ public sealed partial class StreamMerger
                 throw Truncated(input, ref s);
             }
             _waiting--;
+            _prefixes[input] = ulong.MaxValue;
             RemoveLive(input);
         }
     }
@@ -157,6 +174,7 @@ public sealed partial class StreamMerger
         s.End = 0;
         s.HasHead = false;
         s.Finished = false;
+        _prefixes[input] = ulong.MaxValue;
         if (!live)
         {
             AddLive(input);
@@ -179,11 +197,12 @@ public sealed partial class StreamMerger
             s.End = 0;
             s.HasHead = false;
             s.Finished = false;
-            s.ConsumedKeyPending = false;
+            s.ConsumedStart = -1;
             s.HasLastConsumedKey = false;
             s.AppendedBytes = 0;
             s.ConsumedRecords = 0;
             s.LiveIndex = -1;
+            _prefixes[i] = ulong.MaxValue;
             AddLive(i);
         }
         _waiting = _inputs.Length;
@@ -191,9 +210,8 @@ public sealed partial class StreamMerger
         _pendingStart = 0;
         _pendingEnd = 0;
         _hasLastKey = false;
-        _lastKeySource = null;
+        _lastKeyInput = -1;
         InputBytes = 0;
-        InputRecords = 0;
         OutputBytes = 0;
         OutputRecords = 0;
     }
