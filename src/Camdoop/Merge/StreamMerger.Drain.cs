@@ -173,8 +173,9 @@ public sealed partial class StreamMerger
             bool fits;
             if (ties == 1 && min != ulong.MaxValue)
             {
-                fits = (_mode == MergeMode.Combine && CopyUniqueRun(output, ref position, m, min))
-                    || EmitUniquePrefix(m, min, output, ref position);
+                fits = _mode == MergeMode.Combine && CopyUniqueRun(output, ref position, m, min)
+                    ? _pendingEnd == _pendingStart
+                    : EmitUniquePrefix(m, min, output, ref position);
             }
             else if (min != ulong.MaxValue && !_collect && _inputs.Length <= 32)
             {
