@@ -136,6 +136,19 @@ public class StreamMergerTests
         Assert.Equal(expected, output);
     }
 
+    [Theory]
+    [InlineData(MergeMode.Merge)]
+    [InlineData(MergeMode.Combine)]
+    [InlineData(MergeMode.Reduce)]
+    public void MoreThanEightInputsTakeTheScalarPath(MergeMode mode)
+    {
+        var random = new Random(500 + (int)mode);
+        var inputs = RandomInputs(random, 12, 50);
+        var merger = new StreamMerger(new SumJob(), 12, mode, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: 200, maxOutput: 300));
+        Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
+    }
+
     [Fact]
     public void LargeRecordsAndBigChunksGrowBuffersAndStillMerge()
     {
