@@ -19,6 +19,9 @@ public sealed class Frame
 
     internal FramePool? Pool { get; }
 
+    /// <summary>True while the frame sits in its pool's free list (guards against releasing it twice).</summary>
+    internal bool IsFree { get; set; }
+
     public Span<byte> Span => Buffer.AsSpan(0, Length);
 
     /// <summary>Returns the buffer to its pool.</summary>

@@ -39,6 +39,7 @@ public sealed class FramePool
             {
                 var f = _free[--_count];
                 _free[_count] = null!;
+                f.IsFree = false;
                 return f;
             }
             _created++;
@@ -50,6 +51,12 @@ public sealed class FramePool
     {
         lock (_lock)
         {
+            if (frame.IsFree)
+            {
+                // A second release would hand the same buffer to two owners later: fail loudly at the culprit.
+                throw new InvalidOperationException("frame released twice");
+            }
+            frame.IsFree = true;
             if (_count == _free.Length)
             {
                 Array.Resize(ref _free, _free.Length * 2);

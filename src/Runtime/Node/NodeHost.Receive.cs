@@ -34,7 +34,12 @@ public sealed partial class NodeHost
             frame.Release();
             return;
         }
-        Monitor.Heard(port);
+        if (header.ServiceId != WellKnownServices.LinkMonitor)
+        {
+            // Beacons prove the wiring first and mark the neighbour heard themselves; a beacon from the wrong
+            // server must not bring the link up.
+            Monitor.Heard(port);
+        }
         Dispatch(frame, header, port, isLocal: false);
     }
 
@@ -51,8 +56,11 @@ public sealed partial class NodeHost
 
     public void DeliverLocal(ref FrameHeader header, ReadOnlySpan<byte> key, ReadOnlySpan<byte> payload)
     {
-        var frame = Frames.Rent();
-        frame.Length = FrameCodec.Write(frame.Buffer, ref header, key, payload);
+        if (_halted)
+        {
+            return;
+        }
+        var frame = Encode(ref header, key, payload);
         _loopback.Enqueue(frame);
         Counters.LocalDeliveries++;
         if (!_loopbackScheduled)
@@ -71,6 +79,10 @@ public sealed partial class NodeHost
         {
             var frame = _loopback.Dequeue();
             var error = FrameCodec.TryRead(frame.Span, Torus, out var header);
+            if (error == FrameError.None && _services[header.ServiceId] is null)
+            {
+                error = FrameError.UnknownService;
+            }
             if (error != FrameError.None)
             {
                 Counters.Rejected[(int)error]++;
@@ -79,6 +91,15 @@ public sealed partial class NodeHost
             }
             // Key-routed frames to ourselves still pass the router, which delivers them here.
             Dispatch(frame, header, default, isLocal: true);
+        }
+    }
+
+    /// <summary>Releases frames waiting for local delivery (the node is stopping).</summary>
+    private void FlushLoopback()
+    {
+        while (_loopback.Count > 0)
+        {
+            _loopback.Dequeue().Release();
         }
     }
 

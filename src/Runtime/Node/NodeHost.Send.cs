@@ -6,7 +6,7 @@ namespace Camdoop.Runtime.Node;
 // Outbound side: per-service queues per port, drained by deficit round robin into the link's transmit ring.
 public sealed partial class NodeHost
 {
-    /// <summary>Each visit to a queue earns one jumbo frame of credit, so equal-size frames alternate strictly.</summary>
+    /// <summary>Each visit to a queue earns one jumbo frame of credit (byte fairness): jumbo frames alternate strictly, smaller ones go several per visit.</summary>
     private const int Quantum = FrameLayout.MaxFrameSize;
 
     private readonly List<ServiceQueue>[] _portQueues = new List<ServiceQueue>[Ports.Count];
@@ -45,8 +45,7 @@ public sealed partial class NodeHost
             Counters.QueueFull++;
             return SendStatus.QueueFull;
         }
-        var frame = Frames.Rent();
-        frame.Length = FrameCodec.Write(frame.Buffer, ref header, key, payload);
+        var frame = Encode(ref header, key, payload);
         queue.TryEnqueue(frame);
         Pump(port);
         return SendStatus.Queued;
@@ -59,6 +58,11 @@ public sealed partial class NodeHost
         {
             Counters.ForwardDropped++;
             return SendStatus.LinkDown;
+        }
+        if (ReferenceEquals(_dispatchConsumed, buffer))
+        {
+            // The buffer is already queued; a second queue would give it two owners.
+            throw new InvalidOperationException("a received frame can be forwarded only once");
         }
         var queue = _portQueues[(int)port][_queueSlot[frame.Header.ServiceId]];
         if (queue.Space == 0)
@@ -78,6 +82,22 @@ public sealed partial class NodeHost
         Counters.FramesForwarded++;
         Pump(port);
         return SendStatus.Queued;
+    }
+
+    /// <summary>Rents a frame and encodes into it; a bad header or oversized payload throws without leaking the frame.</summary>
+    private Frame Encode(ref FrameHeader header, ReadOnlySpan<byte> key, ReadOnlySpan<byte> payload)
+    {
+        var frame = Frames.Rent();
+        try
+        {
+            frame.Length = FrameCodec.Write(frame.Buffer, ref header, key, payload);
+        }
+        catch
+        {
+            frame.Release();
+            throw;
+        }
+        return frame;
     }
 
     /// <summary>Moves frames from the service queues into the link while it has room (deficit round robin).</summary>

@@ -118,6 +118,7 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
                 q.Flush();
             }
         }
+        FlushLoopback();
     }
 
     public bool IsHalted => _halted;
