@@ -75,7 +75,6 @@ public sealed partial class StreamMerger
                 written = position;
                 held |= _groupOpen;
                 lastInput = -1; // the fold noted its own key, later than any copied before
-
                 if (!fits || _groupOpen || _waiting > 0 || written == capacity)
                 {
                     break;
