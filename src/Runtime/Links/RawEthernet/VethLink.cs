@@ -1,0 +1,82 @@
+using System.Globalization;
+
+namespace Camdoop.Runtime.Links.RawEthernet;
+
+/// <summary>
+/// Two network namespaces joined by a veth pair: one emulated cable between two servers, for tests and the link
+/// probe. Names are <c>{prefix}{pid}-{n}a</c>/<c>b</c>, so concurrent users never collide and a crashed run's
+/// leftovers can be recognised (<see cref="NetworkNamespace.DeleteOrphans"/>). Dispose deletes both namespaces.
+/// </summary>
+public sealed class VethLink : IDisposable
+{
+    public const string DefaultPrefix = "cdt-raw-";
+
+    private static int s_counter;
+
+    private VethLink(string namespaceA, string namespaceB)
+    {
+        NamespaceA = namespaceA;
+        NamespaceB = namespaceB;
+    }
+
+    public string NamespaceA { get; }
+
+    public string NamespaceB { get; }
+
+    /// <summary>The interface name on each side (the same name in both namespaces).</summary>
+    public string InterfaceA => "cdt0";
+
+    public string InterfaceB => "cdt0";
+
+    /// <summary>Creates both namespaces and the veth pair with <paramref name="mtu"/>, both ends up.</summary>
+    public static VethLink Create(int mtu = 9000, string prefix = DefaultPrefix)
+    {
+        NetworkNamespace.DeleteOrphans(prefix);
+        int n = Interlocked.Increment(ref s_counter);
+        string stem = string.Create(CultureInfo.InvariantCulture, $"{prefix}{Environment.ProcessId}-{n}");
+        var link = new VethLink(stem + "a", stem + "b");
+        try
+        {
+            NetworkNamespace.Create(link.NamespaceA);
+            NetworkNamespace.Create(link.NamespaceB);
+            string m = mtu.ToString(CultureInfo.InvariantCulture);
+            NetworkNamespace.Ip("link", "add", link.InterfaceA, "netns", link.NamespaceA, "mtu", m, "type", "veth",
+                "peer", "name", link.InterfaceB, "netns", link.NamespaceB, "mtu", m);
+            NetworkNamespace.Ip("-n", link.NamespaceA, "link", "set", link.InterfaceA, "up");
+            NetworkNamespace.Ip("-n", link.NamespaceB, "link", "set", link.InterfaceB, "up");
+            return link;
+        }
+        catch
+        {
+            link.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Deletes namespace B: its end of the cable is destroyed, and with it A's end (carrier lost for good).</summary>
+    public void DeleteNamespaceB() => NetworkNamespace.Delete(NamespaceB);
+
+    /// <summary>Sets one side's interface administratively up or down (the other side loses carrier).</summary>
+    public void SetUp(bool sideA, bool up) =>
+        NetworkNamespace.Ip("-n", sideA ? NamespaceA : NamespaceB, "link", "set", sideA ? InterfaceA : InterfaceB, up ? "up" : "down");
+
+    public void Dispose()
+    {
+        Exception? first = null;
+        foreach (var ns in new[] { NamespaceA, NamespaceB })
+        {
+            try
+            {
+                NetworkNamespace.Delete(ns);
+            }
+            catch (RawEthernetException ex)
+            {
+                first ??= ex;
+            }
+        }
+        if (first is not null)
+        {
+            throw first;
+        }
+    }
+}
