@@ -395,6 +395,17 @@ public sealed unsafe class RawEthernetTransport : ILinkTransport, IDisposable
                 }
             }
         }
+#pragma warning disable CA1031 // a bug here must not take the server down: the link is reported dead instead
+        catch (Exception ex)
+#pragma warning restore CA1031
+        {
+            sink.Log(LogLevel.Error, $"link {Port.Name()} {InterfaceName}: I/O thread failed, link abandoned: {ex}");
+            if (_ioCarrier)
+            {
+                Post(sink, LinkEvent.Carrier(Port, false));
+                sink.Wake();
+            }
+        }
         finally
         {
             for (int i = 0; i < batch; i++)
