@@ -46,10 +46,10 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
     private long _faults;
 
     /// <summary>
-    /// Creates the loop and, through <paramref name="createHost"/>, the host it drives. The inbox holds
-    /// <paramref name="inboxCapacity"/> events shared by all links (each a frame buffer of up to 9 KB while queued);
-    /// beyond that the links' I/O threads wait and their kernel socket buffers absorb the burst (the factory receives this loop
-    /// as the host's driver: <c>driver =&gt; new NodeHost(self, torus, driver, frames, options)</c>).
+    /// Creates the loop and, through <paramref name="createHost"/>, the host it drives (the factory receives this loop
+    /// as the host's driver: <c>driver =&gt; new NodeHost(self, torus, driver, frames, options)</c>). The inbox holds
+    /// <paramref name="inboxCapacity"/> events shared by all links, each queued frame holding a 9 KB buffer; when it is
+    /// full the links' I/O threads wait and their kernel socket buffers absorb the burst.
     /// </summary>
     public NodeEventLoop(Func<INodeDriver, NodeHost> createHost, NodeLog? log = null, int inboxCapacity = 2048)
     {

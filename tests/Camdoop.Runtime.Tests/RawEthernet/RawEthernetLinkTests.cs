@@ -144,7 +144,7 @@ public sealed class RawEthernetLinkTests
     }
 
     [NetnsFact]
-    public void OpeningFailsClearlyWhenTheMtuIsTooSmallOrTheInterfaceIsMissing()
+    public void OpeningFailsClearlyWhenTheMtuIsTooSmallTheInterfaceIsMissingOrCapNetRawIsLacking()
     {
         using var veth = VethLink.Create(mtu: 1500);
         var pool = new FramePool();
@@ -157,6 +157,11 @@ public sealed class RawEthernetLinkTests
         var missing = Assert.Throws<RawEthernetException>(() =>
             NetworkNamespace.Run(veth.NamespaceA, () => RawEthernetTransport.Open("cdt-nothere", pool)));
         Assert.Contains("cdt-nothere does not exist", missing.Message, StringComparison.Ordinal);
+
+        // Without CAP_NET_RAW (what a non-root process has) the error says what is missing.
+        var unprivileged = Assert.Throws<RawEthernetException>(() => NetworkNamespace.Run(veth.NamespaceA, () =>
+            DroppedCapability.RunWithoutNetRaw(() => RawEthernetTransport.Open(veth.InterfaceA, pool))));
+        Assert.Contains("needs root or CAP_NET_RAW", unprivileged.Message, StringComparison.Ordinal);
 
         // A smaller configured frame size fits the 1,500-byte MTU.
         using var link = NetworkNamespace.Run(veth.NamespaceA, () =>
