@@ -144,6 +144,57 @@ public sealed class RawEthernetLinkTests
     }
 
     [NetnsFact]
+    public void FramesCarryOurMacAsSourceAndTheLearnedNeighbourAsDestinationAndBeaconsAreBroadcast()
+    {
+        using var nodes = TwoNodes.Start();
+        nodes.WaitForLinkUp();
+        var linkA = nodes.LoopA!.Link(TwoNodes.PortA)!;
+        var macB = nodes.LoopB!.Link(TwoNodes.PortB)!.LocalMac;
+        Assert.Equal(macB, linkA.PeerMac);
+
+        // A second socket on B's interface sees what arrives there, alongside B's node.
+        var seen = NetworkNamespace.Run(nodes.Veth.NamespaceB, () =>
+        {
+            using var sniffer = PacketSocket.Open(nodes.Veth.InterfaceB);
+            nodes.LoopA!.Post(() => nodes.ServiceA.Send([10, 20, 30]));
+            var frames = new List<(MacAddress Dst, MacAddress Src, byte Service)>();
+            var buffer = new byte[FrameLayout.BufferSize];
+            while (frames.Count(f => f.Service == PatternService.ServiceId) < 3 || frames.All(f => f.Service != WellKnownServices.LinkMonitor))
+            {
+                int n = sniffer.Receive(buffer, timeoutMs: 2000);
+                Assert.True(n > 0, "no frame within 2 s");
+                frames.Add((MacAddress.Read(buffer), MacAddress.Read(buffer.AsSpan(6)), buffer[15]));
+            }
+            return frames;
+        });
+
+        Assert.All(seen, f => Assert.Equal(linkA.LocalMac, f.Src));
+        Assert.All(seen.Where(f => f.Service == PatternService.ServiceId), f => Assert.Equal(macB, f.Dst));
+        Assert.All(seen.Where(f => f.Service == WellKnownServices.LinkMonitor), f => Assert.Equal(MacAddress.Broadcast, f.Dst));
+    }
+
+    [NetnsFact]
+    public void ALinkFollowsItsInterfaceWhenItIsDeletedAndCreatedAgain()
+    {
+        using var nodes = TwoNodes.Start();
+        nodes.WaitForLinkUp();
+        var linkA = nodes.LoopA!.Link(TwoNodes.PortA)!;
+        var oldMac = linkA.LocalMac;
+
+        nodes.Veth.DeletePair();
+        nodes.WaitUntil(nodes.LoopA!, h => !h.HasCarrier(TwoNodes.PortA) && !h.IsLinkUp(TwoNodes.PortA), "A's carrier gone");
+        nodes.Veth.CreatePair();
+
+        // Same names, new interfaces (new index, new MAC): both sockets re-bind, beacons flow, frames cross again.
+        nodes.WaitForLinkUp();
+        Assert.NotEqual(oldMac, linkA.LocalMac);
+        var sizes = Enumerable.Range(0, 100).Select(i => i * 89).ToArray();
+        nodes.SendInWindows(fromA: true, sizes);
+        Assert.Equal(sizes.Length, nodes.On(nodes.LoopB!, () => nodes.ServiceB.SizesReceived.Count));
+        Assert.Equal(nodes.LoopB!.Link(TwoNodes.PortB)!.LocalMac, linkA.PeerMac);
+    }
+
+    [NetnsFact]
     public void OpeningFailsClearlyWhenTheMtuIsTooSmallTheInterfaceIsMissingOrCapNetRawIsLacking()
     {
         using var veth = VethLink.Create(mtu: 1500);

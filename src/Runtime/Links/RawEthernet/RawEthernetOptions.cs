@@ -31,7 +31,11 @@ public sealed record RawEthernetOptions
     /// <summary>How often the I/O thread checks the interface's carrier and reads the kernel's drop counter.</summary>
     public TimeSpan CarrierPollInterval { get; init; } = TimeSpan.FromMilliseconds(100);
 
-    /// <summary>Ask the kernel not to show us our own transmissions (frames are also checked in user space).</summary>
+    /// <summary>
+    /// Ask the kernel not to show us our own transmissions (PACKET_IGNORE_OUTGOING). Belt and braces: a socket bound to
+    /// one EtherType is not a tap and does not see outgoing frames anyway, and the I/O thread also drops any frame
+    /// marked PACKET_OUTGOING.
+    /// </summary>
     public bool IgnoreOutgoingInKernel { get; init; } = true;
 
     internal void Validate()

@@ -24,7 +24,7 @@ namespace Camdoop.Runtime.Links.RawEthernet;
 /// drains; until then the loop does not retry.
 /// </para>
 /// MAC addresses are stamped on send: source is the interface's address, destination the neighbour's address learned
-/// from its valid frames (broadcast until then).
+/// from its valid frames (broadcast until then, again after a carrier loss, and always for liveness beacons).
 /// </summary>
 public sealed unsafe class RawEthernetTransport : ILinkTransport, IDisposable
 {
@@ -196,7 +196,10 @@ public sealed unsafe class RawEthernetTransport : ILinkTransport, IDisposable
             return false;
         }
         var span = frame.Buffer.AsSpan();
-        new MacAddress(_peerMac).Write(span);
+        // Liveness beacons always go to broadcast: should the neighbour's address change (NIC replaced), its NIC
+        // still accepts them and it relearns ours, and we relearn its address from its beacons.
+        bool beacon = length > FrameLayout.OffsetService && span[FrameLayout.OffsetService] == WellKnownServices.LinkMonitor;
+        (beacon ? MacAddress.Broadcast : new MacAddress(_peerMac)).Write(span);
         _socket.MacAddress.Write(span[6..]);
         int tail = _txHead + _txCount;
         if (tail >= _tx.Length)
@@ -292,7 +295,15 @@ public sealed unsafe class RawEthernetTransport : ILinkTransport, IDisposable
     public void OnWritable() => _awaitingWritable = false;
 
     /// <summary>The event loop learned of a carrier change from this link's I/O thread.</summary>
-    public void ApplyCarrier(bool up) => CarrierUp = up;
+    public void ApplyCarrier(bool up)
+    {
+        CarrierUp = up;
+        if (!up)
+        {
+            // Whatever is plugged in next may have another address: go back to broadcast until we hear from it.
+            Volatile.Write(ref _peerMac, MacAddress.Broadcast.Value);
+        }
+    }
 
     /// <summary>
     /// Learns the neighbour's MAC address from a frame that passed validation (event loop). Frames the node rejects

@@ -39,11 +39,7 @@ public sealed class VethLink : IDisposable
         {
             NetworkNamespace.Create(link.NamespaceA);
             NetworkNamespace.Create(link.NamespaceB);
-            string m = mtu.ToString(CultureInfo.InvariantCulture);
-            NetworkNamespace.Ip("link", "add", link.InterfaceA, "netns", link.NamespaceA, "mtu", m, "type", "veth",
-                "peer", "name", link.InterfaceB, "netns", link.NamespaceB, "mtu", m);
-            NetworkNamespace.Ip("-n", link.NamespaceA, "link", "set", link.InterfaceA, "up");
-            NetworkNamespace.Ip("-n", link.NamespaceB, "link", "set", link.InterfaceB, "up");
+            link.CreatePair(mtu);
             return link;
         }
         catch
@@ -52,6 +48,19 @@ public sealed class VethLink : IDisposable
             throw;
         }
     }
+
+    /// <summary>Creates the veth pair (again, after <see cref="DeletePair"/>) and brings both ends up.</summary>
+    public void CreatePair(int mtu = 9000)
+    {
+        string m = mtu.ToString(CultureInfo.InvariantCulture);
+        NetworkNamespace.Ip("link", "add", InterfaceA, "netns", NamespaceA, "mtu", m, "type", "veth",
+            "peer", "name", InterfaceB, "netns", NamespaceB, "mtu", m);
+        NetworkNamespace.Ip("-n", NamespaceA, "link", "set", InterfaceA, "up");
+        NetworkNamespace.Ip("-n", NamespaceB, "link", "set", InterfaceB, "up");
+    }
+
+    /// <summary>Deletes the veth pair (both ends), as if the cable and both ports vanished; the namespaces stay.</summary>
+    public void DeletePair() => NetworkNamespace.Ip("-n", NamespaceA, "link", "delete", InterfaceA);
 
     /// <summary>Deletes namespace B: its end of the cable is destroyed, and with it A's end (carrier lost for good).</summary>
     public void DeleteNamespaceB() => NetworkNamespace.Delete(NamespaceB);
