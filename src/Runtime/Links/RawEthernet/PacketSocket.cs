@@ -50,7 +50,7 @@ public sealed unsafe class PacketSocket : IDisposable
         string interfaceName,
         ushort etherType = FrameLayout.EtherType,
         int receiveBufferBytes = 16 << 20,
-        int sendBufferBytes = 4 << 20,
+        int sendBufferBytes = 1 << 20,
         bool ignoreOutgoing = true)
     {
         ValidateName(interfaceName);

@@ -59,6 +59,18 @@ public sealed class VethLink : IDisposable
         NetworkNamespace.Ip("-n", NamespaceB, "link", "set", InterfaceB, "up");
     }
 
+    /// <summary>
+    /// Limits one side's transmit rate with a token-bucket filter (as the emulated testbed shapes its links). The
+    /// queue holds <paramref name="queueMilliseconds"/> of traffic, far more than a link's send buffer, so a sender
+    /// is pushed back by its socket before the queue would drop.
+    /// </summary>
+    public void Shape(bool sideA, double megabitsPerSecond, int queueMilliseconds = 400)
+    {
+        var c = CultureInfo.InvariantCulture;
+        RunTool("tc", "-n", sideA ? NamespaceA : NamespaceB, "qdisc", "replace", "dev", sideA ? InterfaceA : InterfaceB, "root", "tbf",
+            "rate", megabitsPerSecond.ToString(c) + "mbit", "burst", "64kb", "latency", queueMilliseconds.ToString(c) + "ms");
+    }
+
     /// <summary>Deletes the veth pair (both ends), as if the cable and both ports vanished; the namespaces stay.</summary>
     public void DeletePair() => NetworkNamespace.Ip("-n", NamespaceA, "link", "delete", InterfaceA);
 
@@ -68,6 +80,23 @@ public sealed class VethLink : IDisposable
     /// <summary>Sets one side's interface administratively up or down (the other side loses carrier).</summary>
     public void SetUp(bool sideA, bool up) =>
         NetworkNamespace.Ip("-n", sideA ? NamespaceA : NamespaceB, "link", "set", sideA ? InterfaceA : InterfaceB, up ? "up" : "down");
+
+    private static void RunTool(string file, params string[] args)
+    {
+        var psi = new System.Diagnostics.ProcessStartInfo(file) { RedirectStandardError = true, RedirectStandardOutput = true, UseShellExecute = false };
+        foreach (var a in args)
+        {
+            psi.ArgumentList.Add(a);
+        }
+        using var p = System.Diagnostics.Process.Start(psi) ?? throw new RawEthernetException($"cannot run {file}");
+        p.StandardOutput.ReadToEnd();
+        var error = p.StandardError.ReadToEnd();
+        p.WaitForExit();
+        if (p.ExitCode != 0)
+        {
+            throw new RawEthernetException($"{file} {string.Join(' ', args)}: {error.Trim()}");
+        }
+    }
 
     public void Dispose()
     {
