@@ -15,7 +15,9 @@ namespace Camdoop.Runtime.Hosting;
 /// Each iteration drains the inbox (frames, transmit-ready and carrier events posted by the links' I/O threads),
 /// runs posted actions and due timers, then flushes every link's transmit ring with one sendmmsg. When there is
 /// nothing to do it sleeps until the next timer or until a producer wakes it; producers signal only when the loop
-/// is actually asleep, so a busy loop costs its I/O threads no system calls.
+/// is actually asleep, so a busy loop costs its I/O threads no system calls. The inbox is drained before timers run,
+/// so after a stall the neighbours' queued beacons are seen before the liveness check. A sleeping loop wakes in whole
+/// milliseconds, so a timer never fires early but may fire up to about a millisecond late when the loop is idle.
 /// </para>
 /// </summary>
 public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
