@@ -13,4 +13,7 @@ public enum SendStatus : byte
 
     /// <summary>A forwarded frame ran out of TTL and was dropped.</summary>
     TtlExpired,
+
+    /// <summary>No path of live links leads to the destination in this server's view; the frame was not queued.</summary>
+    Unreachable,
 }

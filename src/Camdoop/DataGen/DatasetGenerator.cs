@@ -1,0 +1,80 @@
+using System.Globalization;
+using Camdoop.MapReduce.Jobs;
+
+namespace Camdoop.MapReduce.DataGen;
+
+/// <summary>
+/// Entry point for `camdoop datagen` and the simulator harness: one deterministic input per server, either as a
+/// byte array (<see cref="GenerateServer"/>) or as files server-NNNNN.input in a directory (<see cref="WriteFiles"/>).
+/// </summary>
+public sealed class DatasetGenerator
+{
+    private readonly Func<int, byte[]> _generate;
+    private readonly SyntheticDataGenerator? _synthetic;
+
+    public DatasetGenerator(DatasetOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentOutOfRangeException.ThrowIfLessThan(options.Servers, 1);
+        ArgumentOutOfRangeException.ThrowIfLessThan(options.BytesPerServer, 1);
+        Options = options;
+        switch (options.Kind)
+        {
+            case DatasetKind.Synthetic:
+                _synthetic = new SyntheticDataGenerator(options.Servers, options.OutputRatio, options.BytesPerServer, options.Seed);
+                _generate = _synthetic.GenerateServer;
+                JobName = SyntheticJob.JobName;
+                break;
+            case DatasetKind.Sort:
+                _generate = new SortDataGenerator(options.Servers, options.BytesPerServer, options.Seed).GenerateServer;
+                JobName = SortJob.JobName;
+                break;
+            case DatasetKind.Text:
+                _generate = new TextDataGenerator(options.Servers, options.BytesPerServer, options.Seed).GenerateServer;
+                JobName = WordCountJob.JobName;
+                break;
+            case DatasetKind.TopK:
+                _generate = new TopKDataGenerator(options.Servers, options.BytesPerServer, options.Seed).GenerateServer;
+                JobName = TopKJob.JobName;
+                break;
+            default:
+                throw new ArgumentOutOfRangeException(nameof(options), options.Kind, "unknown data set kind");
+        }
+    }
+
+    public DatasetOptions Options { get; }
+
+    /// <summary>The built-in job this data set is for.</summary>
+    public string JobName { get; }
+
+    /// <summary>For the synthetic kind: S of the generated keys.</summary>
+    public double? AchievedOutputRatio => _synthetic?.AchievedOutputRatio;
+
+    public static string FileName(int server) => string.Create(CultureInfo.InvariantCulture, $"server-{server:D5}.input");
+
+    public byte[] GenerateServer(int server) => _generate(server);
+
+    /// <summary>Writes every server's input into <paramref name="directory"/>; reports each finished server.</summary>
+    public DatasetSummary WriteFiles(string directory, IProgress<int>? progress = null)
+    {
+        Directory.CreateDirectory(directory);
+        var files = new string[Options.Servers];
+        var sizes = new long[Options.Servers];
+        for (int s = 0; s < Options.Servers; s++)
+        {
+            var data = GenerateServer(s);
+            files[s] = Path.Combine(directory, FileName(s));
+            File.WriteAllBytes(files[s], data);
+            sizes[s] = data.Length;
+            progress?.Report(s + 1);
+        }
+        return new DatasetSummary
+        {
+            Options = Options,
+            JobName = JobName,
+            Files = files,
+            BytesPerServer = sizes,
+            AchievedOutputRatio = AchievedOutputRatio,
+        };
+    }
+}

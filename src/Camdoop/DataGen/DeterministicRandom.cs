@@ -1,0 +1,58 @@
+using System.Numerics;
+
+namespace Camdoop.MapReduce.DataGen;
+
+/// <summary>
+/// xoshiro256** seeded through SplitMix64: the same (seed, stream) gives the same sequence on every machine and
+/// .NET version, so generated data sets are reproducible. Streams separate independent uses of one seed.
+/// </summary>
+public sealed class DeterministicRandom
+{
+    private ulong _s0, _s1, _s2, _s3;
+
+    public DeterministicRandom(ulong seed, ulong stream = 0)
+    {
+        ulong x = seed ^ (stream * 0xD1B5_4A32_D192_ED03UL);
+        _s0 = SplitMix(ref x);
+        _s1 = SplitMix(ref x);
+        _s2 = SplitMix(ref x);
+        _s3 = SplitMix(ref x);
+    }
+
+    public ulong NextUInt64()
+    {
+        ulong result = BitOperations.RotateLeft(_s1 * 5, 7) * 9;
+        ulong t = _s1 << 17;
+        _s2 ^= _s0;
+        _s3 ^= _s1;
+        _s1 ^= _s2;
+        _s0 ^= _s3;
+        _s2 ^= t;
+        _s3 = BitOperations.RotateLeft(_s3, 45);
+        return result;
+    }
+
+    /// <summary>Uniform in [0, maxExclusive) (multiply-high; the bias is below 2^-32 for the ranges used here).</summary>
+    public int Next(int maxExclusive) => (int)Math.BigMul(NextUInt64(), (ulong)maxExclusive, out _);
+
+    /// <summary>Uniform in [min, maxInclusive].</summary>
+    public int Next(int min, int maxInclusive) => min + Next(maxInclusive - min + 1);
+
+    public double NextDouble() => (NextUInt64() >> 11) * (1.0 / (1UL << 53));
+
+    public void NextBytes(Span<byte> destination)
+    {
+        for (int i = 0; i < destination.Length; i++)
+        {
+            destination[i] = (byte)(NextUInt64() >> 56);
+        }
+    }
+
+    private static ulong SplitMix(ref ulong x)
+    {
+        ulong z = x += 0x9E37_79B9_7F4A_7C15UL;
+        z = (z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9UL;
+        z = (z ^ (z >> 27)) * 0x94D0_49BB_1331_11EBUL;
+        return z ^ (z >> 31);
+    }
+}

@@ -1,0 +1,12 @@
+using Camdoop.MapReduce.Records;
+
+namespace Camdoop.MapReduce.Jobs;
+
+/// <summary>Default partition function: xxHash64 of the key bytes, reduced to 0 .. reduceTasks-1 by a multiply-high.</summary>
+public static class HashPartitioner
+{
+    private const ulong Seed = 0xCA3D_009B_A271_7105UL;
+
+    public static int Partition(ReadOnlySpan<byte> key, int reduceTasks) =>
+        (int)Math.BigMul(XxHash64.Hash(key, Seed), (ulong)reduceTasks, out _);
+}

@@ -1,0 +1,14 @@
+namespace Camdoop.MapReduce.MapPhase;
+
+/// <summary>
+/// Where sorted, combined map output goes, one bucket (reduce task, stripe) at a time in bucket order: memory,
+/// final run files, or a spill file.
+/// </summary>
+internal interface IBucketSink
+{
+    void BeginBucket(int bucket);
+
+    void Write(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value);
+
+    void EndBucket();
+}

@@ -1,0 +1,215 @@
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Merge;
+using Camdoop.MapReduce.Records;
+
+namespace Camdoop.MapReduce.MapPhase;
+
+/// <summary>
+/// Runs one map task (paper §2, §4): splits the input into records, maps them, sorts the intermediate records by
+/// key, combines equal keys when the job is associative, splits them per reduce task (the job's partitioner) and
+/// per stripe (<see cref="Stripes"/>), and writes one run per (reduce task, stripe). When the sort buffer fills,
+/// its sorted content is spilled to a temporary file; the spills are merged (and combined) at the end with a
+/// <see cref="StreamMerger"/>, so input size is bounded by disk, not memory.
+/// CPU-bound and synchronous: the runtime runs it off the event loop; the simulator runs it inline.
+/// </summary>
+public static class MapTask
+{
+    private const int MergeBlockBytes = 64 * 1024;
+
+    public static MapOutput Run(IMapReduceJob job, string inputPath, MapTaskOptions options)
+    {
+        if (!File.Exists(inputPath))
+        {
+            throw new FileNotFoundException($"map input '{inputPath}' does not exist", inputPath);
+        }
+        using var input = new FileStream(inputPath, FileMode.Open, FileAccess.Read, FileShare.Read, 1, FileOptions.SequentialScan);
+        return Run(job, input, options);
+    }
+
+    public static MapOutput Run(IMapReduceJob job, Stream input, MapTaskOptions options) =>
+        Run(job, new InputSplitter(input, job.InputFormat), options);
+
+    public static MapOutput Run(IMapReduceJob job, ReadOnlyMemory<byte> input, MapTaskOptions options) =>
+        Run(job, System.Runtime.InteropServices.MemoryMarshal.TryGetArray(input, out var segment)
+            ? new InputSplitter(segment, job.InputFormat)
+            : new InputSplitter(new ArraySegment<byte>(input.ToArray()), job.InputFormat), options);
+
+    private static MapOutput Run(IMapReduceJob job, InputSplitter splitter, MapTaskOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(job);
+        options.Validate();
+        int buckets = options.ReduceTasks * Stripes.Count;
+        var buffer = new SortBuffer(job, options.ReduceTasks, options.SortBufferBytes);
+        var spills = new List<SpillFile>();
+        try
+        {
+            while (splitter.TryNext(out var record))
+            {
+                job.Map(record, buffer);
+                if (buffer.IsFull)
+                {
+                    spills.Add(Spill(buffer, options, buckets, spills.Count));
+                }
+            }
+
+            RunHeader[] headers;
+            BucketCounters counters;
+            MemorySink? memory = null;
+            if (options.OutputDirectory is null)
+            {
+                memory = new MemorySink(buckets);
+                WriteOutput(job, buffer, spills, memory, buckets);
+                memory.Complete();
+                headers = MemoryHeaders(memory, options, job.IsAssociativeCommutative);
+                counters = memory.Counters;
+            }
+            else
+            {
+                using var files = new RunFilesSink(options.OutputDirectory, buckets, options.JobId, options.MapTaskId, job.IsAssociativeCommutative);
+                WriteOutput(job, buffer, spills, files, buckets);
+                files.Complete();
+                headers = files.Headers;
+                counters = files.Counters;
+            }
+            return new MapOutput(options, Stats(splitter, buffer, spills.Count, counters, options.ReduceTasks), headers, memory);
+        }
+        finally
+        {
+            foreach (var spill in spills)
+            {
+                spill.Dispose();
+            }
+        }
+    }
+
+    private static SpillFile Spill(SortBuffer buffer, MapTaskOptions options, int buckets, int index)
+    {
+        string directory = options.SpillDirectory ?? options.OutputDirectory ?? Path.GetTempPath();
+        Directory.CreateDirectory(directory);
+        var spill = new SpillFile(Path.Combine(directory, $"spill-{options.MapTaskId:x16}-{Environment.ProcessId}-{index}-{Guid.NewGuid():N}.tmp"), buckets);
+        buffer.SortAndWrite(spill);
+        spill.Complete();
+        return spill;
+    }
+
+    private static void WriteOutput(IMapReduceJob job, SortBuffer buffer, List<SpillFile> spills, IBucketSink sink, int buckets)
+    {
+        if (spills.Count == 0)
+        {
+            buffer.SortAndWrite(sink);
+            return;
+        }
+        var rest = new MemorySink(buckets);
+        buffer.SortAndWrite(rest);
+        rest.Complete();
+        MergeSpills(job, spills, rest, sink, buckets);
+    }
+
+    /// <summary>Merges, bucket by bucket, every spill with the last in-memory sort into the sink.</summary>
+    private static void MergeSpills(IMapReduceJob job, List<SpillFile> spills, MemorySink rest, IBucketSink sink, int buckets)
+    {
+        int inputs = spills.Count + 1;
+        var merger = new StreamMerger(job, inputs, job.IsAssociativeCommutative ? MergeMode.Combine : MergeMode.Merge, MergeBlockBytes);
+        var block = new byte[MergeBlockBytes];
+        var output = new byte[MergeBlockBytes];
+        var parser = new RecordStreamReader(MergeBlockBytes);
+        for (int bucket = 0; bucket < buckets; bucket++)
+        {
+            merger.Reset();
+            var memoryBucket = rest.Bucket(bucket);
+            int memoryOffset = 0;
+            bool begun = false;
+            while (true)
+            {
+                for (int i = 0; i < inputs; i++)
+                {
+                    if (!merger.NeedsData(i))
+                    {
+                        continue;
+                    }
+                    if (i < spills.Count)
+                    {
+                        int read = spills[i].ReadBucket(bucket, block);
+                        if (read == 0)
+                        {
+                            merger.Finish(i);
+                        }
+                        else
+                        {
+                            merger.Append(i, block.AsSpan(0, read));
+                        }
+                    }
+                    else if (memoryOffset == memoryBucket.Length)
+                    {
+                        merger.Finish(i);
+                    }
+                    else
+                    {
+                        int count = Math.Min(MergeBlockBytes, memoryBucket.Length - memoryOffset);
+                        merger.Append(i, memoryBucket.Span.Slice(memoryOffset, count));
+                        memoryOffset += count;
+                    }
+                }
+                var status = merger.Drain(output, out int written);
+                parser.Append(output.AsSpan(0, written));
+                while (parser.TryRead(out var key, out var value))
+                {
+                    if (!begun)
+                    {
+                        sink.BeginBucket(bucket);
+                        begun = true;
+                    }
+                    sink.Write(key, value);
+                }
+                if (status == DrainStatus.Completed)
+                {
+                    break;
+                }
+            }
+            parser.Complete();
+            if (begun)
+            {
+                sink.EndBucket();
+            }
+        }
+    }
+
+    private static RunHeader[] MemoryHeaders(MemorySink memory, MapTaskOptions options, bool combined)
+    {
+        var headers = new RunHeader[memory.BucketStart.Length - 1];
+        var c = memory.Counters;
+        for (int b = 0; b < headers.Length; b++)
+        {
+            var payload = memory.Bucket(b).Span;
+            headers[b] = new RunHeader(options.JobId, options.MapTaskId, b / Stripes.Count, b % Stripes.Count,
+                c.Records[b], payload.Length, c.KeyBytes[b], c.ValueBytes[b], XxHash64.Hash(payload), combined);
+        }
+        return headers;
+    }
+
+    private static MapTaskStats Stats(InputSplitter splitter, SortBuffer buffer, int spills, BucketCounters counters, int reduceTasks)
+    {
+        var records = new long[reduceTasks];
+        var logical = new long[reduceTasks];
+        var encoded = new long[reduceTasks];
+        for (int b = 0; b < counters.Records.Length; b++)
+        {
+            int r = b / Stripes.Count;
+            records[r] += counters.Records[b];
+            logical[r] += counters.KeyBytes[b] + counters.ValueBytes[b];
+            encoded[r] += counters.EncodedBytes[b];
+        }
+        return new MapTaskStats
+        {
+            InputBytes = splitter.BytesRead,
+            InputRecords = splitter.Records,
+            MalformedRecords = buffer.MalformedRecords,
+            MapOutputRecords = buffer.EmittedRecords,
+            MapOutputLogicalBytes = buffer.EmittedLogicalBytes,
+            Spills = spills,
+            RecordsPerReduceTask = records,
+            LogicalBytesPerReduceTask = logical,
+            EncodedBytesPerReduceTask = encoded,
+        };
+    }
+}

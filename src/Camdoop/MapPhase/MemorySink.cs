@@ -1,0 +1,65 @@
+using Camdoop.MapReduce.Records;
+
+namespace Camdoop.MapReduce.MapPhase;
+
+/// <summary>Keeps all buckets in one byte array, back to back, with their start offsets.</summary>
+internal sealed class MemorySink(int buckets) : IBucketSink
+{
+    private byte[] _data = new byte[64 * 1024];
+    private int _bucket = -1;
+
+    public int Length { get; private set; }
+
+    public byte[] Data => _data;
+
+    /// <summary>Start offset of each bucket; entry [buckets] is the end.</summary>
+    public int[] BucketStart { get; } = new int[buckets + 1];
+
+    public BucketCounters Counters { get; } = new(buckets);
+
+    public void BeginBucket(int bucket)
+    {
+        // Buckets with no records still get an (empty) range.
+        for (int b = _bucket + 1; b <= bucket; b++)
+        {
+            BucketStart[b] = Length;
+        }
+        _bucket = bucket;
+    }
+
+    public void Write(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        int length = RecordCodec.EncodedLength(key.Length, value.Length);
+        if (Length + length > _data.Length)
+        {
+            long size = Math.Max(_data.Length * 2L, (long)Length + length);
+            if (size > Array.MaxLength)
+            {
+                throw new InvalidOperationException("in-memory map output exceeds 2 GB; give the map task an output directory");
+            }
+            Array.Resize(ref _data, (int)size);
+        }
+        Length += RecordCodec.Write(_data.AsSpan(Length), key, value);
+        Counters.Add(_bucket, key.Length, value.Length, length);
+    }
+
+    public void EndBucket()
+    {
+    }
+
+    /// <summary>Closes the remaining (empty) buckets and trims the buffer (many servers' outputs may stay in memory).</summary>
+    public void Complete()
+    {
+        if (_data.Length > Length)
+        {
+            Array.Resize(ref _data, Length);
+        }
+        for (int b = _bucket + 1; b < BucketStart.Length; b++)
+        {
+            BucketStart[b] = Length;
+        }
+        _bucket = BucketStart.Length - 1;
+    }
+
+    public ReadOnlyMemory<byte> Bucket(int bucket) => _data.AsMemory(BucketStart[bucket], BucketStart[bucket + 1] - BucketStart[bucket]);
+}

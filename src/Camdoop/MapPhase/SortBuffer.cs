@@ -1,0 +1,178 @@
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Records;
+
+namespace Camdoop.MapReduce.MapPhase;
+
+/// <summary>
+/// Collects a map task's records (it is the map function's emitter), then sorts them by (bucket, key, value),
+/// folds equal keys with the combiner when the job is associative, and writes them to a sink bucket by bucket.
+/// Keys and values live back to back in one arena; the sort moves 24-byte entries only.
+/// </summary>
+internal sealed class SortBuffer : IMapEmitter
+{
+    private const int EntryBytes = 24;
+
+    private readonly IMapReduceJob _job;
+    private readonly IKeyComparer? _comparer;
+    private readonly int _reduceTasks;
+    private readonly long _budgetBytes;
+    private readonly ValueFolder _folder;
+    private byte[] _arena = new byte[64 * 1024];
+    private int _arenaLength;
+    private Entry[] _entries = new Entry[4096];
+    private int _count;
+
+    public SortBuffer(IMapReduceJob job, int reduceTasks, long budgetBytes)
+    {
+        _job = job;
+        _comparer = job.KeyComparer;
+        _reduceTasks = reduceTasks;
+        _budgetBytes = budgetBytes;
+        _folder = new ValueFolder(job);
+    }
+
+    public long EmittedRecords { get; private set; }
+
+    public long EmittedLogicalBytes { get; private set; }
+
+    public long MalformedRecords { get; private set; }
+
+    public bool IsFull => _arenaLength + (long)_count * EntryBytes >= _budgetBytes;
+
+    public bool IsEmpty => _count == 0;
+
+    public void CountMalformedRecord() => MalformedRecords++;
+
+    public void Emit(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        RecordLimits.Check(key.Length, value.Length, $"map of job '{_job.Name}'");
+        int reduceTask = _job.Partition(key, _reduceTasks);
+        if ((uint)reduceTask >= (uint)_reduceTasks)
+        {
+            throw new InvalidOperationException(
+                $"the partition function of job '{_job.Name}' returned {reduceTask} for {_reduceTasks} reduce tasks");
+        }
+        int length = key.Length + value.Length;
+        if (_arenaLength + length > _arena.Length)
+        {
+            long size = Math.Max(_arena.Length * 2L, (long)_arenaLength + length);
+            if (size > Array.MaxLength)
+            {
+                throw new InvalidOperationException("a map task's sort buffer exceeds 2 GB; lower the sort buffer size");
+            }
+            Array.Resize(ref _arena, (int)size);
+        }
+        if (_count == _entries.Length)
+        {
+            Array.Resize(ref _entries, _entries.Length * 2);
+        }
+        key.CopyTo(_arena.AsSpan(_arenaLength));
+        value.CopyTo(_arena.AsSpan(_arenaLength + key.Length));
+        _entries[_count++] = new Entry
+        {
+            Prefix = _comparer is null ? KeyPrefix.Of(key) : 0,
+            Offset = _arenaLength,
+            KeyLength = key.Length,
+            ValueLength = value.Length,
+            Bucket = reduceTask * Stripes.Count + Stripes.Of(key),
+        };
+        _arenaLength += length;
+        EmittedRecords++;
+        EmittedLogicalBytes += length;
+    }
+
+    /// <summary>Sorts, combines and writes everything collected to <paramref name="sink"/>, then empties the buffer.</summary>
+    public void SortAndWrite(IBucketSink sink)
+    {
+        var entries = _entries.AsSpan(0, _count);
+        entries.Sort(new EntryComparer(_arena, _comparer));
+        bool fold = _job.IsAssociativeCommutative;
+        int bucket = -1;
+        int e = 0;
+        while (e < entries.Length)
+        {
+            ref readonly var first = ref entries[e];
+            if (first.Bucket != bucket)
+            {
+                if (bucket >= 0)
+                {
+                    sink.EndBucket();
+                }
+                bucket = first.Bucket;
+                sink.BeginBucket(bucket);
+            }
+            var key = _arena.AsSpan(first.Offset, first.KeyLength);
+            var value = _arena.AsSpan(first.Offset + first.KeyLength, first.ValueLength);
+            int next = e + 1;
+            if (fold)
+            {
+                while (next < entries.Length && SameKey(in first, in entries[next]))
+                {
+                    next++;
+                }
+            }
+            if (next == e + 1)
+            {
+                sink.Write(key, value);
+            }
+            else
+            {
+                _folder.Start(value);
+                for (int k = e + 1; k < next; k++)
+                {
+                    ref readonly var other = ref entries[k];
+                    _folder.Fold(key, _arena.AsSpan(other.Offset + other.KeyLength, other.ValueLength));
+                }
+                sink.Write(key, _folder.Value);
+            }
+            e = next;
+        }
+        if (bucket >= 0)
+        {
+            sink.EndBucket();
+        }
+        _count = 0;
+        _arenaLength = 0;
+    }
+
+    private bool SameKey(in Entry a, in Entry b)
+    {
+        if (a.Bucket != b.Bucket || a.Prefix != b.Prefix)
+        {
+            return false;
+        }
+        var x = _arena.AsSpan(a.Offset, a.KeyLength);
+        var y = _arena.AsSpan(b.Offset, b.KeyLength);
+        return _comparer is null ? x.SequenceEqual(y) : _comparer.Compare(x, y) == 0;
+    }
+
+    private struct Entry
+    {
+        public ulong Prefix;
+        public int Offset;
+        public int KeyLength;
+        public int ValueLength;
+        public int Bucket;
+    }
+
+    private readonly struct EntryComparer(byte[] arena, IKeyComparer? comparer) : IComparer<Entry>
+    {
+        public int Compare(Entry a, Entry b)
+        {
+            if (a.Bucket != b.Bucket)
+            {
+                return a.Bucket < b.Bucket ? -1 : 1;
+            }
+            if (a.Prefix != b.Prefix)
+            {
+                return a.Prefix < b.Prefix ? -1 : 1;
+            }
+            var x = arena.AsSpan(a.Offset, a.KeyLength);
+            var y = arena.AsSpan(b.Offset, b.KeyLength);
+            int c = comparer is null ? KeyPrefix.CompareTail(x, y) : comparer.Compare(x, y);
+            return c != 0
+                ? c
+                : arena.AsSpan(a.Offset + a.KeyLength, a.ValueLength).SequenceCompareTo(arena.AsSpan(b.Offset + b.KeyLength, b.ValueLength));
+        }
+    }
+}

@@ -1,0 +1,358 @@
+using System.Numerics;
+
+namespace Camdoop.MapReduce.Merge;
+
+public sealed partial class StreamMerger
+{
+    /// <summary>Merge mode: copy the smallest head record as is, while every live input has a head.</summary>
+    private DrainStatus DrainMerge(Span<byte> output, ref int position)
+    {
+        while (true)
+        {
+            if (_waiting > 0)
+            {
+                return DrainStatus.NeedsInput;
+            }
+            if (_liveCount == 0)
+            {
+                return DrainStatus.Completed;
+            }
+            if (position == output.Length)
+            {
+                return DrainStatus.OutputFull;
+            }
+            // A unique smallest prefix decides alone; otherwise compare keys (and values) in full.
+            int m = ScanMin(out ulong min, out int ties);
+            if (ties == 1 && min != ulong.MaxValue && CopyUniqueRun(output, ref position, m, min))
+            {
+                continue;
+            }
+            if (ties != 1 && min != ulong.MaxValue && _comparer is null && _inputs.Length <= 32
+                && CopyTiedKey(output, ref position, min))
+            {
+                continue;
+            }
+            if (ties != 1 || min == ulong.MaxValue)
+            {
+                m = SelectMin(out _);
+            }
+            ref var s = ref Input(m);
+            int length = s.HeadLength;
+            var record = s.Data.AsSpan(s.Start, length);
+            NoteEmitted(m, s.Start);
+            OutputRecords++;
+            if (length <= output.Length - position)
+            {
+                record.CopyTo(output[position..]);
+                position += length;
+                Advance(m);
+                continue;
+            }
+            // Consumed bytes stay in place until the next Append, so the record can be stashed after Advance.
+            Advance(m);
+            StashPending(record);
+            position += FlushPending(output[position..]);
+            return DrainStatus.OutputFull;
+        }
+    }
+
+    /// <summary>
+    /// Merge mode, several heads share the smallest prefix: find the smallest key among them and copy all its
+    /// records in (value, input) order, choosing only among the inputs that hold it. Stops when an input runs dry
+    /// (it might still deliver the key) or the next record does not fit. Byte-wise keys only; false if no progress.
+    /// </summary>
+    private bool CopyTiedKey(Span<byte> output, ref int position, ulong min)
+    {
+        uint group = 0;
+        int best = -1;
+        for (int i = 0; i < _inputs.Length; i++)
+        {
+            if (_prefixes[i] != min)
+            {
+                continue;
+            }
+            if (best < 0 || HeadKeysEqual(i, best))
+            {
+                best = best < 0 ? i : best;
+                group |= 1u << i;
+            }
+            else if (CompareKeys(i, best) < 0)
+            {
+                best = i;
+                group = 1u << i;
+            }
+        }
+        ref var b = ref Input(best);
+        var key = b.Data.AsSpan(b.HeadKeyOffset, b.HeadKeyLength); // stays in place during this Drain
+        bool progress = false;
+        while (group != 0)
+        {
+            int m = BitOperations.TrailingZeroCount(group);
+            for (uint rest = group & (group - 1); rest != 0; rest &= rest - 1)
+            {
+                int i = BitOperations.TrailingZeroCount(rest);
+                if (CompareHeadValues(i, m) < 0)
+                {
+                    m = i;
+                }
+            }
+            ref var s = ref Input(m);
+            int length = s.HeadLength;
+            if (length > output.Length - position)
+            {
+                break;
+            }
+            s.Data.AsSpan(s.Start, length).CopyTo(output[position..]);
+            position += length;
+            OutputRecords++;
+            NoteEmitted(m, s.Start);
+            progress = true;
+            Advance(m);
+            if (!HeadHasKey(ref s, m, key, min))
+            {
+                group &= ~(1u << m);
+            }
+            if (_waiting > 0)
+            {
+                break;
+            }
+        }
+        return progress;
+    }
+
+    /// <summary>Value order of two heads: the first 8 bytes as a big-endian integer, then the rest (slack allows the load).</summary>
+    private int CompareHeadValues(int a, int b)
+    {
+        ref var x = ref Input(a);
+        ref var y = ref Input(b);
+        int lx = x.HeadValueLength, ly = y.HeadValueLength;
+        ulong px = LoadPrefix(x.Data, x.HeadKeyOffset + x.HeadKeyLength, lx);
+        ulong py = LoadPrefix(y.Data, y.HeadKeyOffset + y.HeadKeyLength, ly);
+        if (px != py)
+        {
+            return px < py ? -1 : 1;
+        }
+        if (lx <= 8 || ly <= 8)
+        {
+            return lx.CompareTo(ly);
+        }
+        return x.Data.AsSpan(x.HeadKeyOffset + x.HeadKeyLength + 8, lx - 8)
+            .SequenceCompareTo(y.Data.AsSpan(y.HeadKeyOffset + y.HeadKeyLength + 8, ly - 8));
+    }
+
+    /// <summary>Combine and Reduce modes: emit one whole key at a time.</summary>
+    private DrainStatus DrainGrouped(Span<byte> output, ref int position)
+    {
+        while (true)
+        {
+            if (_groupOpen)
+            {
+                if (!(_collect ? CollectGroup() : FoldGroup()))
+                {
+                    return DrainStatus.NeedsInput;
+                }
+                if (!EmitGroup(output, ref position))
+                {
+                    return DrainStatus.OutputFull;
+                }
+                continue;
+            }
+            if (_waiting > 0)
+            {
+                return DrainStatus.NeedsInput;
+            }
+            if (_liveCount == 0)
+            {
+                return DrainStatus.Completed;
+            }
+            if (position == output.Length)
+            {
+                return DrainStatus.OutputFull;
+            }
+            int m = ScanMin(out ulong min, out int ties);
+            bool fits;
+            if (ties == 1 && min != ulong.MaxValue)
+            {
+                fits = _mode == MergeMode.Combine && CopyUniqueRun(output, ref position, m, min)
+                    ? _pendingEnd == _pendingStart
+                    : EmitUniquePrefix(m, min, output, ref position);
+            }
+            else if (min != ulong.MaxValue && !_collect && _inputs.Length <= 32)
+            {
+                fits = FoldTiedPrefix(min, output, ref position);
+            }
+            else
+            {
+                fits = EmitGeneral(output, ref position);
+            }
+            if (!fits)
+            {
+                return DrainStatus.OutputFull;
+            }
+        }
+    }
+
+    /// <summary>
+    /// The common case: only input <paramref name="m"/> has a head with the smallest prefix, so its key is the
+    /// smallest and no other head has it. It is complete unless input m continues it or ran dry.
+    /// Returns false when output is left pending.
+    /// </summary>
+    private bool EmitUniquePrefix(int m, ulong min, Span<byte> output, ref int position)
+    {
+        ref var s = ref Input(m);
+        byte[] data = s.Data;
+        int recordStart = s.Start;
+        int recordLength = s.HeadLength;
+        int keyOffset = s.HeadKeyOffset;
+        int keyLength = s.HeadKeyLength;
+        int valueLength = s.HeadValueLength;
+        Advance(m);
+        var key = data.AsSpan(keyOffset, keyLength);
+        if (_waiting > 0 || HeadHasKey(ref s, m, key, min))
+        {
+            OpenGroup(key, min, data.AsSpan(keyOffset + keyLength, valueLength));
+            return true;
+        }
+        return EmitSingle(m, data, recordStart, recordLength, keyOffset, keyLength, valueLength, output, ref position);
+    }
+
+    /// <summary>
+    /// Several heads share the smallest prefix: find the smallest key among them and fold every record with it
+    /// straight from the input buffers; hold the key (copied) only if an input runs dry inside it.
+    /// </summary>
+    private bool FoldTiedPrefix(ulong min, Span<byte> output, ref int position)
+    {
+        // The inputs whose head has the prefix, and among them those with the smallest key (usually all).
+        int inputs = _inputs.Length;
+        uint group = 0;
+        int best = -1;
+        for (int i = 0; i < inputs; i++)
+        {
+            if (_prefixes[i] != min)
+            {
+                continue;
+            }
+            if (best < 0 || (_comparer is null ? HeadKeysEqual(i, best) : CompareKeys(i, best) == 0))
+            {
+                best = best < 0 ? i : best;
+                group |= 1u << i;
+            }
+            else if (CompareKeys(i, best) < 0)
+            {
+                best = i;
+                group = 1u << i;
+            }
+        }
+        ref var b = ref Input(best);
+        byte[] data = b.Data;
+        int recordStart = b.Start;
+        int keyOffset = b.HeadKeyOffset;
+        int keyLength = b.HeadKeyLength;
+        var key = data.AsSpan(keyOffset, keyLength);
+        // The first value stays in its input buffer (bytes do not move during Drain); the first fold writes the
+        // accumulator, so a lone value is never copied.
+        var first = data.AsSpan(keyOffset + keyLength, b.HeadValueLength);
+        bool folded = false;
+        Advance(best);
+        group &= ~(1u << best);
+        bool continued = HeadHasKey(ref b, best, key, min);
+        while (group != 0)
+        {
+            int i = BitOperations.TrailingZeroCount(group);
+            group &= group - 1;
+            ref var s = ref Input(i);
+            var value = s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength);
+            if (folded)
+            {
+                Fold(key, value);
+            }
+            else
+            {
+                FoldFirst(key, first, value);
+                folded = true;
+            }
+            Advance(i);
+            continued |= HeadHasKey(ref s, i, key, min);
+        }
+        if (!folded)
+        {
+            StartAccumulator(first);
+        }
+        if (continued)
+        {
+            // An input repeats the key: fold the rest in the general way (only merge-mode streams do this).
+            continued = !FoldRest(key, min);
+        }
+        if (continued || _waiting > 0)
+        {
+            HoldGroup(key, min);
+            return true;
+        }
+        NoteEmitted(best, recordStart);
+        return EmitFolded(key, output, ref position);
+    }
+
+    /// <summary>Folds further records with the key from every input; true when none is left in any head.</summary>
+    private bool FoldRest(ReadOnlySpan<byte> key, ulong prefix)
+    {
+        for (int i = 0; i < _inputs.Length; i++)
+        {
+            ref var s = ref Input(i);
+            while (HeadHasKey(ref s, i, key, prefix))
+            {
+                Fold(key, s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength));
+                Advance(i);
+            }
+        }
+        return true;
+    }
+
+    /// <summary>Everything else (exhausted inputs, job-defined order, non-associative reduce): full comparisons.</summary>
+    private bool EmitGeneral(Span<byte> output, ref int position)
+    {
+        int m = SelectMin(out bool tied);
+        ref var s = ref Input(m);
+        byte[] data = s.Data;
+        int recordStart = s.Start;
+        int recordLength = s.HeadLength;
+        int keyOffset = s.HeadKeyOffset;
+        int keyLength = s.HeadKeyLength;
+        int valueLength = s.HeadValueLength;
+        ulong prefix = _prefixes[m];
+        Advance(m);
+        var key = data.AsSpan(keyOffset, keyLength);
+        // The key is complete in one record when no other head can have it and input m cannot continue it.
+        bool single = _waiting == 0 && (tied ? !AnyHeadHasKey(key, prefix) : !HeadHasKey(ref s, m, key, prefix));
+        if (!single)
+        {
+            OpenGroup(key, prefix, data.AsSpan(keyOffset + keyLength, valueLength));
+            return true;
+        }
+        return EmitSingle(m, data, recordStart, recordLength, keyOffset, keyLength, valueLength, output, ref position);
+    }
+
+    /// <summary>Emits a key that has exactly one record (already consumed; its bytes are still in place).</summary>
+    private bool EmitSingle(int input, byte[] data, int recordStart, int recordLength, int keyOffset, int keyLength, int valueLength,
+        Span<byte> output, ref int position)
+    {
+        NoteEmitted(input, recordStart);
+        if (_mode == MergeMode.Combine)
+        {
+            OutputRecords++;
+            var record = data.AsSpan(recordStart, recordLength);
+            if (recordLength <= output.Length - position)
+            {
+                record.CopyTo(output[position..]);
+                position += recordLength;
+                return true;
+            }
+            StashPending(record);
+        }
+        else
+        {
+            _job.Reduce(data.AsSpan(keyOffset, keyLength), Jobs.ValueList.Single(data.AsSpan(keyOffset + keyLength, valueLength)), _emitter);
+        }
+        position += FlushPending(output[position..]);
+        return _pendingEnd == _pendingStart;
+    }
+}

@@ -1,0 +1,146 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
+using Camdoop.MapReduce.Records;
+
+namespace Camdoop.MapReduce.Merge;
+
+public sealed partial class StreamMerger
+{
+    /// <summary>
+    /// The hot loop of Merge and Combine modes: while the smallest head prefix is unique, that record is the next
+    /// output as is (in Combine mode its key is complete unless the same input continues it), so copy it and move
+    /// on, with the loop state in locals. Stops at anything needing the general path: a prefix tie, a dry or
+    /// exhausted input, a record that does not fit. Returns false if it made no progress.
+    /// </summary>
+    private bool CopyUniqueRun(Span<byte> output, ref int position, int m, ulong min)
+    {
+        ref byte destination = ref MemoryMarshal.GetReference(output);
+        int capacity = output.Length;
+        int written = position;
+        int entry = position;
+        bool combine = _mode == MergeMode.Combine;
+        long emitted = 0;
+        bool held = false;
+        int lastInput = -1, lastStart = 0;
+        // With SIMD, the prefixes stay in a register and only the consumed input's lane changes: reloading the
+        // array right after storing one lane would stall on store forwarding.
+        bool vector = Vector512.IsHardwareAccelerated && _prefixes.Length == 8;
+        var lanes = Vector512.Create(0UL, 1, 2, 3, 4, 5, 6, 7);
+        // Built from scalar loads: the lanes were just stored one by one, so one 64-byte load would stall.
+        var p = _prefixes;
+        var prefixes = vector ? Vector512.Create(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]) : default;
+        while (true)
+        {
+            ref var s = ref Input(m);
+            int length = s.HeadLength;
+            if (length > capacity - written)
+            {
+                break;
+            }
+            int start = s.Start;
+            CopyRecord(ref Unsafe.Add(ref destination, written), capacity - written, s.Data, start, length);
+            s.ConsumedStart = start;
+            s.Start = start + length;
+            s.ConsumedRecords++;
+            bool next = TryParseHead(ref s, m);
+            if ((!next || (combine && _prefixes[m] == min)) && HoldIfContinued(m, next, start, min))
+            {
+                held = true;
+                break;
+            }
+            written += length;
+            emitted++;
+            lastInput = m;
+            lastStart = start;
+            if (_waiting > 0)
+            {
+                break;
+            }
+            int ties;
+            if (vector)
+            {
+                prefixes = Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512.Create(_prefixes[m]), prefixes);
+                m = ScanMin(prefixes, out min, out ties);
+            }
+            else
+            {
+                m = ScanMin(out min, out ties);
+            }
+            if (ties != 1 && combine && min != ulong.MaxValue && _inputs.Length <= 32)
+            {
+                // A tied key: fold it here rather than going back through Drain's slower scan.
+                position = written;
+                bool fits = FoldTiedPrefix(min, output, ref position);
+                written = position;
+                held |= _groupOpen;
+                lastInput = -1; // the fold noted its own key, later than any copied before
+                if (!fits || _groupOpen || _waiting > 0 || written == capacity)
+                {
+                    break;
+                }
+                var p2 = _prefixes;
+                prefixes = vector ? Vector512.Create(p2[0], p2[1], p2[2], p2[3], p2[4], p2[5], p2[6], p2[7]) : default;
+                m = vector ? ScanMin(prefixes, out min, out ties) : ScanMin(out min, out ties);
+            }
+            if (ties != 1 || min == ulong.MaxValue)
+            {
+                break;
+            }
+        }
+        if (lastInput >= 0)
+        {
+            NoteEmitted(lastInput, lastStart);
+        }
+        OutputRecords += emitted;
+        bool progress = written != entry || emitted > 0 || held;
+        position = written;
+        return progress;
+    }
+
+    /// <summary>
+    /// Rare exits of <see cref="CopyUniqueRun"/> after consuming the record at <paramref name="start"/> of input
+    /// <paramref name="m"/>: the input ran dry (<paramref name="hasNext"/> false) or its next head shares the prefix.
+    /// In Combine mode, if the input may continue the key, the copy is taken back and the key is held as a group.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool HoldIfContinued(int m, bool hasNext, int start, ulong min)
+    {
+        ref var s = ref Input(m);
+        if (!hasNext)
+        {
+            OnInputDry(ref s, m);
+        }
+        if (_mode != MergeMode.Combine)
+        {
+            return false;
+        }
+        var record = s.Data.AsSpan(start, s.End - start);
+        RecordCodec.TryParse(record, out var bounds);
+        var key = record.Slice(bounds.KeyOffset, bounds.KeyLength);
+        bool continued = hasNext ? HeadHasKey(ref s, m, key, min) : !s.Finished;
+        if (continued)
+        {
+            OpenGroup(key, min, record.Slice(bounds.ValueOffset, bounds.ValueLength));
+        }
+        return continued;
+    }
+
+    /// <summary>
+    /// Copies one record. Short records move as two 16-byte blocks: the source has <see cref="Slack"/> readable bytes
+    /// past its data and the destination has room, so over-reading and over-writing (bytes a later record or the
+    /// caller's next Drain overwrites) is safe.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void CopyRecord(ref byte destination, int room, byte[] data, int start, int length)
+    {
+        ref byte source = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(data), start);
+        if (length <= 32 && room >= 32)
+        {
+            Vector128.LoadUnsafe(ref source).StoreUnsafe(ref destination);
+            Vector128.LoadUnsafe(ref source, 16).StoreUnsafe(ref destination, 16);
+            return;
+        }
+        Unsafe.CopyBlockUnaligned(ref destination, ref source, (uint)length);
+    }
+}

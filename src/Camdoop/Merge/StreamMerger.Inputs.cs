@@ -1,0 +1,355 @@
+using System.Buffers.Binary;
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
+using Camdoop.MapReduce.Records;
+
+namespace Camdoop.MapReduce.Merge;
+
+public sealed partial class StreamMerger
+{
+    /// <summary>One input: a byte buffer [Start, End) and its parsed head record (absolute offsets into Data).</summary>
+    private struct InputState
+    {
+        public byte[] Data;
+        public int Start;
+        public int End;
+        public bool Finished;
+        public bool HasHead;
+        public int HeadKeyOffset;
+        public int HeadKeyLength;
+        public int HeadValueLength;
+        public int HeadLength;
+        public int LiveIndex;
+
+        // Start of the last consumed record until the end of the Drain call (-1: none), then its key is copied.
+        public int ConsumedStart;
+        public byte[] LastConsumedKey;
+        public int LastConsumedKeyLength;
+        public bool HasLastConsumedKey;
+
+        public long AppendedBytes;
+        public long ConsumedRecords;
+    }
+
+    /// <summary>Parses the record at Start into the head fields; false when it is not complete yet.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool TryParseHead(ref InputState s, int input)
+    {
+        int available = s.End - s.Start;
+        if (available >= 2)
+        {
+            // Unchecked reads: Start + 2 <= End <= Data.Length.
+            ref byte record = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(s.Data), s.Start);
+            uint b0 = record;
+            uint b1 = Unsafe.Add(ref record, 1);
+            if (((b0 | b1) & 0x80) == 0)
+            {
+                int total = 2 + (int)(b0 + b1);
+                if (total > available)
+                {
+                    return false;
+                }
+                SetHead(ref s, input, s.Start + 2, (int)b0, (int)b1, total);
+                return true;
+            }
+        }
+        return TryParseHeadSlow(ref s, input);
+    }
+
+    private bool TryParseHeadSlow(ref InputState s, int input)
+    {
+        switch (RecordCodec.TryParse(s.Data.AsSpan(s.Start, s.End - s.Start), out var bounds))
+        {
+            case RecordParseStatus.Complete:
+                SetHead(ref s, input, s.Start + bounds.KeyOffset, bounds.KeyLength, bounds.ValueLength, bounds.Length);
+                return true;
+            case RecordParseStatus.Incomplete:
+                return false;
+            default:
+                throw new InvalidDataException(
+                    $"merge input {input}: corrupt record stream (a header announces lengths over the limits) after {s.ConsumedRecords} records");
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void SetHead(ref InputState s, int input, int keyOffset, int keyLength, int valueLength, int length)
+    {
+        s.HasHead = true;
+        s.HeadKeyOffset = keyOffset;
+        s.HeadKeyLength = keyLength;
+        s.HeadValueLength = valueLength;
+        s.HeadLength = length;
+        // A job-defined order cannot use byte prefixes: all prefixes equal, every comparison goes to the comparer.
+        Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_prefixes), input) = _comparer is null ? LoadPrefix(s.Data, keyOffset, keyLength) : 0;
+    }
+
+    /// <summary>8-byte big-endian key prefix, zero padded. Unchecked: the buffer keeps <see cref="Slack"/> bytes after End.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong LoadPrefix(byte[] data, int keyOffset, int keyLength)
+    {
+        ulong raw = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(data), keyOffset));
+        if (BitConverter.IsLittleEndian)
+        {
+            raw = BinaryPrimitives.ReverseEndianness(raw);
+        }
+        return keyLength >= 8 ? raw : raw & ~(ulong.MaxValue >> (keyLength << 3));
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private ref InputState Input(int input) => ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_inputs), input);
+
+    /// <summary>
+    /// The input with the smallest head prefix and how many heads share it. Exhausted inputs (and the padding
+    /// lanes up to 8) hold <see cref="ulong.MaxValue"/>. Requires every live input to have a head. With up to 8
+    /// inputs this is one SIMD horizontal minimum and one compare mask; otherwise a branch-free scalar scan.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int ScanMin(out ulong min, out int ties)
+    {
+        // Scalar on purpose: the prefixes were just stored one lane at a time, and a vector load would stall on
+        // store forwarding. The fast loop keeps its own copy in a register instead.
+        return ScanMinScalar(ref MemoryMarshal.GetArrayDataReference(_prefixes), _prefixes.Length, out min, out ties);
+    }
+
+    /// <summary>SIMD scan of 8 prefixes held in a register (the fast loop keeps them there between records).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int ScanMin(Vector512<ulong> prefixes, out ulong min, out int ties)
+    {
+        var m = Vector512.Min(prefixes, Vector512.Shuffle(prefixes, Vector512.Create(4UL, 5, 6, 7, 0, 1, 2, 3)));
+        m = Vector512.Min(m, Vector512.Shuffle(m, Vector512.Create(2UL, 3, 0, 1, 6, 7, 4, 5)));
+        m = Vector512.Min(m, Vector512.Shuffle(m, Vector512.Create(1UL, 0, 3, 2, 5, 4, 7, 6)));
+        ulong mask = Vector512.Equals(prefixes, m).ExtractMostSignificantBits();
+        min = m.ToScalar();
+        ties = BitOperations.PopCount(mask);
+        return BitOperations.TrailingZeroCount(mask);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int ScanMinScalar(ref ulong p0, int count, out ulong min, out int ties)
+    {
+        ulong best = p0;
+        int index = 0;
+        for (int i = 1; i < count; i++)
+        {
+            ulong v = Unsafe.Add(ref p0, i);
+            long less = -(long)(v < best ? 1 : 0);
+            best ^= (best ^ v) & (ulong)less;
+            index ^= (index ^ i) & (int)less;
+        }
+        int same = 0;
+        for (int i = 0; i < count; i++)
+        {
+            same += Unsafe.Add(ref p0, i) == best ? 1 : 0;
+        }
+        min = best;
+        ties = same;
+        return index;
+    }
+
+    /// <summary>Consumes the head of <paramref name="input"/> and parses the next record.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Advance(int input)
+    {
+        ref var s = ref Input(input);
+        s.ConsumedStart = s.Start;
+        s.Start += s.HeadLength;
+        s.ConsumedRecords++;
+        if (!TryParseHead(ref s, input))
+        {
+            OnInputDry(ref s, input);
+        }
+    }
+
+    private void OnInputDry(ref InputState s, int input)
+    {
+        s.HasHead = false;
+        _prefixes[input] = ulong.MaxValue;
+        if (!s.Finished)
+        {
+            _waiting++;
+            return;
+        }
+        if (s.Start != s.End)
+        {
+            throw Truncated(input, ref s);
+        }
+        RemoveLive(input);
+    }
+
+    private static InvalidDataException Truncated(int input, ref InputState s) =>
+        new($"merge input {input} ended in the middle of a record ({s.End - s.Start} bytes left after {s.ConsumedRecords} records)");
+
+    private void EnsureRoom(ref InputState s, int count)
+    {
+        if (s.Start == s.End)
+        {
+            s.Start = 0;
+            s.End = 0;
+        }
+        if (s.End + count + Slack <= s.Data.Length)
+        {
+            return;
+        }
+        int live = s.End - s.Start;
+        int needed = live + count + Slack;
+        byte[] target = s.Data;
+        // Compact in place only if that leaves at least half the buffer free; otherwise grow, so the cost of
+        // moving bytes stays proportional to the bytes appended (larger buffers measured slower: cache footprint).
+        if (needed > s.Data.Length / 2)
+        {
+            target = new byte[Math.Max(s.Data.Length * 2, needed)];
+        }
+        Buffer.BlockCopy(s.Data, s.Start, target, 0, live);
+        s.HeadKeyOffset -= s.Start;
+        s.Data = target;
+        s.Start = 0;
+        s.End = live;
+    }
+
+    private void AddLive(int input)
+    {
+        _inputs[input].LiveIndex = _liveCount;
+        _live[_liveCount++] = input;
+    }
+
+    private void RemoveLive(int input)
+    {
+        int index = _inputs[input].LiveIndex;
+        int last = _live[--_liveCount];
+        _live[index] = last;
+        _inputs[last].LiveIndex = index;
+        _inputs[input].LiveIndex = -1;
+    }
+
+    /// <summary>
+    /// The live input with the smallest head; <paramref name="tied"/> tells whether another head has the same
+    /// 8-byte prefix (so it may have the same key). Requires every live input to have a head.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int SelectMin(out bool tied)
+    {
+        var live = _live;
+        int count = _liveCount;
+        var prefixes = _prefixes;
+        int best = live[0];
+        ulong bestPrefix = prefixes[best];
+        tied = false;
+        for (int j = 1; j < count; j++)
+        {
+            int i = live[j];
+            ulong prefix = prefixes[i];
+            if (prefix < bestPrefix)
+            {
+                best = i;
+                bestPrefix = prefix;
+                tied = false;
+            }
+            else if (prefix == bestPrefix)
+            {
+                tied = true;
+                if (CompareHeads(i, best) < 0)
+                {
+                    best = i;
+                }
+            }
+        }
+        return best;
+    }
+
+    /// <summary>Key order of two heads with equal prefixes.</summary>
+    private int CompareKeys(int a, int b)
+    {
+        ref var x = ref _inputs[a];
+        ref var y = ref _inputs[b];
+        var keyX = x.Data.AsSpan(x.HeadKeyOffset, x.HeadKeyLength);
+        var keyY = y.Data.AsSpan(y.HeadKeyOffset, y.HeadKeyLength);
+        return _comparer is null ? KeyPrefix.CompareTail(keyX, keyY) : _comparer.Compare(keyX, keyY);
+    }
+
+    /// <summary>Full order of two heads with equal prefixes: key, then (merge order) value, then input index.</summary>
+    private int CompareHeads(int a, int b)
+    {
+        int c = CompareKeys(a, b);
+        if (c != 0)
+        {
+            return c;
+        }
+        ref var x = ref _inputs[a];
+        ref var y = ref _inputs[b];
+        if (_tieBreakByValue)
+        {
+            c = x.Data.AsSpan(x.HeadKeyOffset + x.HeadKeyLength, x.HeadValueLength)
+                .SequenceCompareTo(y.Data.AsSpan(y.HeadKeyOffset + y.HeadKeyLength, y.HeadValueLength));
+            if (c != 0)
+            {
+                return c;
+            }
+        }
+        return a.CompareTo(b);
+    }
+
+    /// <summary>Whether the head of <paramref name="s"/> has the given key.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool HeadHasKey(ref InputState s, int input, ReadOnlySpan<byte> key, ulong prefix)
+    {
+        if (!s.HasHead || _prefixes[input] != prefix)
+        {
+            return false;
+        }
+        var head = s.Data.AsSpan(s.HeadKeyOffset, s.HeadKeyLength);
+        return _comparer is null ? head.SequenceEqual(key) : _comparer.Compare(head, key) == 0;
+    }
+
+    /// <summary>
+    /// Whether the heads of inputs <paramref name="a"/> and <paramref name="b"/>, whose prefixes are equal, have the
+    /// same key. Byte-wise order only. Compares 8 bytes at a time, reading up to 7 bytes past the keys (slack).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool HeadKeysEqual(int a, int b)
+    {
+        ref var x = ref Input(a);
+        ref var y = ref Input(b);
+        int length = x.HeadKeyLength;
+        if (length != y.HeadKeyLength)
+        {
+            return false;
+        }
+        if (length <= 8)
+        {
+            return true;
+        }
+        ref byte p = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(x.Data), x.HeadKeyOffset);
+        ref byte q = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(y.Data), y.HeadKeyOffset);
+        for (int i = 8; i < length; i += 8)
+        {
+            ulong diff = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref p, i)) ^ Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref q, i));
+            int left = length - i;
+            if (left < 8)
+            {
+                // Only the key's own bytes count (little-endian: the low bytes come first).
+                diff &= BitConverter.IsLittleEndian ? (1UL << (left << 3)) - 1 : ~(ulong.MaxValue >> (left << 3));
+            }
+            if (diff != 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /// <summary>Whether any live input's head has the given key.</summary>
+    private bool AnyHeadHasKey(ReadOnlySpan<byte> key, ulong prefix)
+    {
+        for (int j = 0; j < _liveCount; j++)
+        {
+            int i = _live[j];
+            if (HeadHasKey(ref _inputs[i], i, key, prefix))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,235 @@
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Records;
+
+namespace Camdoop.MapReduce.Merge;
+
+/// <summary>
+/// Merges K sorted record streams (an on-path vertex: up to six children plus the local stripe) into one sorted
+/// stream, incrementally. Feed each input with raw record-stream bytes in any chunking (<see cref="Append"/>),
+/// mark it ended with <see cref="Finish"/>, and call <see cref="Drain"/> to emit into a bounded output span; Drain
+/// stops when the output is full or when emitting more would be unsafe, and resumes on the next call.
+/// <para>
+/// Safety rule: a record is emitted only when every unfinished input has a complete record buffered, so nothing
+/// smaller can still arrive. In <see cref="MergeMode.Combine"/> and <see cref="MergeMode.Reduce"/>, all records of
+/// the minimum key are grouped; when an input runs dry in the middle of a key the partial group is held until that
+/// input delivers a larger key or ends. Only whole keys are emitted. Output order is (key, value) ascending, ties
+/// by input index. The output is a byte stream too: a record may be split across two Drain calls.
+/// </para>
+/// <para>
+/// Single-threaded. Steady state allocates nothing: per-input buffers grow to the largest window and are then
+/// compacted in place; heads carry an 8-byte key prefix so most comparisons are one integer compare. Corrupt input
+/// (bad lengths, a stream ending mid-record) throws <see cref="InvalidDataException"/>; exceptions from job code
+/// propagate. After an exception the merger must be <see cref="Reset"/> before reuse.
+/// </para>
+/// </summary>
+public sealed partial class StreamMerger
+{
+    // Readable bytes after the data: 8-byte key prefixes and 32-byte record copies may read past a record's end.
+    private const int Slack = 32;
+
+    private readonly IMapReduceJob _job;
+    private readonly IKeyComparer? _comparer;
+    private readonly MergeMode _mode;
+    private readonly bool _collect; // Reduce of a non-associative job: gather every value of a key
+    private readonly bool _tieBreakByValue;
+    private readonly InputState[] _inputs;
+    private readonly ulong[] _prefixes; // head key prefix per input; ulong.MaxValue once exhausted
+    private readonly int[] _live; // inputs not yet exhausted (unfinished, or finished with records left)
+    private int _liveCount;
+    private int _waiting; // live inputs without a complete record
+
+    public StreamMerger(IMapReduceJob job, int inputCount, MergeMode mode, int initialInputCapacity = 16 * 1024)
+    {
+        ArgumentNullException.ThrowIfNull(job);
+        ArgumentOutOfRangeException.ThrowIfLessThan(inputCount, 1);
+        if (mode == MergeMode.Combine && !job.IsAssociativeCommutative)
+        {
+            throw new ArgumentException($"job '{job.Name}' is not associative and commutative; it can only be merged", nameof(mode));
+        }
+        _job = job;
+        _comparer = job.KeyComparer;
+        _mode = mode;
+        _collect = mode == MergeMode.Reduce && !job.IsAssociativeCommutative;
+        _tieBreakByValue = mode == MergeMode.Merge || _collect;
+        _inputs = new InputState[inputCount];
+        // Padded to 8 lanes for the SIMD scan; lanes past the inputs stay ulong.MaxValue.
+        _prefixes = new ulong[inputCount <= 8 ? 8 : inputCount];
+        _prefixes.AsSpan().Fill(ulong.MaxValue);
+        _live = new int[inputCount];
+        int capacity = Math.Max(64, initialInputCapacity);
+        for (int i = 0; i < inputCount; i++)
+        {
+            _inputs[i].Data = new byte[capacity + Slack];
+            _inputs[i].LastConsumedKey = new byte[32];
+        }
+        _emitter = new PendingEmitter(this);
+        Reset();
+    }
+
+    public IMapReduceJob Job => _job;
+
+    public MergeMode Mode => _mode;
+
+    public int InputCount => _inputs.Length;
+
+    /// <summary>Bytes appended over all inputs since the last reset.</summary>
+    public long InputBytes { get; private set; }
+
+    /// <summary>Records consumed from all inputs.</summary>
+    public long InputRecords
+    {
+        get
+        {
+            long total = 0;
+            foreach (ref readonly var s in _inputs.AsSpan())
+            {
+                total += s.ConsumedRecords;
+            }
+            return total;
+        }
+    }
+
+    /// <summary>Bytes handed out by <see cref="Drain"/>.</summary>
+    public long OutputBytes { get; private set; }
+
+    /// <summary>Records emitted (for Reduce: records produced by the reduce function).</summary>
+    public long OutputRecords { get; private set; }
+
+    /// <summary>Every input finished and every byte emitted.</summary>
+    public bool IsCompleted => _liveCount == 0 && !_groupOpen && _pendingEnd == _pendingStart;
+
+    /// <summary>Bytes buffered for <paramref name="input"/> and not yet consumed (for flow-control windows).</summary>
+    public int BufferedBytes(int input) => _inputs[input].End - _inputs[input].Start;
+
+    /// <summary>
+    /// True when <paramref name="input"/> is unfinished and holds no complete record: the merger cannot emit until
+    /// it receives more bytes or is finished.
+    /// </summary>
+    public bool NeedsData(int input)
+    {
+        ref var s = ref _inputs[input];
+        return !s.Finished && !s.HasHead;
+    }
+
+    public bool IsFinished(int input) => _inputs[input].Finished;
+
+    /// <summary>Number of unfinished inputs without a complete record.</summary>
+    public int WaitingInputs => _waiting;
+
+    /// <summary>Copies <paramref name="bytes"/> (any part of the input's record stream) into the input's buffer.</summary>
+    public void Append(int input, ReadOnlySpan<byte> bytes)
+    {
+        ref var s = ref _inputs[input];
+        if (s.Finished)
+        {
+            throw new InvalidOperationException($"input {input} is finished; nothing more can be appended");
+        }
+        if (bytes.IsEmpty)
+        {
+            return;
+        }
+        EnsureRoom(ref s, bytes.Length);
+        bytes.CopyTo(s.Data.AsSpan(s.End));
+        s.End += bytes.Length;
+        s.AppendedBytes += bytes.Length;
+        InputBytes += bytes.Length;
+        if (!s.HasHead && TryParseHead(ref s, input))
+        {
+            _waiting--;
+        }
+    }
+
+    /// <summary>Marks the end of <paramref name="input"/>. Throws when it ends in the middle of a record.</summary>
+    public void Finish(int input)
+    {
+        ref var s = ref _inputs[input];
+        if (s.Finished)
+        {
+            return;
+        }
+        s.Finished = true;
+        if (!s.HasHead)
+        {
+            if (s.Start != s.End)
+            {
+                throw Truncated(input, ref s);
+            }
+            _waiting--;
+            _prefixes[input] = ulong.MaxValue;
+            RemoveLive(input);
+        }
+    }
+
+    /// <summary>
+    /// Discards what is buffered for <paramref name="input"/> and makes it unfinished again, so it can be re-fed
+    /// from a new source (failure recovery: the replacement child resends the records after
+    /// <see cref="LastConsumedKey"/>). Values of that input already folded into a held key stay folded.
+    /// </summary>
+    public void ResetInput(int input)
+    {
+        ref var s = ref _inputs[input];
+        bool live = s.LiveIndex >= 0;
+        bool hadHead = s.HasHead;
+        s.Start = 0;
+        s.End = 0;
+        s.HasHead = false;
+        s.Finished = false;
+        _prefixes[input] = ulong.MaxValue;
+        if (!live)
+        {
+            AddLive(input);
+            _waiting++;
+        }
+        else if (hadHead)
+        {
+            _waiting++;
+        }
+    }
+
+    /// <summary>Returns to the initial state (all inputs empty and unfinished), keeping the buffers.</summary>
+    public void Reset()
+    {
+        _liveCount = 0;
+        for (int i = 0; i < _inputs.Length; i++)
+        {
+            ref var s = ref _inputs[i];
+            s.Start = 0;
+            s.End = 0;
+            s.HasHead = false;
+            s.Finished = false;
+            s.ConsumedStart = -1;
+            s.HasLastConsumedKey = false;
+            s.AppendedBytes = 0;
+            s.ConsumedRecords = 0;
+            s.LiveIndex = -1;
+            _prefixes[i] = ulong.MaxValue;
+            AddLive(i);
+        }
+        _waiting = _inputs.Length;
+        _groupOpen = false;
+        _pendingStart = 0;
+        _pendingEnd = 0;
+        _hasLastKey = false;
+        _lastKeyInput = -1;
+        InputBytes = 0;
+        OutputBytes = 0;
+        OutputRecords = 0;
+    }
+
+    /// <summary>
+    /// Emits merged records into <paramref name="output"/>; <paramref name="written"/> bytes were written. See
+    /// <see cref="DrainStatus"/> for why it stopped. Bytes of <paramref name="output"/> past
+    /// <paramref name="written"/> may have been used as scratch (short records are copied as 32-byte blocks).
+    /// </summary>
+    public DrainStatus Drain(Span<byte> output, out int written)
+    {
+        int position = FlushPending(output);
+        DrainStatus status = _pendingEnd > _pendingStart
+            ? DrainStatus.OutputFull
+            : _mode == MergeMode.Merge ? DrainMerge(output, ref position) : DrainGrouped(output, ref position);
+        SaveKeys();
+        written = position;
+        OutputBytes += position;
+        return status;
+    }
+}

@@ -1,0 +1,348 @@
+using System.Buffers.Binary;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Merge;
+using Camdoop.MapReduce.Records;
+using Camdoop.MapReduce.Tests.Support;
+
+namespace Camdoop.MapReduce.Tests.Merge;
+
+public class StreamMergerTests
+{
+    /// <summary>K sorted inputs over a small key space (so keys repeat across and within inputs), 8-byte values.</summary>
+    private static List<List<Rec>> RandomInputs(Random random, int inputs, int maxRecords, bool longKeys = false)
+    {
+        var keySpace = Enumerable.Range(0, 40).Select(i =>
+        {
+            // Keys share prefixes, differ in length, some longer than the 8-byte prefix, some empty.
+            int length = longKeys ? random.Next(0, 200) : random.Next(0, 14);
+            var key = new byte[length];
+            for (int b = 0; b < length; b++)
+            {
+                key[b] = (byte)random.Next(b < 6 ? 2 : 256);
+            }
+            return key;
+        }).ToList();
+        return Enumerable.Range(0, inputs).Select(_ =>
+        {
+            int count = random.Next(4) == 0 ? 0 : random.Next(1, maxRecords + 1);
+            var list = new List<Rec>();
+            for (int i = 0; i < count; i++)
+            {
+                var value = new byte[8];
+                BinaryPrimitives.WriteUInt64BigEndian(value, (ulong)random.Next(1, 1000));
+                list.Add(new Rec(keySpace[random.Next(keySpace.Count)], value));
+            }
+            list.Sort(Rec.CompareKeyValue);
+            return list;
+        }).ToList();
+    }
+
+    private static List<Rec> NaiveMerge(List<List<Rec>> inputs)
+    {
+        var all = inputs.SelectMany(x => x).ToList();
+        all.Sort(Rec.CompareKeyValue);
+        return all;
+    }
+
+    private static List<Rec> NaiveCombine(List<List<Rec>> inputs) =>
+        inputs.SelectMany(x => x)
+            .GroupBy(r => Convert.ToHexString(r.Key))
+            .Select(g =>
+            {
+                var value = new byte[8];
+                BinaryPrimitives.WriteUInt64BigEndian(value, g.Aggregate(0UL, (sum, r) => sum + BinaryPrimitives.ReadUInt64BigEndian(r.Value)));
+                return new Rec(g.First().Key, value);
+            })
+            .OrderBy(r => r.Key, Comparer<byte[]>.Create((a, b) => a.AsSpan().SequenceCompareTo(b)))
+            .ToList();
+
+    public static TheoryData<int> Seeds => new() { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+
+    [Theory]
+    [MemberData(nameof(Seeds))]
+    public void MergeModeEqualsSortedConcatenation(int seed)
+    {
+        var random = new Random(seed);
+        int k = random.Next(1, 8);
+        var inputs = RandomInputs(random, k, 60, longKeys: seed % 3 == 0);
+        var merger = new StreamMerger(new SumJob(), k, MergeMode.Merge, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random));
+        var expected = NaiveMerge(inputs);
+        Assert.Equal(expected, output);
+        Assert.Equal(expected.Count, merger.InputRecords);
+        Assert.Equal(expected.Count, merger.OutputRecords);
+        if (expected.Count > 0)
+        {
+            Assert.Equal(expected[^1].Key, merger.LastEmittedKey.ToArray());
+        }
+        for (int i = 0; i < k; i++)
+        {
+            Assert.Equal(inputs[i].Count > 0, merger.HasConsumed(i));
+            if (inputs[i].Count > 0)
+            {
+                Assert.Equal(inputs[i][^1].Key, merger.LastConsumedKey(i).ToArray());
+            }
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(Seeds))]
+    public void CombineModeFoldsEveryKeyExactlyOnce(int seed)
+    {
+        var random = new Random(100 + seed);
+        int k = random.Next(1, 8);
+        var inputs = RandomInputs(random, k, 60, longKeys: seed % 3 == 0);
+        var merger = new StreamMerger(new SumJob(), k, MergeMode.Combine, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random));
+        var expected = NaiveCombine(inputs);
+        Assert.Equal(expected, output);
+        if (expected.Count > 0)
+        {
+            Assert.Equal(expected[^1].Key, merger.LastEmittedKey.ToArray());
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(Seeds))]
+    public void ReduceModeOfAnAssociativeJobFoldsThenReduces(int seed)
+    {
+        var random = new Random(200 + seed);
+        int k = random.Next(1, 8);
+        var inputs = RandomInputs(random, k, 40);
+        var merger = new StreamMerger(new SumJob(), k, MergeMode.Reduce, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random));
+        Assert.Equal(NaiveCombine(inputs), output);
+    }
+
+    [Theory]
+    [MemberData(nameof(Seeds))]
+    public void ReduceModeOfANonAssociativeJobSeesEveryValueInAscendingOrder(int seed)
+    {
+        var random = new Random(300 + seed);
+        int k = random.Next(1, 8);
+        var inputs = RandomInputs(random, k, 40);
+        var job = new ListValuesJob();
+        var merger = new StreamMerger(job, k, MergeMode.Reduce, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random));
+
+        var expected = new List<Rec>();
+        foreach (var group in NaiveMerge(inputs).GroupBy(r => Convert.ToHexString(r.Key)))
+        {
+            var count = new byte[4];
+            BinaryPrimitives.WriteInt32BigEndian(count, group.Count());
+            expected.Add(new Rec(group.First().Key, count));
+            expected.AddRange(group);
+        }
+        Assert.Equal(expected, output);
+    }
+
+    [Theory]
+    [InlineData(MergeMode.Merge)]
+    [InlineData(MergeMode.Combine)]
+    [InlineData(MergeMode.Reduce)]
+    public void MoreThanEightInputsTakeTheScalarPath(MergeMode mode)
+    {
+        var random = new Random(500 + (int)mode);
+        var inputs = RandomInputs(random, 12, 50);
+        var merger = new StreamMerger(new SumJob(), 12, mode, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: 200, maxOutput: 300));
+        Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
+    }
+
+    [Theory]
+    [InlineData(MergeMode.Merge)]
+    [InlineData(MergeMode.Combine)]
+    [InlineData(MergeMode.Reduce)]
+    public void KeysStartingWithEightFFBytesAreNotMistakenForEndedInputs(MergeMode mode)
+    {
+        // Their prefix equals the marker of an exhausted input, so every step takes the general path.
+        var random = new Random(600 + (int)mode);
+        var inputs = RandomInputs(random, 6, 40)
+            .Select(list => list.Select(r => new Rec([.. Enumerable.Repeat((byte)0xFF, 8), .. r.Key], r.Value)).ToList())
+            .ToList();
+        inputs[0].Insert(0, Rec.Of("plain", 5)); // one ordinary key, smaller than all the others
+        var merger = new StreamMerger(new SumJob(), inputs.Count, mode, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random));
+        Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
+    }
+
+    [Fact]
+    public void LargeRecordsAndBigChunksGrowBuffersAndStillMerge()
+    {
+        var random = new Random(77);
+        var inputs = Enumerable.Range(0, 3).Select(i =>
+        {
+            var list = Enumerable.Range(0, 30).Select(j =>
+            {
+                var key = new byte[random.Next(1, 3000)];
+                random.NextBytes(key);
+                var value = new byte[8];
+                return new Rec(key, value);
+            }).ToList();
+            list.Sort(Rec.CompareKeyValue);
+            return list;
+        }).ToList();
+        var merger = new StreamMerger(new SumJob(), 3, MergeMode.Combine, initialInputCapacity: 64);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: 5000, maxOutput: 7000));
+        Assert.Equal(NaiveCombine(inputs), output);
+    }
+
+    [Fact]
+    public void JobDefinedOrderIsHonoured()
+    {
+        var random = new Random(9);
+        var job = new DescendingSumJob();
+        var inputs = RandomInputs(random, 5, 50);
+        var descending = Comparer<byte[]>.Create((a, b) => b.AsSpan().SequenceCompareTo(a));
+        foreach (var list in inputs)
+        {
+            list.Sort((a, b) => descending.Compare(a.Key, b.Key));
+        }
+        var merger = new StreamMerger(job, 5, MergeMode.Combine, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random));
+        var expected = NaiveCombine(inputs).OrderBy(r => r.Key, descending).ToList();
+        Assert.Equal(expected, output);
+    }
+
+    [Fact]
+    public void MergeEmitsOnlyWhatIsSafeBeforeInputsFinish()
+    {
+        var merger = new StreamMerger(new SumJob(), 2, MergeMode.Merge);
+        merger.Append(0, Rec.Encode([Rec.Of("a", 1), Rec.Of("c", 1)]));
+        merger.Append(1, Rec.Encode([Rec.Of("b", 1), Rec.Of("d", 1)]));
+        var output = new byte[1024];
+        Assert.Equal(DrainStatus.NeedsInput, merger.Drain(output, out int written));
+        // "d" must wait: input 0 might still deliver something smaller.
+        Assert.Equal(["a", "b", "c"], Keys(output.AsSpan(0, written)));
+        Assert.True(merger.NeedsData(0));
+        Assert.False(merger.NeedsData(1));
+        Assert.Equal("c"u8.ToArray(), merger.LastEmittedKey.ToArray());
+        merger.Finish(0);
+        Assert.Equal(DrainStatus.NeedsInput, merger.Drain(output, out written));
+        Assert.Equal(["d"], Keys(output.AsSpan(0, written)));
+        merger.Finish(1);
+        Assert.Equal(DrainStatus.Completed, merger.Drain(output, out written));
+        Assert.Equal(0, written);
+    }
+
+    [Fact]
+    public void CombineHoldsAKeyWhileAnInputMayStillContinueIt()
+    {
+        var merger = new StreamMerger(new SumJob(), 2, MergeMode.Combine);
+        merger.Append(0, Rec.Encode([Rec.Of("a", 1), Rec.Of("b", 1)]));
+        merger.Append(1, Rec.Encode([Rec.Of("b", 2)]));
+        var output = new byte[1024];
+        Assert.Equal(DrainStatus.NeedsInput, merger.Drain(output, out int written));
+        Assert.Equal(["a"], Keys(output.AsSpan(0, written))); // "b" is folded but both inputs ran dry in it
+        merger.Finish(0);
+        Assert.Equal(DrainStatus.NeedsInput, merger.Drain(output, out written));
+        Assert.Equal(0, written);
+        Assert.True(merger.NeedsData(1));
+        merger.Append(1, Rec.Encode([Rec.Of("b", 4), Rec.Of("c", 1)]));
+        Assert.Equal(DrainStatus.NeedsInput, merger.Drain(output, out written));
+        var records = Rec.Decode(output.AsSpan(0, written));
+        Assert.Equal([Rec.Of("b", 7)], records); // "c" waits: input 1 may have another "c"
+        merger.Finish(1);
+        Assert.Equal(DrainStatus.Completed, merger.Drain(output, out written));
+        Assert.Equal([Rec.Of("c", 1)], Rec.Decode(output.AsSpan(0, written)));
+    }
+
+    [Fact]
+    public void AStreamEndingMidRecordOrCarryingBadLengthsIsRejected()
+    {
+        var stream = Rec.Encode([Rec.Of("abc", 1)]);
+        var merger = new StreamMerger(new SumJob(), 1, MergeMode.Merge);
+        merger.Append(0, stream.AsSpan(0, stream.Length - 1));
+        Assert.Throws<InvalidDataException>(() => merger.Finish(0));
+
+        var corrupt = new StreamMerger(new SumJob(), 1, MergeMode.Merge);
+        Assert.Throws<InvalidDataException>(() => corrupt.Append(0, new byte[] { 0xFF, 0xFF, 0xFF, 0x01 }));
+
+        var afterHead = new StreamMerger(new SumJob(), 1, MergeMode.Merge);
+        afterHead.Append(0, [.. stream, .. stream.AsSpan(0, 3)]);
+        afterHead.Finish(0);
+        Assert.Throws<InvalidDataException>(() => afterHead.Drain(new byte[100], out _));
+    }
+
+    [Fact]
+    public void CombineModeRequiresAnAssociativeJob() =>
+        Assert.Throws<ArgumentException>(() => new StreamMerger(new ListValuesJob(), 2, MergeMode.Combine));
+
+    [Fact]
+    public void ResetInputLetsAReplacementResendAfterTheLastConsumedKey()
+    {
+        var merger = new StreamMerger(new SumJob(), 2, MergeMode.Combine);
+        var output = new byte[1024];
+        var received = new List<Rec>();
+        merger.Append(0, Rec.Encode([Rec.Of("a", 1), Rec.Of("c", 1), Rec.Of("e", 1)]));
+        merger.Append(1, Rec.Encode([Rec.Of("b", 1), Rec.Of("d", 1)])[..^3]); // "d" arrives cut short
+        merger.Drain(output, out int written);
+        received.AddRange(Rec.Decode(output.AsSpan(0, written)));
+        Assert.Equal("b"u8.ToArray(), merger.LastConsumedKey(1).ToArray());
+        // Input 1's source fails; a replacement resends everything after "b".
+        merger.ResetInput(1);
+        Assert.Equal(0, merger.BufferedBytes(1));
+        merger.Append(1, Rec.Encode([Rec.Of("d", 1), Rec.Of("f", 1)]));
+        merger.Finish(0);
+        merger.Finish(1);
+        Assert.Equal(DrainStatus.Completed, merger.Drain(output, out written));
+        received.AddRange(Rec.Decode(output.AsSpan(0, written)));
+        Assert.Equal(["a", "b", "c", "d", "e", "f"], received.Select(r => System.Text.Encoding.ASCII.GetString(r.Key)));
+    }
+
+    [Fact]
+    public void CombinerOutputOverTheValueLimitIsRejected()
+    {
+        var job = new TopKJob(TopKJob.MaxK);
+        var merger = new StreamMerger(job, 2, MergeMode.Combine);
+        // Two lists of 100 entries with ~9 KB items each: the merged list would exceed 1 MiB.
+        byte[] List(byte tag) =>
+            [.. Enumerable.Range(0, 100).SelectMany(i =>
+            {
+                var entry = new byte[TopKList.EntryLength(9000)];
+                var item = new byte[9000];
+                item[0] = tag;
+                item[1] = (byte)i;
+                TopKList.WriteEntry(entry, 5, item);
+                return entry;
+            })];
+        var a = new RecordBuffer(1 << 20);
+        a.Emit([], List(1));
+        var b = new RecordBuffer(1 << 20);
+        b.Emit([], List(2));
+        merger.Append(0, a.WrittenSpan);
+        merger.Append(1, b.WrittenSpan);
+        merger.Finish(0);
+        merger.Finish(1);
+        var error = Assert.Throws<RecordTooLargeException>(() => merger.Drain(new byte[4096], out _));
+        Assert.Contains("value limit", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ResetReusesTheMergerWithoutAllocating()
+    {
+        var random = new Random(3);
+        var inputs = RandomInputs(random, 7, 200).Select(Rec.Encode).ToList();
+        var merger = new StreamMerger(new SumJob(), 7, MergeMode.Combine, initialInputCapacity: 4096);
+        var output = new byte[256];
+        void RunOnce()
+        {
+            merger.Reset();
+            for (int i = 0; i < 7; i++)
+            {
+                merger.Append(i, inputs[i]);
+                merger.Finish(i);
+            }
+            while (merger.Drain(output, out _) != DrainStatus.Completed)
+            {
+            }
+        }
+        RunOnce();
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        RunOnce();
+        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+    }
+
+    private static string[] Keys(ReadOnlySpan<byte> stream) =>
+        [.. Rec.Decode(stream).Select(r => System.Text.Encoding.ASCII.GetString(r.Key))];
+}
