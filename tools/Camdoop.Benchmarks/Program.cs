@@ -1,8 +1,21 @@
 using BenchmarkDotNet.Running;
+using Camdoop.Benchmarks.Links;
 
 namespace Camdoop.Benchmarks;
 
 public static class Program
 {
-    public static void Main(string[] args) => BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
+    /// <summary>
+    /// BenchmarkDotNet benchmarks (e.g. --filter '*FrameCodec*'), or `link-probe [options]` for the raw-Ethernet
+    /// link throughput probe, which needs two network namespaces and so cannot run under BenchmarkDotNet.
+    /// </summary>
+    public static int Main(string[] args)
+    {
+        if (args.Length > 0 && args[0] == "link-probe")
+        {
+            return LinkThroughputBenchmark.Run(args[1..], Console.Out);
+        }
+        BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
+        return 0;
+    }
 }

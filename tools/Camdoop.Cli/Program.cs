@@ -19,7 +19,7 @@ public static class Program
         }
         catch (CliException ex)
         {
-            Console.Error.WriteLine($"camdoop: {ex.Message}");
+            Console.Error.WriteLine(ex.Message.StartsWith("camdoop", StringComparison.Ordinal) ? ex.Message : $"camdoop: {ex.Message}");
             return ex.ExitCode;
         }
         catch (IOException ex)

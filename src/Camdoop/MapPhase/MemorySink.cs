@@ -47,9 +47,13 @@ internal sealed class MemorySink(int buckets) : IBucketSink
     {
     }
 
-    /// <summary>Closes the remaining (empty) buckets.</summary>
+    /// <summary>Closes the remaining (empty) buckets and trims the buffer (many servers' outputs may stay in memory).</summary>
     public void Complete()
     {
+        if (_data.Length > Length)
+        {
+            Array.Resize(ref _data, Length);
+        }
         for (int b = _bucket + 1; b < BucketStart.Length; b++)
         {
             BucketStart[b] = Length;

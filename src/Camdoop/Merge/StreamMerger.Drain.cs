@@ -27,6 +27,11 @@ public sealed partial class StreamMerger
             {
                 continue;
             }
+            if (ties != 1 && min != ulong.MaxValue && _comparer is null && _inputs.Length <= 32
+                && CopyTiedKey(output, ref position, min))
+            {
+                continue;
+            }
             if (ties != 1 || min == ulong.MaxValue)
             {
                 m = SelectMin(out _);
@@ -49,6 +54,90 @@ public sealed partial class StreamMerger
             position += FlushPending(output[position..]);
             return DrainStatus.OutputFull;
         }
+    }
+
+    /// <summary>
+    /// Merge mode, several heads share the smallest prefix: find the smallest key among them and copy all its
+    /// records in (value, input) order, choosing only among the inputs that hold it. Stops when an input runs dry
+    /// (it might still deliver the key) or the next record does not fit. Byte-wise keys only; false if no progress.
+    /// </summary>
+    private bool CopyTiedKey(Span<byte> output, ref int position, ulong min)
+    {
+        uint group = 0;
+        int best = -1;
+        for (int i = 0; i < _inputs.Length; i++)
+        {
+            if (_prefixes[i] != min)
+            {
+                continue;
+            }
+            if (best < 0 || HeadKeysEqual(i, best))
+            {
+                best = best < 0 ? i : best;
+                group |= 1u << i;
+            }
+            else if (CompareKeys(i, best) < 0)
+            {
+                best = i;
+                group = 1u << i;
+            }
+        }
+        ref var b = ref Input(best);
+        var key = b.Data.AsSpan(b.HeadKeyOffset, b.HeadKeyLength); // stays in place during this Drain
+        bool progress = false;
+        while (group != 0)
+        {
+            int m = BitOperations.TrailingZeroCount(group);
+            for (uint rest = group & (group - 1); rest != 0; rest &= rest - 1)
+            {
+                int i = BitOperations.TrailingZeroCount(rest);
+                if (CompareHeadValues(i, m) < 0)
+                {
+                    m = i;
+                }
+            }
+            ref var s = ref Input(m);
+            int length = s.HeadLength;
+            if (length > output.Length - position)
+            {
+                break;
+            }
+            s.Data.AsSpan(s.Start, length).CopyTo(output[position..]);
+            position += length;
+            OutputRecords++;
+            NoteEmitted(m, s.Start);
+            progress = true;
+            Advance(m);
+            if (!HeadHasKey(ref s, m, key, min))
+            {
+                group &= ~(1u << m);
+            }
+            if (_waiting > 0)
+            {
+                break;
+            }
+        }
+        return progress;
+    }
+
+    /// <summary>Value order of two heads: the first 8 bytes as a big-endian integer, then the rest (slack allows the load).</summary>
+    private int CompareHeadValues(int a, int b)
+    {
+        ref var x = ref Input(a);
+        ref var y = ref Input(b);
+        int lx = x.HeadValueLength, ly = y.HeadValueLength;
+        ulong px = LoadPrefix(x.Data, x.HeadKeyOffset + x.HeadKeyLength, lx);
+        ulong py = LoadPrefix(y.Data, y.HeadKeyOffset + y.HeadKeyLength, ly);
+        if (px != py)
+        {
+            return px < py ? -1 : 1;
+        }
+        if (lx <= 8 || ly <= 8)
+        {
+            return lx.CompareTo(ly);
+        }
+        return x.Data.AsSpan(x.HeadKeyOffset + x.HeadKeyLength + 8, lx - 8)
+            .SequenceCompareTo(y.Data.AsSpan(y.HeadKeyOffset + y.HeadKeyLength + 8, ly - 8));
     }
 
     /// <summary>Combine and Reduce modes: emit one whole key at a time.</summary>
@@ -84,8 +173,9 @@ public sealed partial class StreamMerger
             bool fits;
             if (ties == 1 && min != ulong.MaxValue)
             {
-                fits = (_mode == MergeMode.Combine && CopyUniqueRun(output, ref position, m, min))
-                    || EmitUniquePrefix(m, min, output, ref position);
+                fits = _mode == MergeMode.Combine && CopyUniqueRun(output, ref position, m, min)
+                    ? _pendingEnd == _pendingStart
+                    : EmitUniquePrefix(m, min, output, ref position);
             }
             else if (min != ulong.MaxValue && !_collect && _inputs.Length <= 32)
             {

@@ -18,6 +18,7 @@ public sealed partial class StreamMerger
         ref byte destination = ref MemoryMarshal.GetReference(output);
         int capacity = output.Length;
         int written = position;
+        int entry = position;
         bool combine = _mode == MergeMode.Combine;
         long emitted = 0;
         bool held = false;
@@ -66,6 +67,22 @@ public sealed partial class StreamMerger
             {
                 m = ScanMin(out min, out ties);
             }
+            if (ties != 1 && combine && min != ulong.MaxValue && _inputs.Length <= 32)
+            {
+                // A tied key: fold it here rather than going back through Drain's slower scan.
+                position = written;
+                bool fits = FoldTiedPrefix(min, output, ref position);
+                written = position;
+                held |= _groupOpen;
+                lastInput = -1; // the fold noted its own key, later than any copied before
+                if (!fits || _groupOpen || _waiting > 0 || written == capacity)
+                {
+                    break;
+                }
+                var p2 = _prefixes;
+                prefixes = vector ? Vector512.Create(p2[0], p2[1], p2[2], p2[3], p2[4], p2[5], p2[6], p2[7]) : default;
+                m = vector ? ScanMin(prefixes, out min, out ties) : ScanMin(out min, out ties);
+            }
             if (ties != 1 || min == ulong.MaxValue)
             {
                 break;
@@ -76,8 +93,9 @@ public sealed partial class StreamMerger
             NoteEmitted(lastInput, lastStart);
         }
         OutputRecords += emitted;
+        bool progress = written != entry || emitted > 0 || held;
         position = written;
-        return emitted > 0 || held;
+        return progress;
     }
 
     /// <summary>

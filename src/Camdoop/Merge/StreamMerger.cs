@@ -218,7 +218,8 @@ public sealed partial class StreamMerger
 
     /// <summary>
     /// Emits merged records into <paramref name="output"/>; <paramref name="written"/> bytes were written. See
-    /// <see cref="DrainStatus"/> for why it stopped.
+    /// <see cref="DrainStatus"/> for why it stopped. Bytes of <paramref name="output"/> past
+    /// <paramref name="written"/> may have been used as scratch (short records are copied as 32-byte blocks).
     /// </summary>
     public DrainStatus Drain(Span<byte> output, out int written)
     {

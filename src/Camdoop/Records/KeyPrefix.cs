@@ -21,17 +21,6 @@ public static class KeyPrefix
         return BinaryPrimitives.ReadUInt64BigEndian(padded);
     }
 
-    /// <summary>
-    /// Prefix of the <paramref name="length"/>-byte key at <paramref name="offset"/> in <paramref name="buffer"/>, which
-    /// must have at least 8 readable bytes from <paramref name="offset"/> (callers keep slack at the end).
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static ulong Load(byte[] buffer, int offset, int length)
-    {
-        ulong raw = BinaryPrimitives.ReadUInt64BigEndian(buffer.AsSpan(offset, 8));
-        return length >= 8 ? raw : raw & ~(ulong.MaxValue >> (length << 3));
-    }
-
     /// <summary>Byte-wise comparison of two keys whose prefixes are equal.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int CompareTail(ReadOnlySpan<byte> a, ReadOnlySpan<byte> b)

@@ -14,6 +14,11 @@ public sealed class RunReader : IDisposable
     private readonly string _source;
     private long _position;
 
+    // Bytes already read (and checksummed) by SkipThrough that belong to the records after the skipped ones.
+    private byte[] _pushback = [];
+    private int _pushbackStart;
+    private int _pushbackEnd;
+
     private RunReader(RunHeader header, FileStream? file, ReadOnlyMemory<byte> memory, string source)
     {
         Header = header;
@@ -25,9 +30,9 @@ public sealed class RunReader : IDisposable
     public RunHeader Header { get; }
 
     /// <summary>Payload bytes not yet read.</summary>
-    public long Remaining => Header.PayloadBytes - _position;
+    public long Remaining => Header.PayloadBytes - _position + (_pushbackEnd - _pushbackStart);
 
-    public bool IsAtEnd => _position == Header.PayloadBytes;
+    public bool IsAtEnd => Remaining == 0;
 
     /// <summary>Opens a run file and validates its header and length; with <paramref name="verify"/> also its checksum.</summary>
     public static RunReader Open(string path, bool verify = false)
@@ -77,10 +82,81 @@ public sealed class RunReader : IDisposable
         return reader.Header;
     }
 
+    /// <summary>
+    /// Before the first <see cref="Read"/>: skips every record whose key is at most <paramref name="lastKey"/>
+    /// (recovery, paper §4.2: a replacement source resends only the keys after the last one its parent
+    /// incorporated). Reading then starts at the first record after it. Returns the number of records skipped.
+    /// </summary>
+    public long SkipThrough(ReadOnlySpan<byte> lastKey, Jobs.IKeyComparer? comparer = null)
+    {
+        if (_position != 0)
+        {
+            throw new InvalidOperationException("SkipThrough must come before the first Read");
+        }
+        var buffer = new byte[64 * 1024];
+        int start = 0, end = 0;
+        long skipped = 0;
+        while (true)
+        {
+            var status = RecordCodec.TryParse(buffer.AsSpan(start, end - start), out var bounds);
+            if (status == RecordParseStatus.Complete)
+            {
+                var key = buffer.AsSpan(start + bounds.KeyOffset, bounds.KeyLength);
+                int order = comparer is null ? key.SequenceCompareTo(lastKey) : comparer.Compare(key, lastKey);
+                if (order > 0)
+                {
+                    break;
+                }
+                start += bounds.Length;
+                skipped++;
+                continue;
+            }
+            if (status == RecordParseStatus.Malformed)
+            {
+                throw new CorruptRunFileException(_source, "malformed record");
+            }
+            if (RawRemaining == 0)
+            {
+                if (end != start)
+                {
+                    throw new CorruptRunFileException(_source, "the payload ends in the middle of a record");
+                }
+                break;
+            }
+            // Keep the partial record; make room (a record can be up to RecordLimits.MaxRecordBytes).
+            Buffer.BlockCopy(buffer, start, buffer, 0, end - start);
+            end -= start;
+            start = 0;
+            if (end == buffer.Length)
+            {
+                Array.Resize(ref buffer, buffer.Length * 2);
+            }
+            end += ReadRaw(buffer.AsSpan(end));
+        }
+        _pushback = buffer;
+        _pushbackStart = start;
+        _pushbackEnd = end;
+        return skipped;
+    }
+
     /// <summary>Copies up to <paramref name="destination"/>.Length payload bytes; returns 0 at the end.</summary>
     public int Read(Span<byte> destination)
     {
-        int count = (int)Math.Min(destination.Length, Remaining);
+        if (_pushbackEnd > _pushbackStart)
+        {
+            int count = Math.Min(destination.Length, _pushbackEnd - _pushbackStart);
+            _pushback.AsSpan(_pushbackStart, count).CopyTo(destination);
+            _pushbackStart += count;
+            return count;
+        }
+        return ReadRaw(destination);
+    }
+
+    private long RawRemaining => Header.PayloadBytes - _position;
+
+    private int ReadRaw(Span<byte> destination)
+    {
+        int count = (int)Math.Min(destination.Length, RawRemaining);
         if (count == 0)
         {
             return 0;
@@ -100,7 +176,7 @@ public sealed class RunReader : IDisposable
         }
         _checksum.Append(target);
         _position += count;
-        if (IsAtEnd && _checksum.GetDigest() != Header.PayloadChecksum)
+        if (RawRemaining == 0 && _checksum.GetDigest() != Header.PayloadChecksum)
         {
             throw new CorruptRunFileException(_source, "payload checksum mismatch");
         }

@@ -2,14 +2,15 @@ namespace Camdoop.Runtime.Frames;
 
 /// <summary>
 /// A pooled frame buffer. Whoever holds a frame owns it: handing it to a queue or a link transfers ownership,
-/// and the last owner calls <see cref="Release"/>.
+/// and the last owner calls <see cref="Release"/>. Buffers live on the pinned object heap, so a link transport can
+/// hand their address to the kernel (recvmmsg/sendmmsg) without pinning them per call.
 /// </summary>
 public sealed class Frame
 {
     internal Frame(FramePool? pool)
     {
         Pool = pool;
-        Buffer = new byte[FrameLayout.BufferSize];
+        Buffer = GC.AllocateArray<byte>(FrameLayout.BufferSize, pinned: true);
     }
 
     public byte[] Buffer { get; }

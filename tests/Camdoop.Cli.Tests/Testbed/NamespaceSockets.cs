@@ -1,6 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
-using Camdoop.Cli.Testbed;
+using Camdoop.Runtime.Links.RawEthernet;
 
 namespace Camdoop.Cli.Tests.Testbed;
 

@@ -136,6 +136,36 @@ public class StreamMergerTests
         Assert.Equal(expected, output);
     }
 
+    [Theory]
+    [InlineData(MergeMode.Merge)]
+    [InlineData(MergeMode.Combine)]
+    [InlineData(MergeMode.Reduce)]
+    public void MoreThanEightInputsTakeTheScalarPath(MergeMode mode)
+    {
+        var random = new Random(500 + (int)mode);
+        var inputs = RandomInputs(random, 12, 50);
+        var merger = new StreamMerger(new SumJob(), 12, mode, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: 200, maxOutput: 300));
+        Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
+    }
+
+    [Theory]
+    [InlineData(MergeMode.Merge)]
+    [InlineData(MergeMode.Combine)]
+    [InlineData(MergeMode.Reduce)]
+    public void KeysStartingWithEightFFBytesAreNotMistakenForEndedInputs(MergeMode mode)
+    {
+        // Their prefix equals the marker of an exhausted input, so every step takes the general path.
+        var random = new Random(600 + (int)mode);
+        var inputs = RandomInputs(random, 6, 40)
+            .Select(list => list.Select(r => new Rec([.. Enumerable.Repeat((byte)0xFF, 8), .. r.Key], r.Value)).ToList())
+            .ToList();
+        inputs[0].Insert(0, Rec.Of("plain", 5)); // one ordinary key, smaller than all the others
+        var merger = new StreamMerger(new SumJob(), inputs.Count, mode, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random));
+        Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
+    }
+
     [Fact]
     public void LargeRecordsAndBigChunksGrowBuffersAndStillMerge()
     {

@@ -88,6 +88,32 @@ public sealed class RunFileTests : IDisposable
         Assert.Throws<CorruptRunFileException>(() => RunReader.Open(path));
     }
 
+    [Theory]
+    [InlineData("key000250", 252)]
+    [InlineData("key000250x", 252)]
+    [InlineData("a", 1)]
+    [InlineData("zzz", 501)]
+    public void SkipThroughResumesAfterTheLastKey(string lastKey, int skippedExpected)
+    {
+        // Sorted: the all-zero 10-byte key first, then key000000 .. key000499.
+        var records = Sample(500);
+        records.Sort(Rec.CompareKeyValue);
+        string path = WriteRun(records, out _);
+        using var reader = RunReader.Open(path);
+        long skipped = reader.SkipThrough(System.Text.Encoding.ASCII.GetBytes(lastKey));
+        Assert.Equal(skippedExpected, skipped);
+        var rest = new MemoryStream();
+        var block = new byte[97];
+        int n;
+        while ((n = reader.Read(block)) > 0)
+        {
+            rest.Write(block, 0, n);
+        }
+        Assert.True(reader.IsAtEnd);
+        Assert.Equal(records.Skip((int)skipped).ToList(), Rec.Decode(rest.ToArray()));
+        Assert.Throws<InvalidOperationException>(() => reader.SkipThrough([1]));
+    }
+
     [Fact]
     public void AbandonedWriterLeavesNoFile()
     {
