@@ -22,6 +22,13 @@ internal sealed class SortBuffer : IMapEmitter
     private Entry[] _entries = new Entry[4096];
     private int _count;
 
+    // Sort scratch, kept between sorts.
+    private Entry[] _sorted = [];
+    private int[] _bucketStart = [];
+    private int[] _bucketNext = [];
+    private ulong[] _keys = [];
+    private int[] _order = [];
+
     public SortBuffer(IMapReduceJob job, int reduceTasks, long budgetBytes)
     {
         _job = job;
@@ -84,8 +91,7 @@ internal sealed class SortBuffer : IMapEmitter
     /// <summary>Sorts, combines and writes everything collected to <paramref name="sink"/>, then empties the buffer.</summary>
     public void SortAndWrite(IBucketSink sink)
     {
-        var entries = _entries.AsSpan(0, _count);
-        entries.Sort(new EntryComparer(_arena, _comparer));
+        var entries = Sort();
         bool fold = _job.IsAssociativeCommutative;
         int bucket = -1;
         int e = 0;
@@ -133,6 +139,99 @@ internal sealed class SortBuffer : IMapEmitter
         }
         _count = 0;
         _arenaLength = 0;
+    }
+
+    /// <summary>
+    /// Orders the entries by (bucket, key, value): a counting sort by bucket, then per bucket a primitive sort of the
+    /// 8-byte key prefixes (carrying entry indices), then the full comparison only inside runs of equal prefixes.
+    /// With a job-defined key order (no prefixes) each bucket is sorted with the comparer.
+    /// </summary>
+    private Span<Entry> Sort()
+    {
+        var entries = _entries.AsSpan(0, _count);
+        int buckets = _reduceTasks * Stripes.Count;
+        if (_bucketStart.Length < buckets + 1)
+        {
+            _bucketStart = new int[buckets + 1];
+        }
+        var start = _bucketStart.AsSpan(0, buckets + 1);
+        start.Clear();
+        foreach (ref readonly var e in entries)
+        {
+            start[e.Bucket + 1]++;
+        }
+        for (int b = 0; b < buckets; b++)
+        {
+            start[b + 1] += start[b];
+        }
+        if (_sorted.Length < _count)
+        {
+            _sorted = new Entry[_entries.Length];
+        }
+        var byBucket = _sorted.AsSpan(0, _count);
+        var next = _bucketNext.Length >= buckets ? _bucketNext : (_bucketNext = new int[buckets]);
+        start[..buckets].CopyTo(next);
+        foreach (ref readonly var e in entries)
+        {
+            byBucket[next[e.Bucket]++] = e;
+        }
+        var comparer = new EntryComparer(_arena, _comparer);
+        for (int b = 0; b < buckets; b++)
+        {
+            var bucket = byBucket[start[b]..start[b + 1]];
+            if (bucket.Length < 2)
+            {
+                continue;
+            }
+            if (_comparer is not null)
+            {
+                bucket.Sort(comparer);
+                continue;
+            }
+            SortByPrefix(bucket, entries[..bucket.Length]);
+            bucket = entries[..bucket.Length];
+            // Entries with equal prefixes are adjacent now: order each such run in full.
+            int i = 0;
+            while (i < bucket.Length)
+            {
+                int j = i + 1;
+                while (j < bucket.Length && bucket[j].Prefix == bucket[i].Prefix)
+                {
+                    j++;
+                }
+                if (j - i > 1)
+                {
+                    bucket[i..j].Sort(comparer);
+                }
+                i = j;
+            }
+            bucket.CopyTo(byBucket[start[b]..]);
+        }
+        // The sorted entries become the buffer's entries (the old array is the next sort's scratch).
+        (_entries, _sorted) = (_sorted, _entries);
+        return _entries.AsSpan(0, _count);
+    }
+
+    /// <summary>Writes <paramref name="bucket"/> ordered by prefix into <paramref name="destination"/>.</summary>
+    private void SortByPrefix(Span<Entry> bucket, Span<Entry> destination)
+    {
+        if (_keys.Length < bucket.Length)
+        {
+            _keys = new ulong[Math.Max(bucket.Length, _keys.Length * 2)];
+            _order = new int[_keys.Length];
+        }
+        var keys = _keys.AsSpan(0, bucket.Length);
+        var order = _order.AsSpan(0, bucket.Length);
+        for (int i = 0; i < bucket.Length; i++)
+        {
+            keys[i] = bucket[i].Prefix;
+            order[i] = i;
+        }
+        keys.Sort(order);
+        for (int i = 0; i < order.Length; i++)
+        {
+            destination[i] = bucket[order[i]];
+        }
     }
 
     private bool SameKey(in Entry a, in Entry b)

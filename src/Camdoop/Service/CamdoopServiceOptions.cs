@@ -41,8 +41,11 @@ public sealed record CamdoopServiceOptions
     /// <summary>Sort buffer of map tasks the service runs itself.</summary>
     public long MapSortBufferBytes { get; init; } = 64L * 1024 * 1024;
 
-    /// <summary>Initial per-input buffer of a vertex's merger (grows on demand; small so R = N vertices stay cheap).</summary>
-    public int MergerInitialInputBytes { get; init; } = 256;
+    /// <summary>
+    /// Initial per-input buffer of a vertex's merger (grows on demand). 0 sizes it from the budget per inbound stream
+    /// (256 bytes to 16 KiB): small when R = N puts thousands of vertices on a server, larger (fewer regrowths) when few.
+    /// </summary>
+    public int MergerInitialInputBytes { get; init; }
 
     public void Validate()
     {
@@ -55,6 +58,6 @@ public sealed record CamdoopServiceOptions
         ArgumentOutOfRangeException.ThrowIfLessThan(MaxRetransmitTimeout, MinRetransmitTimeout);
         ArgumentOutOfRangeException.ThrowIfLessThan(ZeroWindowProbeInterval, 1);
         ArgumentOutOfRangeException.ThrowIfLessThan(LocalBlockBytes, 64);
-        ArgumentOutOfRangeException.ThrowIfLessThan(MergerInitialInputBytes, 16);
+        ArgumentOutOfRangeException.ThrowIfNegative(MergerInitialInputBytes);
     }
 }

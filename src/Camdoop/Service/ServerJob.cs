@@ -35,7 +35,14 @@ public sealed class ServerJob
         VertexMode = job.IsAssociativeCommutative && description.Mode == ShuffleMode.Camdoop ? MergeMode.Combine : MergeMode.Merge;
         _vertices = new Vertex?[description.ReduceTasks * TreeTopology.TreeCount];
         Build();
+        long budget = description.MemoryBudgetBytes > 0 ? description.MemoryBudgetBytes : service.Options.MemoryBudgetBytes;
+        MergerInitialInputBytes = service.Options.MergerInitialInputBytes > 0
+            ? service.Options.MergerInitialInputBytes
+            : (int)Math.Clamp(budget / Math.Max(1L, 8L * InboundStreams), 256, 16 * 1024);
     }
+
+    /// <summary>Initial buffer per merger input of this job's vertices.</summary>
+    public int MergerInitialInputBytes { get; }
 
     public JobDescription Description { get; }
 
@@ -122,7 +129,8 @@ public sealed class ServerJob
                 AddLocals(r, t, locals);
                 var parentPort = trees.ParentPort(root, self, t)!.Value;
                 var parent = torus.Neighbour(self, parentPort);
-                var output = new OutboundStream(JobId, r, t, self, VertexId(parent), parentPort, Options.InitialWindowBytes, Options.MaxWindowBytes);
+                var output = new OutboundStream(JobId, r, t, self, VertexId(parent), parentPort, Options.InitialWindowBytes, Options.MaxWindowBytes,
+                    _service.Transport.SendBuffers);
                 _vertices[(r * TreeTopology.TreeCount) + t] = new Vertex(this, r, t, [.. children], [.. locals], VertexMode, output);
                 _unfinishedVertices++;
             }

@@ -66,6 +66,7 @@ public sealed class InboundStream
     public long LastAckedOffset { get; private set; } = -1;
 
     // Scheduler bookkeeping.
+    internal PortScheduler.JobQueue? Queue;
     internal bool AckQueued;
     private AckFlags _pendingFlags;
 
@@ -104,8 +105,8 @@ public sealed class InboundStream
     }
 
     /// <summary>
-    /// Whether a window update is worth a frame: the edge would move by half a window, or the sender is nearly
-    /// stopped and the edge would move by at least a segment.
+    /// Whether a window update is worth a frame: the edge would move by a quarter window (at least a segment). A
+    /// window-limited sender is clocked by these, a few segments at a time, not one ack per frame.
     /// </summary>
     public bool WantsWindowUpdate(int window)
     {
@@ -113,10 +114,8 @@ public sealed class InboundStream
         {
             return false;
         }
-        long edge = Consumed + window;
-        long gain = edge - AdvertisedEdge;
-        return gain >= Math.Max(window / 2, ShuffleWire.MaxSegmentBytes)
-            || (AdvertisedEdge - Received < ShuffleWire.MaxSegmentBytes && gain >= ShuffleWire.MaxSegmentBytes);
+        long gain = Consumed + window - AdvertisedEdge;
+        return gain >= Math.Max(window / 4, ShuffleWire.MaxSegmentBytes);
     }
 
     /// <summary>Builds the ack to send now and records what was advertised.</summary>

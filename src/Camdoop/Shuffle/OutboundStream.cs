@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Runtime.CompilerServices;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Records;
@@ -41,14 +40,18 @@ public sealed class OutboundStream
     private int _maxWindow;
 
     private long _rttOffset = -1;
+    private bool _probedSinceProgress;
     private long _rttTime;
 
     // Priority walker: the first record starting at or after _sentHigh, and its key prefix.
     private long _walk;
     private ulong _walkPrefix;
 
-    public OutboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key destination, Port port, int initialWindow, int maxWindow)
+    private readonly SendBufferPool _pool;
+
+    public OutboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key destination, Port port, int initialWindow, int maxWindow, SendBufferPool pool)
     {
+        _pool = pool;
         JobId = jobId;
         ReduceTask = reduceTask;
         Tree = tree;
@@ -98,6 +101,7 @@ public sealed class OutboundStream
     public int Backoff { get; private set; }
 
     // Scheduler bookkeeping.
+    internal PortScheduler.JobQueue? Queue;
     internal bool InReadyList;
     internal bool InWatchList;
     internal bool ProbeDue;
@@ -110,6 +114,12 @@ public sealed class OutboundStream
 
     /// <summary>Bytes sent (at least once) and not acknowledged, or an unacknowledged FIN.</summary>
     public bool HasInFlight => _sentHigh > _acked || (_finSent && !IsComplete);
+
+    /// <summary>Bytes a segment could carry now (inside the window).</summary>
+    public long SendableBytes => IsComplete ? 0 : Math.Max(0, Math.Min(_end, _edge) - _sent);
+
+    /// <summary>The FIN could go now (everything else sent).</summary>
+    public bool FinPending => !IsComplete && _sourceDone && !_finSent && _sent == _end;
 
     /// <summary>Whether a segment could go out now: data inside the window, or the FIN.</summary>
     public bool HasSendable => !IsComplete && (_sent < Math.Min(_end, _edge) || (_sourceDone && !_finSent && _sent == _end));
@@ -171,7 +181,7 @@ public sealed class OutboundStream
         if (_buffer is null)
         {
             // Start small: most streams at large R carry a few hundred bytes. Grow only when the buffer fills.
-            _buffer = ArrayPool<byte>.Shared.Rent(Math.Min(want, InitialBuffer));
+            _buffer = _pool.Rent(Math.Min(want, InitialBuffer));
             _bufferOffset = keep;
         }
         int garbage = (int)(keep - _bufferOffset);
@@ -191,9 +201,9 @@ public sealed class OutboundStream
         }
         if (tail < needed && _buffer.Length < _maxWindow + (2 * ShuffleWire.MaxSegmentBytes))
         {
-            var bigger = ArrayPool<byte>.Shared.Rent(Math.Max(_buffer.Length * 2, live + needed));
+            var bigger = _pool.Rent(Math.Max(_buffer.Length * 2, live + needed));
             Buffer.BlockCopy(_buffer, garbage, bigger, 0, live);
-            ArrayPool<byte>.Shared.Return(_buffer);
+            _pool.Return(_buffer);
             _buffer = bigger;
             _bufferOffset = keep;
             garbage = 0;
@@ -231,10 +241,10 @@ public sealed class OutboundStream
         int length = (int)Math.Clamp(limit - _sent, 0, room);
         long after = _sent + length;
         bool fin = _sourceDone && after == _end;
-        // Ask for an ack when the sender is about to stall: end of stream, window or buffer nearly used, or idle.
-        bool windowLow = Math.Min(_edge, _acked + _maxWindow) - after < 2L * ShuffleWire.MaxSegmentBytes;
-        bool idle = after >= _end;
-        var flags = (fin ? SegmentFlags.Fin : SegmentFlags.None) | (fin || windowLow || idle ? SegmentFlags.AckNow : SegmentFlags.None);
+        // Only the end of the stream asks for an ack at once: the receiver acks every quarter window received and
+        // sends window updates every quarter window consumed (so a window-limited sender is clocked by those), and
+        // the port timer probes a stream that has gone quiet with bytes unacknowledged.
+        var flags = fin ? SegmentFlags.Fin | SegmentFlags.AckNow : SegmentFlags.None;
         ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, flags, length, Child, (ulong)_sent);
         if (length > 0)
         {
@@ -325,6 +335,8 @@ public sealed class OutboundStream
         {
             LastProgress = now;
             Backoff = 0;
+            _probedSinceProgress = false;
+            ReleaseIfEmpty();
         }
         return true;
     }
@@ -338,12 +350,24 @@ public sealed class OutboundStream
         _rttOffset = -1;
     }
 
-    /// <summary>The retransmission timer fired without progress: go back and double the timeout.</summary>
-    public void OnTimeout(long now)
+    /// <summary>
+    /// The retransmission timer found no progress for an RTO. The first time, probe (the receiver may just not have
+    /// acked a quiet stream yet; a probe beyond a lost frame comes back as a Gap ack, which goes back at once); if
+    /// the probe brings no progress either, go back to the acknowledged offset and double the timeout. Returns true
+    /// when it went back.
+    /// </summary>
+    public bool OnTimeout(long now)
     {
+        LastProgress = now;
+        if (!_probedSinceProgress)
+        {
+            _probedSinceProgress = true;
+            ProbeDue = true;
+            return false;
+        }
         Rewind();
         Backoff = Math.Min(Backoff + 1, 16);
-        LastProgress = now;
+        return true;
     }
 
     /// <summary>A probe went out: wait a (backed-off) probe interval for the next.</summary>
@@ -384,9 +408,19 @@ public sealed class OutboundStream
         IsComplete = true;
         if (_buffer is not null && !_external)
         {
-            ArrayPool<byte>.Shared.Return(_buffer);
+            _pool.Return(_buffer);
         }
         _buffer = null;
+    }
+
+    /// <summary>Gives the buffer back while every byte is acknowledged (the walker, if any, past them all).</summary>
+    private void ReleaseIfEmpty()
+    {
+        if (_buffer is not null && !_external && _acked == _end && (!TracksPriority || _walk >= _end))
+        {
+            _pool.Return(_buffer);
+            _buffer = null;
+        }
     }
 
     /// <summary>Moves the walker to the first record starting at or after the highest offset sent.</summary>

@@ -58,15 +58,16 @@ public sealed class PortScheduler
 
     internal void Register(OutboundStream stream)
     {
-        var q = Queue(stream.JobId);
-        q.Streams.Add(stream);
-        if (q.Streams.Count > 1)
+        var q = QueueOf(stream);
+        // Several streams of the job compete for this link: order them by their next key.
+        if (q.FirstStream is null)
         {
-            // Several streams of the job compete for this link: order them by their next key.
-            foreach (var s in q.Streams)
-            {
-                s.TracksPriority = true;
-            }
+            q.FirstStream = stream;
+        }
+        else
+        {
+            q.FirstStream.TracksPriority = true;
+            stream.TracksPriority = true;
         }
     }
 
@@ -90,7 +91,7 @@ public sealed class PortScheduler
         if (!stream.InReadyList)
         {
             stream.InReadyList = true;
-            Queue(stream.JobId).Ready.Add(stream);
+            QueueOf(stream).Ready.Add(stream);
         }
         IsDirty = true;
     }
@@ -100,34 +101,59 @@ public sealed class PortScheduler
         if (!stream.AckQueued)
         {
             stream.AckQueued = true;
-            Queue(stream.JobId).Acks.Add(stream);
+            (stream.Queue ??= Queue(stream.JobId)).Acks.Add(stream);
         }
         IsDirty = true;
     }
 
     internal void AddRttSample(long sample) => _rtt.Add(sample);
 
-    /// <summary>Fills the service's runtime queue on this port. Returns whether work is left (waiting for room).</summary>
+    /// <summary>
+    /// Fills the service's runtime queue on this port. A data frame that would leave partly empty goes only when the
+    /// queue is empty (the link would otherwise idle); while frames are still queued it waits for more bytes, and the
+    /// runtime calls back at the next transmit.
+    /// </summary>
     internal void Pump()
     {
         IsDirty = false;
         var context = _transport.Context;
+        int capacity = _transport.Options.RuntimeQueueFrames;
         while (true)
         {
-            if (context.QueueSpace(WellKnownServices.Camdoop, Port) == 0)
+            int space = context.QueueSpace(WellKnownServices.Camdoop, Port);
+            if (space == 0)
             {
                 if (HasWork)
                 {
-                    _transport.RequestSendReady(Port);
+                    context.RequestSendReady(WellKnownServices.Camdoop, Port);
                 }
                 return;
             }
-            if (!SendAckFrame() && !SendDataFrame())
+            if (SendAckFrame())
             {
-                return;
+                continue;
+            }
+            switch (SendDataFrame(allowPartial: space >= capacity))
+            {
+                case FrameOutcome.Sent:
+                    continue;
+                case FrameOutcome.Deferred:
+                    context.RequestSendReady(WellKnownServices.Camdoop, Port);
+                    return;
+                default:
+                    return;
             }
         }
     }
+
+    private enum FrameOutcome
+    {
+        Nothing,
+        Sent,
+        Deferred,
+    }
+
+    private JobQueue QueueOf(OutboundStream stream) => stream.Queue ??= Queue(stream.JobId);
 
     private JobQueue Queue(ulong jobId)
     {
@@ -194,9 +220,10 @@ public sealed class PortScheduler
     }
 
     /// <summary>One data frame of the next job in turn: its lowest-key stream first, then others to the same vertex.</summary>
-    private bool SendDataFrame()
+    private FrameOutcome SendDataFrame(bool allowPartial)
     {
         int jobs = _jobs.Count;
+        var outcome = FrameOutcome.Nothing;
         for (int k = 0; k < jobs; k++)
         {
             int j = (_nextJob + k) % jobs;
@@ -206,9 +233,37 @@ public sealed class PortScheduler
             {
                 continue;
             }
+            if (!allowPartial && !FillsAFrame(q, first))
+            {
+                outcome = FrameOutcome.Deferred;
+                continue;
+            }
             _nextJob = (j + 1) % jobs;
             SendFrame(q, first);
-            return true;
+            return FrameOutcome.Sent;
+        }
+        return outcome;
+    }
+
+    /// <summary>Whether the job's ready streams to <paramref name="first"/>'s vertex have a full frame's worth (or a probe).</summary>
+    private static bool FillsAFrame(JobQueue q, OutboundStream first)
+    {
+        long bytes = 0;
+        foreach (var s in q.Ready)
+        {
+            if (s.Destination != first.Destination)
+            {
+                continue;
+            }
+            if (s.ProbeDue)
+            {
+                return true;
+            }
+            bytes += s.SendableBytes + ShuffleWire.SegmentHeaderSize;
+            if (bytes >= ShuffleWire.MaxPayload - ShuffleWire.FrameHeaderSize)
+            {
+                return true;
+            }
         }
         return false;
     }
@@ -376,8 +431,10 @@ public sealed class PortScheduler
             {
                 if (s.HasInFlight)
                 {
-                    s.OnTimeout(now);
-                    _transport.Counters.Timeouts++;
+                    if (s.OnTimeout(now))
+                    {
+                        _transport.Counters.Timeouts++;
+                    }
                 }
                 else
                 {
@@ -399,11 +456,12 @@ public sealed class PortScheduler
         _transport.AfterTimer();
     }
 
-    private sealed class JobQueue(ulong jobId)
+    internal sealed class JobQueue(ulong jobId)
     {
         public ulong JobId { get; } = jobId;
 
-        public List<OutboundStream> Streams { get; } = [];
+        /// <summary>The first stream registered; once there is a second, every stream tracks its next key.</summary>
+        public OutboundStream? FirstStream { get; set; }
 
         public List<OutboundStream> Ready { get; } = [];
 

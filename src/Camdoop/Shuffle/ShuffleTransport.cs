@@ -40,14 +40,17 @@ public sealed class ShuffleTransport
 
     public ShuffleCounters Counters { get; } = new();
 
+    /// <summary>Send buffers shared by this server's streams (held only while bytes are unacknowledged).</summary>
+    public SendBufferPool SendBuffers { get; } = new();
+
     /// <summary>Scratch space for the frame being built (frames are built and sent one at a time).</summary>
     internal byte[] FrameBuffer { get; } = new byte[ShuffleWire.MaxPayload];
 
     /// <summary>The receive window every inbound stream advertises now.</summary>
     public int WindowBytes { get; private set; }
 
-    /// <summary>Received bytes after which an ack goes out even if the sender did not ask.</summary>
-    public int AckEveryBytes => Math.Clamp(WindowBytes / 4, ShuffleWire.MaxSegmentBytes, 4 * ShuffleWire.MaxSegmentBytes);
+    /// <summary>Received bytes after which an ack goes out even if the sender did not ask: a quarter window.</summary>
+    public int AckEveryBytes => Math.Max(WindowBytes / 4, ShuffleWire.MaxSegmentBytes);
 
     public PortScheduler Scheduler(Port port) => _ports[(int)port];
 
@@ -107,18 +110,6 @@ public sealed class ShuffleTransport
 
     internal void AfterTimer() => _afterTimer();
 
-    /// <summary>
-    /// Asks the runtime for OnSendReady(<paramref name="port"/>): the runtime only notifies a service whose send was
-    /// refused, so an empty send into the full queue registers the interest (nothing is queued).
-    /// </summary>
-    internal void RequestSendReady(Port port)
-    {
-        if (Context.QueueSpace(WellKnownServices.Camdoop, port) > 0)
-        {
-            _ports[(int)port].IsDirty = true;
-            return;
-        }
-        var header = new FrameHeader(WellKnownServices.Camdoop, Context.Self, Context.Self);
-        Context.TrySend(port, ref header, default, default);
-    }
+    /// <summary>Asks the runtime for OnSendReady(<paramref name="port"/>) at the port's next transmit.</summary>
+    internal void RequestSendReady(Port port) => Context.RequestSendReady(WellKnownServices.Camdoop, port);
 }

@@ -46,7 +46,8 @@ public abstract class VertexBase
 
     protected StreamMerger? Merger => _merger;
 
-    protected int MergerInputs => _children.Length + _locals.Length;
+    /// <summary>Inputs of the merger: one per child, then the local runs (or what stands for them).</summary>
+    protected virtual int MergerInputs => _children.Length + _locals.Length;
 
     /// <summary>The child stream of tree <paramref name="tree"/> from vertex <paramref name="child"/>, or null.</summary>
     public InboundStream? FindChild(int tree, Coordinate child)
@@ -115,7 +116,7 @@ public abstract class VertexBase
     {
         if (_merger is null)
         {
-            _merger = new StreamMerger(Owner.Job, MergerInputs, _mode, Owner.Options.MergerInitialInputBytes);
+            _merger = new StreamMerger(Owner.Job, MergerInputs, _mode, Owner.MergerInitialInputBytes);
             if (_locals.Length == 0 && _children.Length == 0)
             {
                 throw new InvalidOperationException("a vertex without inputs needs no merger");
@@ -125,7 +126,7 @@ public abstract class VertexBase
     }
 
     /// <summary>Feeds every local input the merger waits for; false when nothing changed.</summary>
-    protected bool FeedLocals()
+    protected virtual bool FeedLocals()
     {
         var merger = EnsureMerger();
         bool changed = false;

@@ -32,6 +32,13 @@ public interface INodeContext
     int QueueSpace(byte serviceId, Port port);
 
     /// <summary>
+    /// Asks for <see cref="IService.OnSendReady"/> on <paramref name="port"/> the next time the port hands a frame to
+    /// its link and the service's queue has room (also without a refused send): a service that holds back a partly
+    /// filled frame while its queue drains uses it to look again later.
+    /// </summary>
+    void RequestSendReady(byte serviceId, Port port);
+
+    /// <summary>
     /// Copies a frame into the outbound queue of service <c>header.ServiceId</c> for <paramref name="port"/>.
     /// The caller fills the header (source, destination, TTL, flags); the payload length is set here.
     /// </summary>

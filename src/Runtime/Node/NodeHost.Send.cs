@@ -19,6 +19,14 @@ public sealed partial class NodeHost
     public int QueueSpace(byte serviceId, Port port) =>
         _services[serviceId] is null ? 0 : _portQueues[(int)port][_queueSlot[serviceId]].Space;
 
+    public void RequestSendReady(byte serviceId, Port port)
+    {
+        if (_services[serviceId] is not null)
+        {
+            _portQueues[(int)port][_queueSlot[serviceId]].WantsReadyNotice = true;
+        }
+    }
+
     /// <summary>Frames waiting in the service's queue on <paramref name="port"/>.</summary>
     public int QueueLength(byte serviceId, Port port) =>
         _services[serviceId] is null ? 0 : _portQueues[(int)port][_queueSlot[serviceId]].Count;

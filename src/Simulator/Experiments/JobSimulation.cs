@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Runtime;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
@@ -33,15 +34,32 @@ public static class JobSimulation
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
         var wall = Stopwatch.StartNew();
+        using var input = JobSimulationInput.Prepare(options, keepInputs: options.Verify, progress: progress);
+        var result = Run(options, input, progress);
+        return result with { WallSeconds = wall.Elapsed.TotalSeconds };
+    }
+
+    /// <summary>
+    /// Runs the shuffle and reduce over inputs already mapped (<see cref="JobSimulationInput.Prepare"/>), which
+    /// runs differing only in mode or service settings share.
+    /// </summary>
+    public static JobSimulationResult Run(JobSimulationOptions options, JobSimulationInput input, IProgress<JobSimulationProgress>? progress = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(input);
+        options.Validate();
+        if (input.ReduceTasks != options.ReduceTasks || input.MapOutputs.Count != options.Torus.Count)
+        {
+            throw new ArgumentException($"the input was mapped for R = {input.ReduceTasks} on {input.MapOutputs.Count} servers");
+        }
+        var wall = Stopwatch.StartNew();
         var torus = options.Torus;
         int n = torus.Count;
-        string jobText = options.Job ?? BuiltInJob(options.Workload);
-        var jobSpec = JobSpec.Parse(jobText);
-        var job = JobRegistry.Create(jobSpec);
+        var job = input.Job;
         var description = new JobDescription
         {
             JobId = options.JobId,
-            Job = jobSpec,
+            Job = JobSpec.Parse(options.Job ?? BuiltInJob(options.Workload)),
             ReduceTasks = options.ReduceTasks,
             Mode = options.Mode,
             Output = options.WriteOutputFiles || options.OutputDirectory is not null ? OutputTarget.LocalFiles() : OutputTarget.Discard,
@@ -65,33 +83,8 @@ public static class JobSimulation
             services[torus.IndexOf(host.Self)] = CamdoopService.Install(host, serviceOptions);
         });
         options.Configure?.Invoke(sim);
-
-        // Inputs and map phase, off the event loop and in parallel (independent per server, deterministic).
-        var mapWall = Stopwatch.StartNew();
-        var inputs = InputSource.Create(options, job, n);
-        var keepInputs = options.Verify ? new byte[n][] : null;
-        var maps = new MapOutput[n];
-        int mapped = 0;
-        Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount }, s =>
-        {
-            var input = inputs.Server(s);
-            if (keepInputs is not null)
-            {
-                keepInputs[s] = input;
-            }
-            var c = torus.CoordinateOf(s);
-            var mapTaskId = JobPlacement.MapTaskId(torus, c, DatasetGenerator.FileName(s)).Middle;
-            maps[s] = MapTask.Run(job, input, new MapTaskOptions
-            {
-                ReduceTasks = options.ReduceTasks,
-                JobId = options.JobId,
-                MapTaskId = mapTaskId,
-                OutputDirectory = options.MapOutputOnDisk ? RunFileLayout.MapTaskDirectory(sim.DataDirectoryOf(c), options.JobId, mapTaskId) : null,
-            });
-            int done = Interlocked.Increment(ref mapped);
-            progress?.Report(new JobSimulationProgress("map", (double)done / n, $"{done}/{n} servers mapped"));
-        });
-        mapWall.Stop();
+        var maps = input.MapOutputs;
+        var cpu = Process.GetCurrentProcess().TotalProcessorTime;
 
         // Shuffle and reduce: every server starts at t0.
         var completions = new List<ReduceTaskResult>();
@@ -111,7 +104,13 @@ public static class JobSimulation
             }
         });
         long nextReport = 0;
-        bool completed = sim.RunUntil(() =>
+        // Hundreds of thousands of long-lived vertex objects: favour throughput over GC pause times while running.
+        var latency = GCSettings.LatencyMode;
+        GCSettings.LatencyMode = GCLatencyMode.Batch;
+        bool completed;
+        try
+        {
+            completed = sim.RunUntil(() =>
         {
             if (progress is not null && sim.EventsProcessed >= nextReport)
             {
@@ -121,18 +120,27 @@ public static class JobSimulation
             }
             return completions.Count == options.ReduceTasks || failures.Count > 0;
         }, t0 + options.TimeLimit, checkEvery: 64);
+        }
+        finally
+        {
+            GCSettings.LatencyMode = latency;
+        }
         completed &= failures.Count == 0 && completions.Count == options.ReduceTasks;
         progress?.Report(new JobSimulationProgress("shuffle", 1, $"{completions.Count}/{options.ReduceTasks} reducers done"));
 
+        double cpuSeconds = (Process.GetCurrentProcess().TotalProcessorTime - cpu).TotalSeconds;
         options.Inspect?.Invoke(sim, services);
-        var result = Collect(options, description, job, sim, services, maps, completions, failures, completed, t0, inputs.TotalBytes);
+        var result = Collect(options, description, sim, services, maps, completions, failures, completed, t0, input.InputBytes);
+        result = result with { SimulationCpuSeconds = cpuSeconds, MapWallSeconds = input.WallSeconds };
         if (options.OutputDirectory is not null)
         {
             CopyOutputs(completions, options.OutputDirectory);
         }
-        if (keepInputs is not null && completed)
+        if (options.Verify && completed)
         {
-            result = Verify(result, job, keepInputs, completions);
+            result = input.Inputs is null
+                ? result with { Verified = false, VerificationError = "the inputs were not kept for the reference check" }
+                : Verify(result, job, input.Inputs, completions);
         }
         // The simulation's directories go away with it: point at the copies, if any.
         result = result with
@@ -142,11 +150,7 @@ public static class JobSimulation
                 OutputFile = options.OutputDirectory is null || r.OutputFile is null ? null : Path.Combine(options.OutputDirectory, Path.GetFileName(r.OutputFile)),
             }).ToList(),
         };
-        foreach (var map in maps)
-        {
-            map?.Dispose();
-        }
-        return result with { WallSeconds = wall.Elapsed.TotalSeconds, MapWallSeconds = mapWall.Elapsed.TotalSeconds };
+        return result with { WallSeconds = wall.Elapsed.TotalSeconds + input.WallSeconds };
     }
 
     /// <summary>The built-in job of a generated workload.</summary>
@@ -159,8 +163,8 @@ public static class JobSimulation
         _ => throw new ArgumentException("a files workload names its job explicitly", nameof(workload)),
     };
 
-    private static JobSimulationResult Collect(JobSimulationOptions options, JobDescription description, IMapReduceJob job, Network.Simulation sim,
-        CamdoopService[] services, MapOutput[] maps, List<ReduceTaskResult> completions, List<string> failures, bool completed, long t0, long inputBytes)
+    private static JobSimulationResult Collect(JobSimulationOptions options, JobDescription description, Network.Simulation sim,
+        CamdoopService[] services, IReadOnlyList<MapOutput> maps, List<ReduceTaskResult> completions, List<string> failures, bool completed, long t0, long inputBytes)
     {
         var torus = options.Torus;
         int n = torus.Count;
@@ -230,11 +234,12 @@ public static class JobSimulation
             SimulationWallSeconds = sim.WallTime.TotalSeconds,
             Events = sim.EventsProcessed,
             FrameEvents = sim.FrameEventsProcessed,
+            SimulationCpuSeconds = 0,
         };
     }
 
     /// <summary>Compares every reduce output with the single-process reference MapReduce over the same inputs.</summary>
-    private static JobSimulationResult Verify(JobSimulationResult result, IMapReduceJob job, byte[][] inputs, List<ReduceTaskResult> completions)
+    private static JobSimulationResult Verify(JobSimulationResult result, IMapReduceJob job, IReadOnlyList<byte[]> inputs, List<ReduceTaskResult> completions)
     {
         var reference = ReferenceMapReduce.Run(job, inputs.Select(i => (ReadOnlyMemory<byte>)i).ToList(), result.ReduceTasks);
         foreach (var c in completions.OrderBy(c => c.ReduceTask))

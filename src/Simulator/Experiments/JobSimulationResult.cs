@@ -149,6 +149,10 @@ public sealed record JobSimulationResult
     [JsonPropertyName("simulationWallSeconds")]
     public required double SimulationWallSeconds { get; init; }
 
+    /// <summary>Process CPU time during the simulation (all threads: the simulation itself is single-threaded).</summary>
+    [JsonPropertyName("simulationCpuSeconds")]
+    public required double SimulationCpuSeconds { get; init; }
+
     [JsonPropertyName("events")]
     public required long Events { get; init; }
 

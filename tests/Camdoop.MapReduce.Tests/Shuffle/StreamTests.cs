@@ -14,7 +14,7 @@ public sealed class StreamTests
     private readonly ShuffleCounters _counters = new();
 
     private static OutboundStream Sender(int initialWindow = 2 * Segment, int maxWindow = 64 * 1024) =>
-        new(1, 0, 2, Child, Key.FromString("parent"), Port.XMinus, initialWindow, maxWindow);
+        new(1, 0, 2, Child, Key.FromString("parent"), Port.XMinus, initialWindow, maxWindow, new SendBufferPool());
 
     private static InboundStream Receiver() => new(1, 0, 2, Child, Key.FromString("child"), Port.XPlus, 0);
 
@@ -169,10 +169,15 @@ public sealed class StreamTests
         Assert.True(sender.HasInFlight);
         long rto = 10_000_000;
         Assert.Equal(rto, sender.Deadline(rto, 50_000_000));
-        sender.OnTimeout(rto);
+        // The first timeout only probes (the receiver may not have acked a quiet stream yet).
+        Assert.False(sender.OnTimeout(rto));
+        Assert.Equal(Segment, sender.SendOffset);
+        Assert.Equal(2 * rto, sender.Deadline(rto, 50_000_000));
+        // No progress after the probe either: go back and double the timeout.
+        Assert.True(sender.OnTimeout(2 * rto));
         Assert.Equal(0, sender.SendOffset);
         Assert.Equal(1, sender.Backoff);
-        Assert.Equal(rto + (2 * rto), sender.Deadline(rto, 50_000_000)); // doubled
+        Assert.Equal((2 * rto) + (2 * rto), sender.Deadline(rto, 50_000_000)); // doubled
         Take(sender, rto + 1);
         // Everything acknowledged but the window stays shut: the stream is blocked and waits for a probe.
         sender.OnAck(Segment, 0, AckFlags.None, rto + 2, out _, out bool progress);
@@ -223,26 +228,24 @@ public sealed class StreamTests
     }
 
     [Fact]
-    public void WindowUpdatesGoOutWhenTheyMatter()
+    public void WindowUpdatesGoOutEveryQuarterWindowConsumed()
     {
         var receiver = Receiver();
-        receiver.TakeAck(4 * Segment); // advertised edge = 4 segments
-        var data = new byte[(7 * Segment) / 2];
-        var seg = new byte[ShuffleWire.FrameHeaderSize + ShuffleWire.SegmentHeaderSize + data.Length];
-        ShuffleWire.WriteFrameHeader(seg, ShuffleFrameKind.Data, 1, 1);
-        ShuffleWire.WriteSegmentHeader(seg.AsSpan(ShuffleWire.FrameHeaderSize), 0, 2, SegmentFlags.None, data.Length, Child, 0);
-        var parsed = Parse(seg[ShuffleWire.FrameHeaderSize..]);
-        receiver.Receive(parsed, 100 * Segment, out _, out _, out _);
-        receiver.Consumed = 0;
-        Assert.False(receiver.WantsWindowUpdate(4 * Segment)); // nothing consumed: the edge would not move
+        receiver.TakeAck(8 * Segment); // advertised edge = 8 segments
         receiver.Consumed = Segment;
-        Assert.True(receiver.WantsWindowUpdate(4 * Segment)); // the sender is nearly stopped and a segment frees up
-        var fresh = Receiver();
-        fresh.TakeAck(8 * Segment);
-        fresh.Consumed = 3 * Segment;
-        Assert.False(fresh.WantsWindowUpdate(8 * Segment)); // plenty of window left, less than half a window gained
-        fresh.Consumed = 4 * Segment;
-        Assert.True(fresh.WantsWindowUpdate(8 * Segment)); // half a window
+        Assert.False(receiver.WantsWindowUpdate(8 * Segment)); // one segment: not yet
+        receiver.Consumed = 2 * Segment;
+        Assert.True(receiver.WantsWindowUpdate(8 * Segment)); // a quarter window
+        var ack = receiver.TakeAck(8 * Segment);
+        Assert.Equal(10u * Segment, ack.Window);
+        Assert.False(receiver.WantsWindowUpdate(8 * Segment));
+        // Small windows still update at least a segment at a time.
+        var small = Receiver();
+        small.TakeAck(2 * Segment);
+        small.Consumed = Segment - 1;
+        Assert.False(small.WantsWindowUpdate(2 * Segment));
+        small.Consumed = Segment;
+        Assert.True(small.WantsWindowUpdate(2 * Segment));
     }
 
     [Fact]

@@ -63,6 +63,28 @@ public class NodeHostSendTests
     }
 
     [Fact]
+    public void ARequestedSendReadyComesWithTheNextTransmitEvenWithoutARefusal()
+    {
+        var f = new HostFixture(new NodeOptions { AssumeLinksUpAtStart = true, IsolateServiceFaults = false, QueueCapacity = 4 });
+        var service = new RecordingService(10);
+        f.Host.Register(service);
+        f.Host.Start();
+        var link = f.Link(Port.XPlus);
+        link.ReleaseAll();
+        link.Budget = 0;
+        Assert.Equal(SendStatus.Queued, Send(f.Host, 10, Port.XPlus, 0));
+        Assert.Equal(SendStatus.Queued, Send(f.Host, 10, Port.XPlus, 1));
+        f.Host.RequestSendReady(10, Port.XPlus);
+        Assert.Empty(service.SendReady); // nothing moved yet
+        link.Budget = 1;
+        f.Host.OnTransmitReady(Port.XPlus);
+        Assert.Equal([Port.XPlus], service.SendReady);
+        link.Budget = 1;
+        f.Host.OnTransmitReady(Port.XPlus);
+        Assert.Single(service.SendReady); // one request, one notice
+    }
+
+    [Fact]
     public void DeficitRoundRobinAlternatesServicesWithEqualJumboFrames()
     {
         var f = new HostFixture();

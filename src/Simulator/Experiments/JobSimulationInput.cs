@@ -1,0 +1,129 @@
+using System.Diagnostics;
+using Camdoop.MapReduce.DataGen;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.MapPhase;
+using Camdoop.MapReduce.Service;
+
+namespace Camdoop.Simulator.Experiments;
+
+/// <summary>
+/// Every server's input and map output for a simulated job, made outside the event loop (map costs no virtual
+/// time, as in the paper) on all cores, deterministically. Runs that differ only in mode or service settings share
+/// one: the map outputs are read-only. Keeps the raw inputs when asked (for the reference check, or to map again
+/// for another R).
+/// </summary>
+public sealed class JobSimulationInput : IDisposable
+{
+    private readonly string? _directory;
+
+    private JobSimulationInput(IMapReduceJob job, int reduceTasks, MapOutput[] maps, byte[][]? inputs, long inputBytes, double wallSeconds, string? directory)
+    {
+        Job = job;
+        ReduceTasks = reduceTasks;
+        MapOutputs = maps;
+        Inputs = inputs;
+        InputBytes = inputBytes;
+        WallSeconds = wallSeconds;
+        _directory = directory;
+    }
+
+    public IMapReduceJob Job { get; }
+
+    public int ReduceTasks { get; }
+
+    /// <summary>One map output per server (server index order).</summary>
+    public IReadOnlyList<MapOutput> MapOutputs { get; }
+
+    /// <summary>The raw inputs, when kept.</summary>
+    public IReadOnlyList<byte[]>? Inputs { get; }
+
+    public long InputBytes { get; }
+
+    /// <summary>Wall time spent generating and mapping.</summary>
+    public double WallSeconds { get; }
+
+    /// <summary>
+    /// Generates (or reads) and maps every server's input for <paramref name="options"/> (its torus, workload, S,
+    /// size, seed, job and R). <paramref name="rawInputs"/>, when given, are used instead of generating.
+    /// </summary>
+    public static JobSimulationInput Prepare(JobSimulationOptions options, bool keepInputs = false, IReadOnlyList<byte[]>? rawInputs = null,
+        IProgress<JobSimulationProgress>? progress = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        var wall = Stopwatch.StartNew();
+        var torus = options.Torus;
+        int n = torus.Count;
+        var job = JobRegistry.Create(options.Job ?? JobSimulation.BuiltInJob(options.Workload));
+        var source = rawInputs is null ? InputSource.Create(options, job, n) : null;
+        var inputs = keepInputs ? new byte[n][] : null;
+        var maps = new MapOutput[n];
+        string? directory = options.MapOutputOnDisk
+            ? Path.Combine(options.DataRoot ?? Path.GetTempPath(), $"camdoop-maps-{Environment.ProcessId}-{Guid.NewGuid():N}")
+            : null;
+        long inputBytes = 0;
+        int mapped = 0;
+        try
+        {
+            Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount }, s =>
+            {
+                var input = rawInputs is null ? source!.Server(s) : rawInputs[s];
+                Interlocked.Add(ref inputBytes, input.Length);
+                if (inputs is not null)
+                {
+                    inputs[s] = input;
+                }
+                var c = torus.CoordinateOf(s);
+                ulong mapTaskId = JobPlacement.MapTaskId(torus, c, DatasetGenerator.FileName(s)).Middle;
+                maps[s] = MapTask.Run(job, input, new MapTaskOptions
+                {
+                    ReduceTasks = options.ReduceTasks,
+                    JobId = options.JobId,
+                    MapTaskId = mapTaskId,
+                    OutputDirectory = directory is null ? null : Path.Combine(directory, $"{c.X}-{c.Y}-{c.Z}"),
+                });
+                int done = Interlocked.Increment(ref mapped);
+                progress?.Report(new JobSimulationProgress("map", (double)done / n, $"{done}/{n} servers mapped"));
+            });
+        }
+        catch
+        {
+            foreach (var map in maps)
+            {
+                map?.Dispose();
+            }
+            if (directory is not null && Directory.Exists(directory))
+            {
+                Directory.Delete(directory, recursive: true);
+            }
+            throw;
+        }
+        return new JobSimulationInput(job, options.ReduceTasks, maps, inputs, inputBytes, wall.Elapsed.TotalSeconds, directory);
+    }
+
+    /// <summary>Generates every server's raw input for <paramref name="options"/> on all cores.</summary>
+    public static byte[][] Generate(JobSimulationOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        int n = options.Torus.Count;
+        var job = JobRegistry.Create(options.Job ?? JobSimulation.BuiltInJob(options.Workload));
+        var source = InputSource.Create(options, job, n);
+        var inputs = new byte[n][];
+        Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount },
+            s => inputs[s] = source.Server(s));
+        return inputs;
+    }
+
+    public void Dispose()
+    {
+        foreach (var map in MapOutputs)
+        {
+            map.Dispose();
+        }
+        if (_directory is not null && Directory.Exists(_directory))
+        {
+            Directory.Delete(_directory, recursive: true);
+        }
+    }
+}

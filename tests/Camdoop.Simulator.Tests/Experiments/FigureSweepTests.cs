@@ -1,0 +1,77 @@
+using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Experiments;
+
+namespace Camdoop.Simulator.Tests.Experiments;
+
+public sealed class FigureSweepTests : IDisposable
+{
+    private readonly string _directory = Directory.CreateTempSubdirectory("camdoop-sweep-").FullName;
+
+    public void Dispose() => Directory.Delete(_directory, recursive: true);
+
+    [Fact]
+    public void Figure6OnASmallCubeHasEveryPointAndThePapersOrdering()
+    {
+        var torus = new Torus(3, 3, 3);
+        var progress = new List<SweepProgress>();
+        var rows = FigureSweep.Run(Figure.Figure6, torus, new SweepOptions { BytesPerServer = 6_000, OutputRatios = [0, 1], Parallelism = 2 },
+            new SynchronousProgress<SweepProgress>(progress.Add));
+        Assert.Equal(8, rows.Count); // 2 S x 2 R x 2 modes
+        Assert.Equal(8, progress.Count);
+        Assert.All(rows, r => Assert.True(r.Completed));
+        foreach (var panel in new[] { "R=1", "R=27" })
+        {
+            var camdoop0 = rows.Single(r => r.Panel == panel && r.RequestedOutputRatio == 0 && r.Mode == "camdoop");
+            var noAgg0 = rows.Single(r => r.Panel == panel && r.RequestedOutputRatio == 0 && r.Mode == "noagg");
+            // At S = 0 aggregation moves far fewer bytes and finishes sooner.
+            Assert.True(camdoop0.DataByteHops * 3 < noAgg0.DataByteHops, $"{panel}: {camdoop0.DataByteHops} vs {noAgg0.DataByteHops}");
+            Assert.True(camdoop0.ShuffleReduceSeconds < noAgg0.ShuffleReduceSeconds);
+            // At S = 1 there is nothing to aggregate: the same bytes move.
+            var camdoop1 = rows.Single(r => r.Panel == panel && r.RequestedOutputRatio == 1 && r.Mode == "camdoop");
+            var noAgg1 = rows.Single(r => r.Panel == panel && r.RequestedOutputRatio == 1 && r.Mode == "noagg");
+            Assert.Equal(camdoop1.DataByteHops, noAgg1.DataByteHops);
+            Assert.Equal(camdoop1.OutputBytes, noAgg1.OutputBytes);
+        }
+
+        string csv = Path.Combine(_directory, "figure6.csv");
+        FigureSweep.WriteCsv(rows, csv);
+        var lines = File.ReadAllLines(csv);
+        Assert.Equal(9, lines.Length);
+        Assert.StartsWith("figure,panel,requestedS,outputRatio,reduceTasks,mode,shuffleReduceSeconds,switch1G,switch6G", lines[0], StringComparison.Ordinal);
+        var charts = FigureSweep.WriteCharts(rows, _directory);
+        Assert.Equal(2, charts.Count);
+        foreach (string path in charts)
+        {
+            string svg = File.ReadAllText(path);
+            Assert.Contains("Camdoop (no agg.)", svg, StringComparison.Ordinal);
+            Assert.Contains("Switch (1 Gbps, 1:4 oversub)", svg, StringComparison.Ordinal);
+            Assert.Contains("<polyline", svg, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public void Figure7VariesRAtBothEndsOfS()
+    {
+        var rows = FigureSweep.Run(Figure.Figure7, new Torus(3, 3, 3), new SweepOptions { BytesPerServer = 4_000, ReduceTasks = [1, 27], Parallelism = 1 });
+        Assert.Equal(8, rows.Count); // 2 S x 2 R x 2 modes
+        Assert.Equal(new[] { "S=0", "S=1" }, rows.Select(r => r.Panel).Distinct().Order().ToArray());
+        Assert.Equal(new[] { 1, 27 }, rows.Select(r => r.ReduceTasks).Distinct().Order().ToArray());
+        // Switch bounds shrink as R grows at S = 1 (the busiest server receives less).
+        var atOne = rows.Where(r => r.Panel == "S=1" && r.Mode == "camdoop").OrderBy(r => r.ReduceTasks).ToList();
+        Assert.True(atOne[1].LowerBounds.Switch1G < atOne[0].LowerBounds.Switch1G);
+        Assert.Equal(2, FigureSweep.Charts(rows).Count);
+    }
+
+    private sealed class SynchronousProgress<T>(Action<T> report) : IProgress<T>
+    {
+        private readonly Lock _lock = new();
+
+        public void Report(T value)
+        {
+            lock (_lock)
+            {
+                report(value);
+            }
+        }
+    }
+}
