@@ -186,7 +186,8 @@ public static class FigureSweep
             var chart = new SvgLineChart
             {
                 Title = $"{(byS ? "Figure 6" : "Figure 7")}: {panel.Key.Panel}",
-                XLabel = byS ? "output ratio S" : "log2 of the number of reduce tasks R",
+                XLabel = byS ? "output ratio S" : "number of reduce tasks R (log scale)",
+                XTickFormat = byS ? null : x => Math.Round(Math.Pow(2, x)).ToString(CultureInfo.InvariantCulture),
                 YLabel = "shuffle and reduce time (s)",
             };
             foreach (var mode in panel.Select(r => r.Mode).Distinct())

@@ -10,14 +10,17 @@ namespace Camdoop.Simulator.Reports;
 /// </summary>
 public sealed class SvgLineChart
 {
-    private const int Width = 720;
+    private const int Width = 800;
     private const int Height = 440;
     private const int Left = 80;
-    private const int Right = 190;
+    private const int Right = 250;
     private const int Top = 40;
     private const int Bottom = 60;
 
     private static readonly string[] Palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#7f7f7f"];
+
+    // Dashed series (bounds) often coincide; distinct patterns keep each visible.
+    private static readonly string[] DashPatterns = ["8,4", "3,3", "12,3,3,3", "2,6"];
 
     public required string Title { get; init; }
 
@@ -26,6 +29,9 @@ public sealed class SvgLineChart
     public required string YLabel { get; init; }
 
     public bool LogY { get; init; } = true;
+
+    /// <summary>Labels for x ticks (e.g. 2^x for a log2 axis); default prints the value.</summary>
+    public Func<double, string>? XTickFormat { get; init; }
 
     public List<ChartSeries> Series { get; } = [];
 
@@ -103,12 +109,13 @@ public sealed class SvgLineChart
         {
             double x = X(xv);
             sb.Append(Inv($"<line x1=\"{x:0.##}\" y1=\"{Top}\" x2=\"{x:0.##}\" y2=\"{Top + plotH}\" stroke=\"#eee\"/>\n"));
-            sb.Append(Inv($"<text x=\"{x:0.##}\" y=\"{Top + plotH + 18}\" text-anchor=\"middle\">{FormatTick(xv)}</text>\n"));
+            sb.Append(Inv($"<text x=\"{x:0.##}\" y=\"{Top + plotH + 18}\" text-anchor=\"middle\">{Esc(XTickFormat?.Invoke(xv) ?? FormatTick(xv))}</text>\n"));
         }
         sb.Append(Inv($"<rect x=\"{Left}\" y=\"{Top}\" width=\"{plotW}\" height=\"{plotH}\" fill=\"none\" stroke=\"#333\"/>\n"));
         sb.Append(Inv($"<text x=\"{Left + (plotW / 2)}\" y=\"{Height - 18}\" text-anchor=\"middle\">{Esc(XLabel)}</text>\n"));
         sb.Append(Inv($"<text transform=\"translate(20,{Top + (plotH / 2)}) rotate(-90)\" text-anchor=\"middle\">{Esc(YLabel)}{(LogY ? " (log scale)" : "")}</text>\n"));
 
+        int dashed = 0;
         for (int i = 0; i < Series.Count; i++)
         {
             var s = Series[i];
@@ -119,7 +126,7 @@ public sealed class SvgLineChart
                 continue;
             }
             string path = string.Join(' ', pts.Select(p => Inv($"{X(p.X):0.##},{Y(p.Y):0.##}")));
-            string dash = s.Dashed ? " stroke-dasharray=\"6,4\"" : "";
+            string dash = s.Dashed ? $" stroke-dasharray=\"{DashPatterns[dashed++ % DashPatterns.Length]}\"" : "";
             sb.Append(Inv($"<polyline points=\"{path}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"{dash}/>\n"));
             if (!s.Dashed)
             {
@@ -142,8 +149,8 @@ public sealed class SvgLineChart
     private static string FormatTick(double v) => v switch
     {
         0 => "0",
-        >= 1000 or < 0.01 => v.ToString("0.##E+0", CultureInfo.InvariantCulture),
-        _ => v.ToString("0.###", CultureInfo.InvariantCulture),
+        >= 1000 or < 0.0001 => v.ToString("0.##E+0", CultureInfo.InvariantCulture),
+        _ => v.ToString("0.####", CultureInfo.InvariantCulture),
     };
 
     private static string Esc(string s) => SecurityElement.Escape(s) ?? "";

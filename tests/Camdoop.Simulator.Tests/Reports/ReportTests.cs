@@ -32,6 +32,21 @@ public class ReportTests
     }
 
     [Fact]
+    public void XTicksUseTheFormatterAndCoincidingBoundsGetDistinctDashes()
+    {
+        var chart = new SvgLineChart { Title = "t", XLabel = "R", YLabel = "y", XTickFormat = x => $"R{Math.Pow(2, x)}" };
+        chart.Series.Add(new ChartSeries("a", [(0, 1), (3, 10)]));
+        chart.Series.Add(new ChartSeries("b", [(0, 5), (3, 5)], Dashed: true));
+        chart.Series.Add(new ChartSeries("c", [(0, 5), (3, 5)], Dashed: true));
+        var doc = XDocument.Parse(chart.Render());
+        XNamespace svg = "http://www.w3.org/2000/svg";
+        Assert.Contains(doc.Descendants(svg + "text"), t => t.Value == "R8");
+        var dashes = doc.Descendants(svg + "polyline").Select(p => p.Attribute("stroke-dasharray")?.Value).OfType<string>().ToList();
+        Assert.Equal(2, dashes.Count);
+        Assert.NotEqual(dashes[0], dashes[1]);
+    }
+
+    [Fact]
     public void CsvQuotesFieldsThatNeedIt()
     {
         var csv = new CsvTable("name", "seconds");
