@@ -52,7 +52,11 @@ internal sealed class SortBuffer : IMapEmitter
 
     public void Emit(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
-        RecordLimits.Check(key.Length, value.Length, $"map of job '{_job.Name}'");
+        if ((uint)key.Length > RecordLimits.MaxKeyBytes || (uint)value.Length > RecordLimits.MaxValueBytes)
+        {
+            // The message is built only on failure: Emit runs for every record.
+            RecordLimits.Check(key.Length, value.Length, $"map of job '{_job.Name}'");
+        }
         int reduceTask = _job.Partition(key, _reduceTasks);
         if ((uint)reduceTask >= (uint)_reduceTasks)
         {

@@ -154,9 +154,12 @@ public sealed partial class StreamMerger
     /// <summary>Receives the reduce function's output records.</summary>
     private sealed class PendingEmitter(StreamMerger owner) : IRecordEmitter
     {
+        // Built once: Emit runs for every reduce output record.
+        private readonly string _producer = $"reduce of job '{owner._job.Name}'";
+
         public void Emit(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
         {
-            RecordLimits.Check(key.Length, value.Length, $"reduce of job '{owner._job.Name}'");
+            RecordLimits.Check(key.Length, value.Length, _producer);
             owner.AppendPending(key, value);
             owner.OutputRecords++;
         }

@@ -20,6 +20,7 @@ public sealed class ServerJob
     private readonly Vertex?[] _vertices;
     private readonly Dictionary<int, RootReducer> _roots = [];
     private readonly List<ReduceTaskResult> _completed = [];
+    private readonly Dictionary<(int Inputs, MergeMode Mode), Stack<StreamMerger>> _mergers = [];
     private int _unfinishedVertices;
 
     internal ServerJob(CamdoopService service, JobDescription description, IMapReduceJob job, IReadOnlyList<MapOutput> mapOutputs)
@@ -66,7 +67,7 @@ public sealed class ServerJob
     public int InboundStreams { get; private set; }
 
     /// <summary>Every vertex output acknowledged and every local reduce task written.</summary>
-    public bool IsFinished => _unfinishedVertices == 0 && _roots.Values.All(r => r.IsFinished);
+    public bool IsFinished => _unfinishedVertices == 0 && _completed.Count == _roots.Count;
 
     /// <summary>Set when the job failed on this server (corrupt data, a job function threw); the reason.</summary>
     public string? Failure { get; private set; }
@@ -86,6 +87,35 @@ public sealed class ServerJob
     public RootReducer? Root(int reduceTask) => _roots.GetValueOrDefault(reduceTask);
 
     internal void MarkDirty(VertexBase vertex) => _service.MarkDirty(vertex);
+
+    /// <summary>
+    /// A merger with <paramref name="inputs"/> inputs in <paramref name="mode"/>, reused from a finished vertex when
+    /// one is free: few vertices merge at once even when thousands exist, and a merger's buffers cost more than its work.
+    /// </summary>
+    internal StreamMerger RentMerger(int inputs, MergeMode mode)
+    {
+        var pool = _mergers.GetValueOrDefault((inputs, mode));
+        if (pool is { Count: > 0 })
+        {
+            return pool.Pop();
+        }
+        MergersCreated++;
+        return new StreamMerger(Job, inputs, mode, MergerInitialInputBytes);
+    }
+
+    internal void ReturnMerger(StreamMerger merger)
+    {
+        merger.Reset();
+        var key = (merger.InputCount, merger.Mode);
+        if (!_mergers.TryGetValue(key, out var pool))
+        {
+            _mergers[key] = pool = new Stack<StreamMerger>();
+        }
+        pool.Push(merger);
+    }
+
+    /// <summary>Mergers allocated for this job on this server (the rest were reused).</summary>
+    public int MergersCreated { get; private set; }
 
     private void Build()
     {

@@ -65,6 +65,10 @@ public sealed class InboundStream
 
     public long LastAckedOffset { get; private set; } = -1;
 
+    // Bytes received before the vertex has a merger (pooled buffer).
+    private byte[]? _stash;
+    private int _stashLength;
+
     // Scheduler bookkeeping.
     internal PortScheduler.JobQueue? Queue;
     internal bool AckQueued;
@@ -116,6 +120,42 @@ public sealed class InboundStream
         }
         long gain = Consumed + window - AdvertisedEdge;
         return gain >= Math.Max(window / 4, ShuffleWire.MaxSegmentBytes);
+    }
+
+    /// <summary>Bytes held for the vertex until it creates its merger.</summary>
+    public ReadOnlySpan<byte> Stashed => _stash.AsSpan(0, _stashLength);
+
+    /// <summary>Keeps <paramref name="bytes"/> until the vertex has a merger.</summary>
+    public void Stash(ReadOnlySpan<byte> bytes, SendBufferPool pool)
+    {
+        ArgumentNullException.ThrowIfNull(pool);
+        if (bytes.IsEmpty)
+        {
+            return;
+        }
+        if (_stash is null || _stash.Length - _stashLength < bytes.Length)
+        {
+            var bigger = pool.Rent(_stashLength + bytes.Length);
+            if (_stash is not null)
+            {
+                _stash.AsSpan(0, _stashLength).CopyTo(bigger);
+                pool.Return(_stash);
+            }
+            _stash = bigger;
+        }
+        bytes.CopyTo(_stash.AsSpan(_stashLength));
+        _stashLength += bytes.Length;
+    }
+
+    public void ReleaseStash(SendBufferPool pool)
+    {
+        ArgumentNullException.ThrowIfNull(pool);
+        if (_stash is not null)
+        {
+            pool.Return(_stash);
+        }
+        _stash = null;
+        _stashLength = 0;
     }
 
     /// <summary>Builds the ack to send now and records what was advertised.</summary>

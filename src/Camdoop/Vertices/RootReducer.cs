@@ -38,7 +38,7 @@ public sealed class RootReducer : VertexBase
         {
             return false;
         }
-        var merger = EnsureMerger();
+        var merger = Merger!;
         int input = Children.Count;
         bool changed = false;
         while (merger.NeedsData(input))
@@ -88,7 +88,12 @@ public sealed class RootReducer : VertexBase
             Complete();
             return;
         }
-        var merger = EnsureMerger();
+        var merger = TryMerger();
+        if (merger is null)
+        {
+            UpdateWindows();
+            return;
+        }
         _chunk ??= new byte[ChunkBytes];
         FeedLocals();
         while (true)

@@ -76,7 +76,11 @@ public sealed class Vertex : VertexBase
 
     private void Merge()
     {
-        var merger = EnsureMerger();
+        var merger = TryMerger();
+        if (merger is null)
+        {
+            return; // some child has not sent anything yet: nothing can be emitted
+        }
         FeedLocals();
         while (true)
         {

@@ -8,9 +8,11 @@ namespace Camdoop.MapReduce.Vertices;
 /// <summary>
 /// What an on-path vertex and a root reducer share (paper §4.1): inputs from child vertices (network streams) and
 /// from local map tasks (in memory), merged by a <see cref="StreamMerger"/> that emits as soon as it holds data
-/// from every unfinished input. The merger is created on first use with small buffers and released when the
-/// vertex's output is complete, so thousands of vertices per server stay cheap. Receive windows follow what the
-/// merger has consumed.
+/// from every unfinished input. Nothing can be emitted before every child has sent something, so until then the
+/// children's bytes wait in small pooled stashes and the vertex holds no merger; it takes one from its job's pool
+/// then and gives it back when its output is complete. With R = N a server hosts thousands of vertices, but only
+/// those whose children are all streaming hold a merger (a few thousand at once on 8x8x8, not a million).
+/// Receive windows follow what has been consumed.
 /// </summary>
 public abstract class VertexBase
 {
@@ -81,15 +83,19 @@ public abstract class VertexBase
         switch (outcome)
         {
             case ReceiveOutcome.Accepted:
-                if (!fresh.IsEmpty)
+                AggregatedBytes += fresh.Length;
+                counters.DataBytesReceived += fresh.Length;
+                if (_merger is null)
                 {
-                    EnsureMerger().Append(child.InputIndex, fresh);
-                    AggregatedBytes += fresh.Length;
-                    counters.DataBytesReceived += fresh.Length;
+                    child.Stash(fresh, transport.SendBuffers);
                 }
-                if (finished)
+                else
                 {
-                    EnsureMerger().Finish(child.InputIndex);
+                    _merger.Append(child.InputIndex, fresh);
+                    if (finished)
+                    {
+                        _merger.Finish(child.InputIndex);
+                    }
                 }
                 Owner.MarkDirty(this);
                 break;
@@ -112,23 +118,45 @@ public abstract class VertexBase
     /// <summary>Called once when the job starts on this server.</summary>
     public abstract void Start();
 
-    protected StreamMerger EnsureMerger()
+    /// <summary>
+    /// The merger, taken from the job's pool (and fed the children's stashes) once every child has sent bytes or its
+    /// FIN; null before.
+    /// </summary>
+    protected StreamMerger? TryMerger()
     {
-        if (_merger is null)
+        if (_merger is not null)
         {
-            _merger = new StreamMerger(Owner.Job, MergerInputs, _mode, Owner.MergerInitialInputBytes);
-            if (_locals.Length == 0 && _children.Length == 0)
+            return _merger;
+        }
+        foreach (var child in _children)
+        {
+            if (child.Received == 0 && !child.FinReceived)
             {
-                throw new InvalidOperationException("a vertex without inputs needs no merger");
+                return null;
             }
         }
-        return _merger;
+        if (MergerInputs == 0)
+        {
+            throw new InvalidOperationException("a vertex without inputs needs no merger");
+        }
+        var merger = Owner.RentMerger(MergerInputs, _mode);
+        foreach (var child in _children)
+        {
+            merger.Append(child.InputIndex, child.Stashed);
+            child.ReleaseStash(Owner.Transport.SendBuffers);
+            if (child.FinReceived)
+            {
+                merger.Finish(child.InputIndex);
+            }
+        }
+        _merger = merger;
+        return merger;
     }
 
     /// <summary>Feeds every local input the merger waits for; false when nothing changed.</summary>
     protected virtual bool FeedLocals()
     {
-        var merger = EnsureMerger();
+        var merger = _merger!;
         bool changed = false;
         int block = Owner.Options.LocalBlockBytes;
         for (int i = 0; i < _locals.Length; i++)
@@ -152,7 +180,7 @@ public abstract class VertexBase
         int window = transport.WindowBytes;
         foreach (var child in _children)
         {
-            child.Consumed = child.Received - (_merger?.BufferedBytes(child.InputIndex) ?? 0);
+            child.Consumed = child.Received - (_merger?.BufferedBytes(child.InputIndex) ?? child.Stashed.Length);
             if (child.WantsWindowUpdate(window))
             {
                 transport.QueueAck(child);
@@ -160,12 +188,16 @@ public abstract class VertexBase
         }
     }
 
-    /// <summary>Drops the merger and its buffers (every input consumed).</summary>
+    /// <summary>Gives the merger back to the job's pool (every input consumed, everything emitted).</summary>
     protected void ReleaseMerger()
     {
         foreach (var child in _children)
         {
             child.Consumed = child.Received;
+        }
+        if (_merger is not null)
+        {
+            Owner.ReturnMerger(_merger);
         }
         _merger = null;
     }
