@@ -13,6 +13,8 @@ public static class RootCommand
         };
         root.Add(new Command("sim", "Run the packet-level simulator: jobs, sweeps, ping.").Add(SimPingCommand.Create()));
         root.Add(DatagenCommand.Create());
+        root.Add(NodeCommand.Create());
+        root.Add(TestbedCommand.Create());
         return root;
     }
 }
