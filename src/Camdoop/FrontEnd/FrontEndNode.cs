@@ -1,5 +1,6 @@
 using System.Text.Json;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.ChunkStore;
 using Camdoop.Runtime.Hosting;
 
 namespace Camdoop.MapReduce.FrontEnd;
@@ -18,6 +19,7 @@ public sealed class FrontEndNode
         Status = status;
         Routing = loop.Host.GetService<KeyRoutingService>() ?? throw new InvalidOperationException("the front-end needs the key-routing service");
         Ping = loop.Host.GetService<PingService>() ?? throw new InvalidOperationException("the front-end needs the ping service");
+        Store = loop.Host.GetService<ChunkStoreService>() ?? throw new InvalidOperationException("the front-end needs the chunk store");
     }
 
     public NodeEventLoop Loop { get; }
@@ -25,6 +27,8 @@ public sealed class FrontEndNode
     public KeyRoutingService Routing { get; }
 
     public PingService Ping { get; }
+
+    public ChunkStoreService Store { get; }
 
     /// <summary>The server's status snapshot as JSON (taken on the loop).</summary>
     public Func<Task<JsonElement>> Status { get; }

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Text.Json;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.ChunkStore;
 using Camdoop.MapReduce.FrontEnd;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
@@ -125,6 +126,7 @@ public sealed class CamdoopNode : IDisposable
         var host = Loop.Host;
         KeyRoutingService.Install(host);
         host.Register(new PingService());
+        ChunkStoreService.Install(host);
     }
 
     private void OpenLinks(FramePool pool)
@@ -248,6 +250,15 @@ public sealed class CamdoopNode : IDisposable
                 ["repliesDropped"] = ping.RepliesDropped,
                 ["unexpected"] = ping.Unexpected,
             };
+        }
+        if (host.GetService<ChunkStoreService>() is { } store)
+        {
+            var values = store.Counters.ToDictionary();
+            values["replicasHeld"] = store.Local.Count;
+            values["bytesHeld"] = store.Local.BytesStored;
+            values["activeOutbound"] = store.ActiveOutbound;
+            values["activeInbound"] = store.ActiveInbound;
+            counters["chunkStore"] = values;
         }
         if (FrontEnd is { } fe)
         {

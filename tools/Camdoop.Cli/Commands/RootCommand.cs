@@ -15,6 +15,10 @@ public static class RootCommand
         root.Add(DatagenCommand.Create());
         root.Add(NodeCommand.Create());
         root.Add(TestbedCommand.Create());
+        root.Add(PutCommand.Create());
+        root.Add(GetCommand.Create());
+        root.Add(LsCommand.Create());
+        root.Add(PingCommand.Create());
         return root;
     }
 }
