@@ -7,7 +7,8 @@ namespace Camdoop.MapReduce.MapPhase;
 /// <summary>
 /// Runs one map task (paper §2, §4): splits the input into records, maps them, sorts the intermediate records by
 /// key, combines equal keys when the job is associative, splits them per reduce task (the job's partitioner) and
-/// per stripe (<see cref="Stripes"/>), and writes one run per (reduce task, stripe). When the sort buffer fills,
+/// per stripe (<see cref="Stripes"/>), and writes one run per (reduce task, stripe): in memory, or as segments of one
+/// indexed run file (<see cref="IndexedRunFile"/>). When the sort buffer fills,
 /// its sorted content is spilled to a temporary file; the spills are merged (and combined) at the end with a
 /// <see cref="StreamMerger"/>, so input size is bounded by disk, not memory.
 /// CPU-bound and synchronous: the runtime runs it off the event loop; the simulator runs it inline.
@@ -65,7 +66,7 @@ public static class MapTask
             }
             else
             {
-                using var files = new RunFilesSink(options.OutputDirectory, buckets, options.JobId, options.MapTaskId, job.IsAssociativeCommutative);
+                using var files = new IndexedRunFileSink(options.OutputDirectory, options.ReduceTasks, options.JobId, options.MapTaskId, job.IsAssociativeCommutative);
                 WriteOutput(job, buffer, spills, files, buckets);
                 files.Complete();
                 headers = files.Headers;

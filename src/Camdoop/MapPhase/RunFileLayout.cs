@@ -2,13 +2,18 @@ using System.Globalization;
 
 namespace Camdoop.MapReduce.MapPhase;
 
-/// <summary>Where a map task's run files live: one directory per (job, map task), one file per (reduce task, stripe).</summary>
+/// <summary>
+/// Where a map task's output lives: one directory per (job, map task) holding ONE indexed run file with a segment
+/// per (reduce task, stripe) (like Hadoop's spill file + index), so R = N = 512 costs one file per map task, not 3,072.
+/// </summary>
 public static class RunFileLayout
 {
+    public const string RunFileName = "map.runs";
+
     public static string MapTaskDirectory(string dataDirectory, ulong jobId, ulong mapTaskId) =>
         Path.Combine(dataDirectory, "jobs", jobId.ToString("x16", CultureInfo.InvariantCulture),
             "map-" + mapTaskId.ToString("x16", CultureInfo.InvariantCulture));
 
-    public static string RunPath(string mapTaskDirectory, int reduceTask, int stripe) =>
-        Path.Combine(mapTaskDirectory, string.Create(CultureInfo.InvariantCulture, $"r{reduceTask:D5}-s{stripe}.run"));
+    /// <summary>The indexed run file of the map task whose output directory is <paramref name="mapTaskDirectory"/>.</summary>
+    public static string RunFilePath(string mapTaskDirectory) => Path.Combine(mapTaskDirectory, RunFileName);
 }

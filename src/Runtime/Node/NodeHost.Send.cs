@@ -65,7 +65,7 @@ public sealed partial class NodeHost
             throw new InvalidOperationException("a received frame can be forwarded only once");
         }
         var queue = _portQueues[(int)port][_queueSlot[frame.Header.ServiceId]];
-        if (queue.Space == 0)
+        if (queue.TransitSpace == 0)
         {
             // Transit frames are not pushed back: the end-to-end transport recovers them.
             Counters.ForwardDropped++;
@@ -78,7 +78,7 @@ public sealed partial class NodeHost
             return SendStatus.TtlExpired;
         }
         _dispatchConsumed = buffer;
-        queue.TryEnqueue(buffer);
+        queue.TryEnqueueTransit(buffer);
         Counters.FramesForwarded++;
         Pump(port);
         return SendStatus.Queued;

@@ -2,64 +2,45 @@ using Camdoop.Runtime.Frames;
 
 namespace Camdoop.Runtime.Node;
 
-/// <summary>A bounded FIFO of frames: one per service per port.</summary>
+/// <summary>
+/// One service's outbound queue on one port: frames the service originates, and frames it forwards for others.
+/// Forwarded (transit) frames go first within the service's round-robin turn: they are already in the network,
+/// and draining them before admitting new traffic keeps a saturated cube from dropping what it carries. Only the
+/// originated side pushes back on the service; a full transit side drops (the end-to-end transport recovers).
+/// </summary>
 internal sealed class ServiceQueue
 {
-    private readonly Frame?[] _ring;
-    private int _head;
+    private readonly FrameRing _local;
+    private readonly FrameRing _transit;
 
     public ServiceQueue(byte serviceId, int capacity)
     {
         ServiceId = serviceId;
-        _ring = new Frame?[capacity];
+        _local = new FrameRing(capacity);
+        _transit = new FrameRing(capacity);
     }
 
     public byte ServiceId { get; }
 
-    public int Count { get; private set; }
+    /// <summary>Frames waiting, originated and transit.</summary>
+    public int Count => _local.Count + _transit.Count;
 
-    public int Capacity => _ring.Length;
+    /// <summary>Room for frames the service originates.</summary>
+    public int Space => _local.Space;
 
-    public int Space => _ring.Length - Count;
+    public int TransitSpace => _transit.Space;
 
     /// <summary>Set when a send was refused for lack of space; cleared when the service is told there is room.</summary>
     public bool WantsReadyNotice { get; set; }
 
-    public bool TryEnqueue(Frame frame)
-    {
-        if (Count == _ring.Length)
-        {
-            return false;
-        }
-        int tail = _head + Count;
-        if (tail >= _ring.Length)
-        {
-            tail -= _ring.Length;
-        }
-        _ring[tail] = frame;
-        Count++;
-        return true;
-    }
+    public bool TryEnqueue(Frame frame) => _local.TryEnqueue(frame);
 
-    public Frame Peek() => _ring[_head]!;
+    public bool TryEnqueueTransit(Frame frame) => _transit.TryEnqueue(frame);
 
-    public Frame Dequeue()
-    {
-        var f = _ring[_head]!;
-        _ring[_head] = null;
-        _head = _head + 1 == _ring.Length ? 0 : _head + 1;
-        Count--;
-        return f;
-    }
+    public Frame Peek() => _transit.Count > 0 ? _transit.Peek() : _local.Peek();
+
+    public Frame Dequeue() => _transit.Count > 0 ? _transit.Dequeue() : _local.Dequeue();
 
     /// <summary>Releases every queued frame; returns how many.</summary>
-    public int Flush()
-    {
-        int n = Count;
-        while (Count > 0)
-        {
-            Dequeue().Release();
-        }
-        return n;
-    }
+    public int Flush() => _transit.Flush() + _local.Flush();
 }

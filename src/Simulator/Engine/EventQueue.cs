@@ -3,10 +3,15 @@ using System.Runtime.CompilerServices;
 namespace Camdoop.Simulator.Engine;
 
 /// <summary>
-/// The simulator's future event list: a hand-written 4-ary min-heap ordered by (time, sequence number), so events
-/// due at the same time run in the order they were scheduled and every run is reproducible (.NET's PriorityQueue
-/// is not stable). The heap holds only 16-byte keys; payloads sit in a slab whose slot index rides in the low bits
-/// of the key. Nothing is allocated per event once the arrays have grown to the working-set size.
+/// The simulator's future event list, ordered by (time, sequence number) so that events due at the same time run
+/// in the order they were scheduled and every run is reproducible (.NET's PriorityQueue is not stable).
+/// <para>
+/// Two structures share one sequence counter: a hand-written 4-ary min-heap, and a FIFO lane for events whose
+/// times never decrease in scheduling order (e.g. every frame arrival is "now + a fixed delay"). A FIFO of such
+/// events is already sorted, so popping the smaller of the two heads gives exactly the order one heap would, with
+/// the bulk of the events kept out of the heap. The heap holds only 16-byte keys; payloads sit in a slab whose
+/// slot index rides in the low bits of the key. Nothing is allocated per event once the arrays have grown.
+/// </para>
 /// </summary>
 public sealed class EventQueue
 {
@@ -22,22 +27,30 @@ public sealed class EventQueue
     private int _count;
     private long _sequence;
 
+    private Entry[] _lane;
+    private SimEvent[] _lanePayload;
+    private int _laneHead;
+    private int _laneCount;
+    private long _laneLastTime = long.MinValue;
+
     public EventQueue(int initialCapacity = 1024)
     {
         int capacity = Math.Max(16, initialCapacity);
         _heap = new Entry[capacity];
         _slab = new SimEvent[capacity];
         _freeSlots = new int[capacity];
+        _lane = new Entry[capacity];
+        _lanePayload = new SimEvent[capacity];
     }
 
     /// <summary>Events waiting.</summary>
-    public int Count => _count;
+    public int Count => _count + _laneCount;
 
     /// <summary>Events ever scheduled (the next sequence number).</summary>
     public long Scheduled => _sequence;
 
     /// <summary>Time of the earliest event, or <see cref="long.MaxValue"/> when empty.</summary>
-    public long NextTime => _count == 0 ? long.MaxValue : _heap[0].Time;
+    public long NextTime => Math.Min(_count == 0 ? long.MaxValue : _heap[0].Time, _laneCount == 0 ? long.MaxValue : _lane[_laneHead].Time);
 
     public void Push(long time, in SimEvent ev)
     {
@@ -54,10 +67,55 @@ public sealed class EventQueue
         SiftUp(_count++, new Entry(time, (_sequence++ << SlotBits) | (uint)slot));
     }
 
+    /// <summary>
+    /// Schedules an event whose time is usually no earlier than the previous one scheduled this way (a constant
+    /// delay from now): it then goes into the FIFO lane in O(1); otherwise it simply goes into the heap.
+    /// </summary>
+    public void PushOrdered(long time, in SimEvent ev)
+    {
+        if (time < _laneLastTime)
+        {
+            Push(time, ev);
+            return;
+        }
+        if (_sequence == MaxSequence)
+        {
+            throw new InvalidOperationException("event sequence numbers exhausted");
+        }
+        if (_laneCount == _lane.Length)
+        {
+            GrowLane();
+        }
+        int tail = _laneHead + _laneCount;
+        if (tail >= _lane.Length)
+        {
+            tail -= _lane.Length;
+        }
+        _lane[tail] = new Entry(time, _sequence++ << SlotBits);
+        _lanePayload[tail] = ev;
+        _laneCount++;
+        _laneLastTime = time;
+    }
+
     /// <summary>Removes the earliest event if it is due at or before <paramref name="limit"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryPop(long limit, out long time, out SimEvent ev)
     {
+        if (_laneCount != 0 && (_count == 0 || Less(_lane[_laneHead], _heap[0])))
+        {
+            ref var head = ref _lane[_laneHead];
+            if (head.Time > limit)
+            {
+                time = 0;
+                ev = default;
+                return false;
+            }
+            time = head.Time;
+            ev = _lanePayload[_laneHead];
+            _laneHead = _laneHead + 1 == _lane.Length ? 0 : _laneHead + 1;
+            _laneCount--;
+            return true;
+        }
         if (_count == 0 || _heap[0].Time > limit)
         {
             time = 0;
@@ -80,9 +138,30 @@ public sealed class EventQueue
     /// <summary>Drops every pending event (the sequence counter keeps counting).</summary>
     public void Clear()
     {
+        _laneCount = 0;
+        _laneHead = 0;
         _count = 0;
         _freeCount = 0;
         _slotsUsed = 0;
+    }
+
+    private void GrowLane()
+    {
+        var lane = new Entry[_lane.Length * 2];
+        var payload = new SimEvent[_lane.Length * 2];
+        for (int i = 0; i < _laneCount; i++)
+        {
+            int at = _laneHead + i;
+            if (at >= _lane.Length)
+            {
+                at -= _lane.Length;
+            }
+            lane[i] = _lane[at];
+            payload[i] = _lanePayload[at];
+        }
+        _lane = lane;
+        _lanePayload = payload;
+        _laneHead = 0;
     }
 
     private int TakeSlot()

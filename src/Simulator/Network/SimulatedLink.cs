@@ -1,3 +1,4 @@
+using System.Numerics;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links;
 using Camdoop.Runtime.Topology;
@@ -8,21 +9,28 @@ namespace Camdoop.Simulator.Network;
 /// One direction of a full-duplex cable: the sending port's NIC transmit ring (FIFO, a few frames, the head being
 /// serialised) and the frames on the wire. Frames on a link all take the same propagation and forwarding delay,
 /// so they arrive in the order they left and the wire is a FIFO too; events name the link, not the frame.
+/// <para>
+/// Both live in one circular buffer, oldest first: [wire head, ring head) is on the wire, [ring head, tail) is in
+/// the transmit ring. One array per link, each slot holding the frame and its length, keeps the per-event working
+/// set small: a transmit completion does not touch the frame itself.
+/// </para>
 /// </summary>
 public sealed class SimulatedLink : ILinkTransport
 {
     private readonly Simulation _sim;
-    private readonly Frame?[] _ring;
-    private int _ringHead;
-    private int _ringCount;
-    private Frame?[] _wire = new Frame?[16];
+    private readonly int _ringDepth;
+    private Slot[] _frames;
+    private int _mask;
     private int _wireHead;
-    private int _wireCount;
+    private int _ringHead;
+    private int _tail;
 
     internal SimulatedLink(Simulation sim, int index, Coordinate from, Port port, Coordinate to, int ringDepth, double lossRate)
     {
         _sim = sim;
-        _ring = new Frame?[ringDepth];
+        _ringDepth = ringDepth;
+        _frames = new Slot[Math.Max(16, (int)BitOperations.RoundUpToPowerOf2((uint)ringDepth * 2))];
+        _mask = _frames.Length - 1;
         Index = index;
         From = from;
         Port = port;
@@ -66,78 +74,81 @@ public sealed class SimulatedLink : ILinkTransport
     public LinkStats Stats => new(Frames, Bytes, BusyTime, Drops);
 
     /// <summary>Frames in the transmit ring, the one being serialised included.</summary>
-    public int Queued => _ringCount;
+    public int Queued => _tail - _ringHead;
 
     /// <summary>Frames serialised and not yet handed to the receiver.</summary>
-    public int InFlight => _wireCount;
+    public int InFlight => _ringHead - _wireHead;
 
     public bool CarrierUp { get; internal set; } = true;
 
-    public bool CanSend => _ringCount < _ring.Length && CarrierUp;
+    public bool CanSend => _tail - _ringHead < _ringDepth && CarrierUp;
 
     /// <summary>Bumped when the link or its sender fails: events scheduled before that are void.</summary>
     internal int Epoch { get; private set; }
 
     public bool TrySend(Frame frame)
     {
-        if (_ringCount == _ring.Length || !CarrierUp)
+        int queued = _tail - _ringHead;
+        if (queued >= _ringDepth || !CarrierUp)
         {
             return false;
         }
-        int tail = _ringHead + _ringCount;
-        if (tail >= _ring.Length)
+        if (_tail - _wireHead == _frames.Length)
         {
-            tail -= _ring.Length;
+            Grow();
         }
-        _ring[tail] = frame;
-        if (_ringCount++ == 0)
+        int length = frame.Length;
+        _frames[_tail++ & _mask] = new Slot(frame, length);
+        if (queued == 0)
         {
-            _sim.ScheduleTransmitComplete(this, frame.Length);
+            _sim.ScheduleTransmitComplete(this, length);
         }
         return true;
     }
 
     public override string ToString() => $"{From} {Port.Name()} -> {To}";
 
-    /// <summary>Length of the frame the next event of <paramref name="kind"/> concerns (for the trace).</summary>
+    /// <summary>Length of the frame the next event concerns (for the trace): the oldest on the wire, or the one being serialised.</summary>
     internal int HeadLength(bool wire) => wire
-        ? (_wireCount > 0 ? _wire[_wireHead]!.Length : 0)
-        : (_ringCount > 0 ? _ring[_ringHead]!.Length : 0);
+        ? (_ringHead != _wireHead ? _frames[_wireHead & _mask].Length : 0)
+        : (_tail != _ringHead ? _frames[_ringHead & _mask].Length : 0);
 
     /// <summary>The head of the ring is on the wire: count it, lose it or send it on its way, start the next one.</summary>
     internal void CompleteTransmit()
     {
-        var frame = _ring[_ringHead]!;
-        _ring[_ringHead] = null;
-        _ringHead = _ringHead + 1 == _ring.Length ? 0 : _ringHead + 1;
-        _ringCount--;
-        int length = frame.Length;
+        ref var head = ref _frames[_ringHead & _mask];
+        int length = head.Length;
         Frames++;
         Bytes += length;
         BusyTime += _sim.SerialisationTime(length);
-        if (_sim.ShouldDrop(this, frame))
+        if (_sim.ShouldDrop(this, head.Frame!))
         {
+            // Take it out of the buffer: the frames behind it in the ring (fewer than the ring depth) move up.
             Drops++;
-            frame.Release();
+            head.Frame!.Release();
+            for (int i = _ringHead; i != _tail - 1; i++)
+            {
+                _frames[i & _mask] = _frames[(i + 1) & _mask];
+            }
+            _frames[--_tail & _mask] = default;
         }
         else
         {
-            PushWire(frame);
+            _ringHead++;
             _sim.ScheduleArrival(this);
         }
-        if (_ringCount > 0)
+        if (_tail != _ringHead)
         {
-            _sim.ScheduleTransmitComplete(this, _ring[_ringHead]!.Length);
+            _sim.ScheduleTransmitComplete(this, _frames[_ringHead & _mask].Length);
         }
     }
 
     /// <summary>The oldest frame on the wire reaches the receiver; null (and counted) when the receiver is down.</summary>
     internal Frame? Arrive(bool receiverFailed)
     {
-        var frame = _wire[_wireHead]!;
-        _wire[_wireHead] = null;
-        _wireHead = _wireHead + 1 == _wire.Length ? 0 : _wireHead + 1;
-        _wireCount--;
+        ref var slot = ref _frames[_wireHead++ & _mask];
+        var frame = slot.Frame!;
+        slot = default;
         if (receiverFailed)
         {
             Drops++;
@@ -150,7 +161,7 @@ public sealed class SimulatedLink : ILinkTransport
     /// <summary>Loses everything in the ring and on the wire (link cut or sender crashed) and voids pending events.</summary>
     internal void DropAll()
     {
-        Drops += _ringCount + _wireCount;
+        Drops += _tail - _wireHead;
         ReleaseAll();
         Epoch++;
     }
@@ -158,43 +169,27 @@ public sealed class SimulatedLink : ILinkTransport
     /// <summary>Returns every held frame to the pool without counting it (the simulation is being torn down).</summary>
     internal void ReleaseAll()
     {
-        while (_ringCount > 0)
+        for (int i = _wireHead; i != _tail; i++)
         {
-            _ring[_ringHead]!.Release();
-            _ring[_ringHead] = null;
-            _ringHead = _ringHead + 1 == _ring.Length ? 0 : _ringHead + 1;
-            _ringCount--;
+            _frames[i & _mask].Frame!.Release();
+            _frames[i & _mask] = default;
         }
-        while (_wireCount > 0)
-        {
-            _wire[_wireHead]!.Release();
-            _wire[_wireHead] = null;
-            _wireHead = _wireHead + 1 == _wire.Length ? 0 : _wireHead + 1;
-            _wireCount--;
-        }
-        _ringHead = 0;
-        _wireHead = 0;
+        _wireHead = _ringHead = _tail = 0;
     }
 
-    private void PushWire(Frame frame)
+    private void Grow()
     {
-        if (_wireCount == _wire.Length)
+        var bigger = new Slot[_frames.Length * 2];
+        for (int i = _wireHead; i != _tail; i++)
         {
-            var bigger = new Frame?[_wire.Length * 2];
-            for (int i = 0; i < _wireCount; i++)
-            {
-                int at = _wireHead + i;
-                bigger[i] = _wire[at >= _wire.Length ? at - _wire.Length : at];
-            }
-            _wire = bigger;
-            _wireHead = 0;
+            bigger[i - _wireHead] = _frames[i & _mask];
         }
-        int tail = _wireHead + _wireCount;
-        if (tail >= _wire.Length)
-        {
-            tail -= _wire.Length;
-        }
-        _wire[tail] = frame;
-        _wireCount++;
+        _ringHead -= _wireHead;
+        _tail -= _wireHead;
+        _wireHead = 0;
+        _frames = bigger;
+        _mask = bigger.Length - 1;
     }
+
+    private readonly record struct Slot(Frame? Frame, int Length);
 }

@@ -43,8 +43,9 @@ public sealed partial class Simulation
     internal void ScheduleTransmitComplete(SimulatedLink link, int frameLength) =>
         _queue.Push(_now + SerialisationTime(frameLength), SimEvent.ForLink(EventKind.TransmitComplete, link.Index, link.Epoch));
 
+    // Every arrival is now + the same delay, so arrivals are scheduled in time order: the queue's FIFO lane.
     internal void ScheduleArrival(SimulatedLink link) =>
-        _queue.Push(_now + _arrivalDelay, SimEvent.ForLink(EventKind.FrameArrival, link.Index, link.Epoch));
+        _queue.PushOrdered(_now + _arrivalDelay, SimEvent.ForLink(EventKind.FrameArrival, link.Index, link.Epoch));
 
     internal bool ShouldDrop(SimulatedLink link, Frame frame)
     {

@@ -77,6 +77,20 @@ public sealed partial class Simulation
 
     public void RunFor(long duration) => RunUntil(_now + duration);
 
+    /// <summary>Processes up to <paramref name="count"/> events (fewer when the queue runs dry); returns how many.</summary>
+    public long RunEvents(long count)
+    {
+        EnsureRunnable();
+        long started = Stopwatch.GetTimestamp();
+        long done = 0;
+        while (done < count && ProcessNext(long.MaxValue, out _))
+        {
+            done++;
+        }
+        _wallTicks += Stopwatch.GetTimestamp() - started;
+        return done;
+    }
+
     /// <summary>
     /// Runs until <paramref name="predicate"/> holds or virtual time reaches <paramref name="timeLimit"/>. The
     /// predicate is checked before starting, after every timer and scheduled action, and every

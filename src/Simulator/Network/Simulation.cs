@@ -73,7 +73,7 @@ public sealed partial class Simulation : INodeDriver, IDisposable
     public long Now => _now;
 
     /// <summary>The frame pool every node shares.</summary>
-    public FramePool Frames { get; } = new(4096);
+    public FramePool Frames { get; } = new(4096, threadSafe: false);
 
     /// <summary>The run's seeded generator, for test traffic and workloads (loss injection has its own stream).</summary>
     public Xoshiro256StarStar Random { get; }

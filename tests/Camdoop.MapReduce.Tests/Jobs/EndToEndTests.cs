@@ -76,7 +76,8 @@ public sealed class EndToEndTests : IDisposable
     {
         var gen = new SyntheticDataGenerator(5, 0.3, 8_000, seed: 9);
         AssertMatchesReference(new SyntheticJob(), Enumerable.Range(0, 5).Select(gen.GenerateServer).ToList(), 2, 17, runDirectory: _directory);
-        Assert.Equal(5 * 2 * 6, Directory.GetFiles(_directory, "*.run", SearchOption.AllDirectories).Length);
+        // One indexed run file per map task (each holding 2 x 6 segments).
+        Assert.Equal(5, Directory.GetFiles(_directory, Camdoop.MapReduce.MapPhase.RunFileLayout.RunFileName, SearchOption.AllDirectories).Length);
     }
 
     [Fact]

@@ -108,19 +108,23 @@ public sealed class MapTaskTests : IDisposable
     }
 
     [Fact]
-    public void RunFilesAreWrittenForEveryBucketWithValidHeaders()
+    public void OneIndexedRunFileHoldsEveryBucketWithValidHeaders()
     {
         var job = new SyntheticJob();
         var input = new SyntheticDataGenerator(2, 1, 4_000, 5).GenerateServer(0);
         string directory = RunFileLayout.MapTaskDirectory(_directory, 0xABC, 0x12);
-        var output = MapTask.Run(job, input, new MapTaskOptions { ReduceTasks = 3, JobId = 0xABC, MapTaskId = 0x12, OutputDirectory = directory });
-        Assert.Equal(18, Directory.GetFiles(directory, "*.run").Length);
+        using var output = MapTask.Run(job, input, new MapTaskOptions { ReduceTasks = 3, JobId = 0xABC, MapTaskId = 0x12, OutputDirectory = directory });
+        // One indexed file per map task, with a segment per (reduce task, stripe).
+        Assert.Equal([RunFileLayout.RunFilePath(directory)], Directory.GetFiles(directory));
+        using var file = IndexedRunFile.Open(output.RunFilePath!);
+        Assert.Equal(18, file.Buckets);
         long records = 0;
         for (int r = 0; r < 3; r++)
         {
             for (int s = 0; s < Stripes.Count; s++)
             {
-                var header = RunReader.Verify(output.RunPath(r, s));
+                var header = output.VerifyRun(r, s);
+                Assert.Equal(header, file.Header(r * Stripes.Count + s));
                 Assert.Equal((0xABCUL, 0x12UL, r, s), (header.JobId, header.MapTaskId, header.ReduceTask, header.Stripe));
                 records += header.RecordCount;
             }

@@ -4,10 +4,12 @@ namespace Camdoop.Runtime.Tests.Frames;
 
 public class FramePoolTests
 {
-    [Fact]
-    public void ReleasedFramesAreReusedAndCounted()
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void ReleasedFramesAreReusedAndCounted(bool threadSafe)
     {
-        var pool = new FramePool();
+        var pool = new FramePool(threadSafe: threadSafe);
         var a = pool.Rent();
         var b = pool.Rent();
         Assert.Equal(2, pool.Created);
@@ -24,10 +26,12 @@ public class FramePoolTests
         Assert.Equal(0, pool.InUse);
     }
 
-    [Fact]
-    public void ReleasingAFrameTwiceFailsLoudly()
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void ReleasingAFrameTwiceFailsLoudly(bool threadSafe)
     {
-        var pool = new FramePool();
+        var pool = new FramePool(threadSafe: threadSafe);
         var frame = pool.Rent();
         frame.Release();
         Assert.Throws<InvalidOperationException>(frame.Release);

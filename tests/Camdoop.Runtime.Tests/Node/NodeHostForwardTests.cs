@@ -90,6 +90,34 @@ public class NodeHostForwardTests
     }
 
     [Fact]
+    public void ForwardedFramesGoBeforeTheServicesOwnAndAreNotBlockedByAFullLocalQueue()
+    {
+        var (f, _, results) = Forwarder(Port.YPlus, queueCapacity: 2);
+        var link = f.Link(Port.YPlus);
+        link.Budget = 0;
+        var own = new FrameHeader(10, f.Self, f.NeighbourOn(Port.YPlus));
+        Assert.Equal(SendStatus.Queued, f.Host.TrySend(Port.YPlus, ref own, default, new byte[11]));
+        Assert.Equal(SendStatus.Queued, f.Host.TrySend(Port.YPlus, ref own, default, new byte[11]));
+        Assert.Equal(SendStatus.QueueFull, f.Host.TrySend(Port.YPlus, ref own, default, new byte[11]));
+
+        // The service's own queue is full, yet transit frames still get their own room.
+        f.Receive(Port.XMinus, f.Build(10, f.NeighbourOn(Port.XMinus), new Coordinate(2, 2, 2), new byte[22]));
+        f.Receive(Port.XMinus, f.Build(10, f.NeighbourOn(Port.XMinus), new Coordinate(2, 2, 2), new byte[22]));
+        Assert.Equal([SendStatus.Queued, SendStatus.Queued], results);
+
+        link.Budget = 4;
+        f.Host.OnTransmitReady(Port.YPlus);
+        var payloadLengths = link.Sent.Select(frame =>
+        {
+            Assert.Equal(FrameError.None, FrameCodec.TryRead(frame.Span, HostFixture.Cube, out var h));
+            return (int)h.PayloadLength;
+        }).ToArray();
+        Assert.Equal([22, 22, 11, 11], payloadLengths);
+        link.ReleaseAll();
+        Assert.Equal(0, f.Pool.InUse);
+    }
+
+    [Fact]
     public void ForwardingOnADownLinkDrops()
     {
         var (f, _, results) = Forwarder(Port.ZPlus);

@@ -27,6 +27,8 @@ public sealed class Command
 
     public IReadOnlyList<OptionSpec> Options => _options;
 
+    public IReadOnlyList<Command> Subcommands => _subcommands;
+
     internal IReadOnlyList<(string Name, string Help, bool Required)> Arguments => _arguments;
 
     public Command Add(Command sub)

@@ -11,7 +11,8 @@ public static class RootCommand
         {
             Details = "Run 'camdoop <command> --help' for the options of a command.",
         };
-        root.Add(new Command("sim", "Run the packet-level simulator: jobs, sweeps, ping.").Add(SimPingCommand.Create()));
+        root.Add(DemoCommand.Create());
+        root.Add(new Command("sim", "Run the packet-level simulator: jobs, sweeps, ping.").Add(SimRunCommand.Create()).Add(SimPingCommand.Create()));
         root.Add(DatagenCommand.Create());
         root.Add(NodeCommand.Create());
         root.Add(TestbedCommand.Create());

@@ -1,0 +1,61 @@
+namespace Camdoop.MapReduce.Jobs.Control;
+
+/// <summary>
+/// Everything every server needs to run its part of a job: identity, the user's job (built-in name or assembly
+/// type, with options), the number of reduce tasks R, the shuffle mode, where input is and output goes, and the
+/// per-server packet-buffer budget (0 = the service's default). Encoded compactly by <see cref="JobDescriptionCodec"/>
+/// so the front-end can broadcast it over the torus.
+/// </summary>
+public sealed record JobDescription
+{
+    /// <summary>Largest number of reduce tasks a job may have (far above any torus we run).</summary>
+    public const int MaxReduceTasks = 1 << 20;
+
+    public required ulong JobId { get; init; }
+
+    public required JobSpec Job { get; init; }
+
+    public required int ReduceTasks { get; init; }
+
+    public ShuffleMode Mode { get; init; } = ShuffleMode.Camdoop;
+
+    public InputDescription Input { get; init; } = InputDescription.Default;
+
+    public OutputTarget Output { get; init; } = OutputTarget.LocalFiles();
+
+    /// <summary>Packet-buffer bytes per server for this job's inbound streams; 0 uses the service default.</summary>
+    public long MemoryBudgetBytes { get; init; }
+
+    /// <summary>Throws <see cref="ArgumentException"/> naming the first bad field.</summary>
+    public void Validate(int servers)
+    {
+        ArgumentNullException.ThrowIfNull(Job);
+        ArgumentNullException.ThrowIfNull(Input);
+        ArgumentNullException.ThrowIfNull(Output);
+        if (ReduceTasks < 1 || ReduceTasks > MaxReduceTasks)
+        {
+            throw new ArgumentException($"job {JobId:x16}: R = {ReduceTasks} is out of range (1 .. {MaxReduceTasks})");
+        }
+        if (servers > 0 && ReduceTasks > servers)
+        {
+            throw new ArgumentException($"job {JobId:x16}: R = {ReduceTasks} exceeds the {servers} servers (at most one reduce task per server)");
+        }
+        if (!Enum.IsDefined(Mode))
+        {
+            throw new ArgumentException($"job {JobId:x16}: unknown shuffle mode {(int)Mode}");
+        }
+        if (!Enum.IsDefined(Output.Kind))
+        {
+            throw new ArgumentException($"job {JobId:x16}: unknown output kind {(int)Output.Kind}");
+        }
+        if (MemoryBudgetBytes < 0)
+        {
+            throw new ArgumentException($"job {JobId:x16}: the memory budget cannot be negative");
+        }
+        if (Path.IsPathRooted(Input.RelativePath) || Input.RelativePath.Contains("..", StringComparison.Ordinal)
+            || Path.IsPathRooted(Output.Directory) || Output.Directory.Contains("..", StringComparison.Ordinal))
+        {
+            throw new ArgumentException($"job {JobId:x16}: input and output paths must stay inside the data directory");
+        }
+    }
+}

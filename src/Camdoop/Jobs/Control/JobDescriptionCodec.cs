@@ -1,0 +1,195 @@
+using System.Buffers.Binary;
+using System.Text;
+using System.Text.Unicode;
+
+namespace Camdoop.MapReduce.Jobs.Control;
+
+/// <summary>
+/// Binary encoding of a <see cref="JobDescription"/>, small enough to broadcast in one jumbo frame. Little-endian:
+/// <code>
+///  0 u32 magic "CDJB"   4 u16 version (1)   6 u16 total length
+///  8 u64 job id        16 i32 reduce tasks  20 u8 mode   21 u8 output kind   22 u16 option count
+/// 24 i64 memory budget
+/// 32 str job target, then option count x (str name, str value), str input path, str output directory
+/// </code>
+/// where str = u16 byte length + UTF-8 bytes. Decoding validates every length and field and never throws on
+/// malformed bytes: it returns false with a reason.
+/// </summary>
+public static class JobDescriptionCodec
+{
+    public const uint Magic = 0x424A_4443; // "CDJB" read as little-endian
+    public const ushort Version = 1;
+    public const int FixedSize = 32;
+
+    /// <summary>Largest encoding accepted (fits a jumbo frame's key-routed payload with room for a header).</summary>
+    public const int MaxEncodedSize = 8192;
+
+    private const int MaxOptions = 64;
+
+    public static byte[] Encode(JobDescription job)
+    {
+        ArgumentNullException.ThrowIfNull(job);
+        var buffer = new byte[MaxEncodedSize];
+        int length = Encode(job, buffer);
+        return buffer[..length];
+    }
+
+    /// <summary>Writes the encoding into <paramref name="destination"/> and returns its length.</summary>
+    public static int Encode(JobDescription job, Span<byte> destination)
+    {
+        ArgumentNullException.ThrowIfNull(job);
+        if (job.Job.Options.Count > MaxOptions)
+        {
+            throw new ArgumentException($"a job may have at most {MaxOptions} options");
+        }
+        if (destination.Length < FixedSize)
+        {
+            throw new ArgumentException("destination too small for a job description", nameof(destination));
+        }
+        BinaryPrimitives.WriteUInt32LittleEndian(destination, Magic);
+        BinaryPrimitives.WriteUInt16LittleEndian(destination[4..], Version);
+        BinaryPrimitives.WriteUInt64LittleEndian(destination[8..], job.JobId);
+        BinaryPrimitives.WriteInt32LittleEndian(destination[16..], job.ReduceTasks);
+        destination[20] = (byte)job.Mode;
+        destination[21] = (byte)job.Output.Kind;
+        BinaryPrimitives.WriteUInt16LittleEndian(destination[22..], (ushort)job.Job.Options.Count);
+        BinaryPrimitives.WriteInt64LittleEndian(destination[24..], job.MemoryBudgetBytes);
+        int offset = FixedSize;
+        offset += WriteString(destination[offset..], job.Job.Target);
+        foreach (var option in job.Job.Options.OrderBy(o => o.Key, StringComparer.Ordinal))
+        {
+            offset += WriteString(destination[offset..], option.Key);
+            offset += WriteString(destination[offset..], option.Value);
+        }
+        offset += WriteString(destination[offset..], job.Input.RelativePath);
+        offset += WriteString(destination[offset..], job.Output.Directory);
+        if (offset > MaxEncodedSize)
+        {
+            throw new ArgumentException($"the job description needs {offset} bytes, more than {MaxEncodedSize}");
+        }
+        BinaryPrimitives.WriteUInt16LittleEndian(destination[6..], (ushort)offset);
+        return offset;
+    }
+
+    /// <summary>Decodes a description; false with <paramref name="error"/> when the bytes are not a valid one.</summary>
+    public static bool TryDecode(ReadOnlySpan<byte> source, out JobDescription? job, out string? error)
+    {
+        job = null;
+        if (source.Length < FixedSize)
+        {
+            error = $"job description truncated: {source.Length} bytes, the fixed part alone is {FixedSize}";
+            return false;
+        }
+        if (BinaryPrimitives.ReadUInt32LittleEndian(source) != Magic)
+        {
+            error = "not a job description (bad magic)";
+            return false;
+        }
+        ushort version = BinaryPrimitives.ReadUInt16LittleEndian(source[4..]);
+        if (version != Version)
+        {
+            error = $"unsupported job description version {version}";
+            return false;
+        }
+        int total = BinaryPrimitives.ReadUInt16LittleEndian(source[6..]);
+        if (total < FixedSize || total > source.Length || total > MaxEncodedSize)
+        {
+            error = $"job description length {total} does not fit the {source.Length} bytes received";
+            return false;
+        }
+        source = source[..total];
+        ulong jobId = BinaryPrimitives.ReadUInt64LittleEndian(source[8..]);
+        int reduceTasks = BinaryPrimitives.ReadInt32LittleEndian(source[16..]);
+        var mode = (ShuffleMode)source[20];
+        var outputKind = (OutputKind)source[21];
+        int optionCount = BinaryPrimitives.ReadUInt16LittleEndian(source[22..]);
+        long budget = BinaryPrimitives.ReadInt64LittleEndian(source[24..]);
+        if (optionCount > MaxOptions)
+        {
+            error = $"job description has {optionCount} options, at most {MaxOptions} are allowed";
+            return false;
+        }
+        int offset = FixedSize;
+        if (!TryReadString(source, ref offset, out string? target) || target!.Length == 0)
+        {
+            error = "job description: bad job target";
+            return false;
+        }
+        var options = new Dictionary<string, string>(StringComparer.Ordinal);
+        for (int i = 0; i < optionCount; i++)
+        {
+            if (!TryReadString(source, ref offset, out string? name) || !TryReadString(source, ref offset, out string? value)
+                || name!.Length == 0 || !options.TryAdd(name, value!))
+            {
+                error = $"job description: bad option {i}";
+                return false;
+            }
+        }
+        if (!TryReadString(source, ref offset, out string? input) || !TryReadString(source, ref offset, out string? output))
+        {
+            error = "job description: bad input or output path";
+            return false;
+        }
+        if (offset != total)
+        {
+            error = $"job description: {total - offset} unexpected bytes after the last field";
+            return false;
+        }
+        var decoded = new JobDescription
+        {
+            JobId = jobId,
+            Job = new JobSpec(target, options),
+            ReduceTasks = reduceTasks,
+            Mode = mode,
+            Input = new InputDescription(input!),
+            Output = new OutputTarget(outputKind, output!),
+            MemoryBudgetBytes = budget,
+        };
+        try
+        {
+            decoded.Validate(0);
+        }
+        catch (ArgumentException e)
+        {
+            error = e.Message;
+            return false;
+        }
+        job = decoded;
+        error = null;
+        return true;
+    }
+
+    private static int WriteString(Span<byte> destination, string text)
+    {
+        int count = Encoding.UTF8.GetByteCount(text);
+        if (count > ushort.MaxValue || 2 + count > destination.Length)
+        {
+            throw new ArgumentException($"string field of {count} bytes does not fit the job description");
+        }
+        BinaryPrimitives.WriteUInt16LittleEndian(destination, (ushort)count);
+        Encoding.UTF8.GetBytes(text, destination[2..]);
+        return 2 + count;
+    }
+
+    private static bool TryReadString(ReadOnlySpan<byte> source, ref int offset, out string? text)
+    {
+        text = null;
+        if (source.Length - offset < 2)
+        {
+            return false;
+        }
+        int count = BinaryPrimitives.ReadUInt16LittleEndian(source[offset..]);
+        if (source.Length - offset - 2 < count)
+        {
+            return false;
+        }
+        var bytes = source.Slice(offset + 2, count);
+        if (!Utf8.IsValid(bytes))
+        {
+            return false;
+        }
+        text = Encoding.UTF8.GetString(bytes);
+        offset += 2 + count;
+        return true;
+    }
+}

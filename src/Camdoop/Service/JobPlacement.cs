@@ -1,0 +1,93 @@
+using System.Buffers.Binary;
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Trees;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Service;
+
+/// <summary>
+/// Where a job's pieces live (paper §4.1), the same on every server: reduce task r's root server (spread evenly,
+/// rotated by a hash of the job id), the job's N vertex ids (top bits a server coordinate, the rest a hash of the
+/// job id), map task ids, and <see cref="GetParent"/> over keys, which wraps the six disjoint trees.
+/// </summary>
+public sealed class JobPlacement
+{
+    private readonly int[] _rootIndex;
+    private readonly KeyMapper _mapper;
+
+    public JobPlacement(Torus torus, ulong jobId, int reduceTasks)
+    {
+        ArgumentNullException.ThrowIfNull(torus);
+        ArgumentOutOfRangeException.ThrowIfLessThan(reduceTasks, 1);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(reduceTasks, torus.Count);
+        Torus = torus;
+        Trees = new TreeTopology(torus);
+        JobId = jobId;
+        ReduceTasks = reduceTasks;
+        _mapper = KeyMapper.Shared(torus);
+        Span<byte> idBytes = stackalloc byte[8];
+        BinaryPrimitives.WriteUInt64BigEndian(idBytes, jobId);
+        JobKey = Key.FromBytes(idBytes);
+        int n = torus.Count;
+        int rotation = (int)(JobKey.Middle % (ulong)n);
+        _rootIndex = new int[reduceTasks];
+        for (int r = 0; r < reduceTasks; r++)
+        {
+            _rootIndex[r] = (int)(((long)r * n / reduceTasks + rotation) % n);
+        }
+    }
+
+    public Torus Torus { get; }
+
+    public TreeTopology Trees { get; }
+
+    public ulong JobId { get; }
+
+    public int ReduceTasks { get; }
+
+    /// <summary>SHA-1 of the job id: its bits below the coordinate make the job's vertex ids.</summary>
+    public Key JobKey { get; }
+
+    /// <summary>Server index of reduce task <paramref name="reduceTask"/>'s root.</summary>
+    public int RootIndex(int reduceTask) => _rootIndex[reduceTask];
+
+    public Coordinate Root(int reduceTask) => Torus.CoordinateOf(_rootIndex[reduceTask]);
+
+    /// <summary>Every reduce task's root server index, in task order.</summary>
+    public IReadOnlyList<int> RootIndices => _rootIndex;
+
+    /// <summary>The job's vertex id on <paramref name="server"/>: one per server, shared by all reduce tasks and trees.</summary>
+    public Key VertexId(Coordinate server) => Key.FromCoordinate(Torus, server, JobKey);
+
+    /// <summary>rootId of reduce task <paramref name="reduceTask"/>.</summary>
+    public Key RootId(int reduceTask) => VertexId(Root(reduceTask));
+
+    /// <summary>A map task id whose top bits name <paramref name="server"/> and whose rest hashes the chunk name.</summary>
+    public static Key MapTaskId(Torus torus, Coordinate server, string chunkName)
+    {
+        ArgumentNullException.ThrowIfNull(chunkName);
+        return Key.FromCoordinate(torus, server, Key.FromString(chunkName));
+    }
+
+    /// <summary>The server whose coordinate a vertex or map task id carries in its top bits.</summary>
+    public Coordinate CoordinateOf(in Key id) => _mapper.Primary(id);
+
+    /// <summary>
+    /// getParent (paper §4.1): for a map task id, the vertex id on the same server; for a vertex id, the vertex id of
+    /// its one-hop parent in <paramref name="tree"/>; null for the root. Map task and vertex ids are told apart by
+    /// their low bits (vertex ids carry the job key).
+    /// </summary>
+    public Key? GetParent(in Key rootId, in Key id, int tree)
+    {
+        var self = CoordinateOf(id);
+        if (!IsVertexId(id))
+        {
+            return VertexId(self);
+        }
+        var parent = Trees.GetParent(CoordinateOf(rootId), self, tree);
+        return parent is null ? null : VertexId(parent.Value);
+    }
+
+    /// <summary>Whether <paramref name="id"/> is one of this job's vertex ids.</summary>
+    public bool IsVertexId(in Key id) => VertexId(CoordinateOf(id)) == id;
+}

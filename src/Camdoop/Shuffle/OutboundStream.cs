@@ -1,0 +1,448 @@
+using System.Buffers;
+using System.Runtime.CompilerServices;
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Records;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Shuffle;
+
+/// <summary>
+/// The sending half of one stream (job, reduce task, tree, child vertex) to the parent vertex: a byte stream with
+/// reliable in-order delivery. The owner appends record-stream bytes (a vertex drains its merger into
+/// <see cref="DrainSpace"/>, or a leaf lends its whole in-memory run); the port scheduler cuts segments
+/// (<see cref="WriteSegment"/>); cumulative acks (<see cref="OnAck"/>) free the buffer and move the window.
+/// Loss recovery is go-back-N from the acknowledged offset: on a Gap ack at once (fast retransmit), else when the
+/// port's retransmission timer finds the stream without progress for an RTO. A closed window is probed.
+/// <para>
+/// Buffering: bytes [acked, end) live in one linear buffer rented from the array pool while the stream is active
+/// (compacted when the acknowledged prefix outgrows the live part, grown on demand up to the window cap) and
+/// returned when the FIN is acknowledged. The owner may run at most one segment ahead of the window.
+/// </para>
+/// </summary>
+public sealed class OutboundStream
+{
+    private const int InitialBuffer = 512;
+
+    // The buffer grows (or is compacted) only when less than this is left at its end.
+    private const int MinDrain = 512;
+
+    private byte[]? _buffer;
+    private long _bufferOffset; // stream offset of _buffer[0]
+    private bool _external;
+
+    private long _acked;
+    private long _sent;
+    private long _sentHigh;
+    private long _end;
+    private bool _sourceDone;
+    private bool _finSent;
+    private long _edge;
+    private long _recover;
+    private int _maxWindow;
+
+    private long _rttOffset = -1;
+    private long _rttTime;
+
+    // Priority walker: the first record starting at or after _sentHigh, and its key prefix.
+    private long _walk;
+    private ulong _walkPrefix;
+
+    public OutboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key destination, Port port, int initialWindow, int maxWindow)
+    {
+        JobId = jobId;
+        ReduceTask = reduceTask;
+        Tree = tree;
+        Child = child;
+        Destination = destination;
+        Port = port;
+        _edge = initialWindow;
+        _maxWindow = maxWindow;
+    }
+
+    public ulong JobId { get; }
+
+    public int ReduceTask { get; }
+
+    public int Tree { get; }
+
+    /// <summary>The sending vertex's coordinate (its vertex id's top bits).</summary>
+    public Coordinate Child { get; }
+
+    /// <summary>The parent's vertex id: frames are key-routed to its current owner.</summary>
+    public Key Destination { get; }
+
+    /// <summary>The port whose scheduler sends this stream (the route's first hop).</summary>
+    public Port Port { get; internal set; }
+
+    /// <summary>Bytes the owner has appended so far.</summary>
+    public long End => _end;
+
+    public long Acknowledged => _acked;
+
+    public long SentHigh => _sentHigh;
+
+    public bool SourceDone => _sourceDone;
+
+    /// <summary>The parent holds every byte and the FIN: the stream is done and its buffer released.</summary>
+    public bool IsComplete { get; private set; }
+
+    /// <summary>
+    /// Set (before any data) when this stream competes with others of its job on its port, so its next key is tracked.
+    /// </summary>
+    public bool TracksPriority { get; set; }
+
+    /// <summary>Last time the stream made progress (ack or window advanced, or a new flight started).</summary>
+    public long LastProgress { get; private set; }
+
+    /// <summary>Consecutive timeouts without progress (the RTO doubles each time).</summary>
+    public int Backoff { get; private set; }
+
+    // Scheduler bookkeeping.
+    internal bool InReadyList;
+    internal bool InWatchList;
+    internal bool ProbeDue;
+
+    /// <summary>The next offset a segment would start at.</summary>
+    public long SendOffset => _sent;
+
+    /// <summary>Bytes not yet acknowledged, in flight or waiting.</summary>
+    public long Unacknowledged => _end - _acked;
+
+    /// <summary>Bytes sent (at least once) and not acknowledged, or an unacknowledged FIN.</summary>
+    public bool HasInFlight => _sentHigh > _acked || (_finSent && !IsComplete);
+
+    /// <summary>Whether a segment could go out now: data inside the window, or the FIN.</summary>
+    public bool HasSendable => !IsComplete && (_sent < Math.Min(_end, _edge) || (_sourceDone && !_finSent && _sent == _end));
+
+    /// <summary>Data waits but the window is closed and nothing is in flight: only a probe can reopen it if an update was lost.</summary>
+    public bool IsWindowBlocked => !IsComplete && !HasInFlight && _sent < _end && _sent >= _edge;
+
+    /// <summary>
+    /// Key prefix of the next record to send (the lowest key first across streams keeps reducers from stalling).
+    /// Maintained only when <see cref="TracksPriority"/>.
+    /// </summary>
+    public ulong NextKeyPrefix
+    {
+        get
+        {
+            RefreshPrefix();
+            return _walkPrefix;
+        }
+    }
+
+    /// <summary>Lends an in-memory run as the whole stream (no copy, nothing to release): a leaf with one local run.</summary>
+    public void UseExternal(ReadOnlyMemory<byte> data)
+    {
+        if (_end != 0 || _buffer is not null)
+        {
+            throw new InvalidOperationException("the stream already has data");
+        }
+        if (!System.Runtime.InteropServices.MemoryMarshal.TryGetArray(data, out var segment))
+        {
+            throw new ArgumentException("external data must be array-backed", nameof(data));
+        }
+        _buffer = segment.Array;
+        _bufferOffset = -segment.Offset;
+        _external = true;
+        _end = segment.Count;
+        _sourceDone = true;
+    }
+
+    /// <summary>
+    /// Space the owner may fill now (commit with <see cref="CommitDrained"/>): at most one segment beyond the
+    /// window cap past the acknowledged offset. Empty when the owner must wait for acks.
+    /// </summary>
+    public Span<byte> DrainSpace()
+    {
+        if (_external || _sourceDone)
+        {
+            return default;
+        }
+        long limit = _acked + EffectiveWindow + ShuffleWire.MaxSegmentBytes;
+        long allowed = limit - _end;
+        if (allowed <= 0)
+        {
+            return default;
+        }
+        // Bytes before `keep` are no longer needed (the walker may still need the header at its position).
+        long keep = TracksPriority ? Math.Min(_acked, _walk) : _acked;
+        int live = (int)(_end - keep);
+        int want = (int)Math.Min(allowed, int.MaxValue);
+        if (_buffer is null)
+        {
+            // Start small: most streams at large R carry a few hundred bytes. Grow only when the buffer fills.
+            _buffer = ArrayPool<byte>.Shared.Rent(Math.Min(want, InitialBuffer));
+            _bufferOffset = keep;
+        }
+        int garbage = (int)(keep - _bufferOffset);
+        int tail = _buffer.Length - garbage - live;
+        int needed = Math.Min(want, MinDrain);
+        if (tail >= needed)
+        {
+            return _buffer.AsSpan(garbage + live, Math.Min(tail, want));
+        }
+        if (garbage > 0 && garbage >= live)
+        {
+            // Moving the live bytes costs no more than the room it wins.
+            Buffer.BlockCopy(_buffer, garbage, _buffer, 0, live);
+            _bufferOffset = keep;
+            garbage = 0;
+            tail = _buffer.Length - live;
+        }
+        if (tail < needed && _buffer.Length < _maxWindow + (2 * ShuffleWire.MaxSegmentBytes))
+        {
+            var bigger = ArrayPool<byte>.Shared.Rent(Math.Max(_buffer.Length * 2, live + needed));
+            Buffer.BlockCopy(_buffer, garbage, bigger, 0, live);
+            ArrayPool<byte>.Shared.Return(_buffer);
+            _buffer = bigger;
+            _bufferOffset = keep;
+            garbage = 0;
+            tail = _buffer.Length - live;
+        }
+        return _buffer.AsSpan(garbage + live, Math.Min(tail, want));
+    }
+
+    public void CommitDrained(int count)
+    {
+        if (count <= 0)
+        {
+            return;
+        }
+        if (_buffer is null || _external || (_end - _bufferOffset) + count > _buffer.Length)
+        {
+            throw new InvalidOperationException("commit beyond the drain space");
+        }
+        _end += count;
+    }
+
+    /// <summary>No more bytes: the FIN follows the last one.</summary>
+    public void EndSource() => _sourceDone = true;
+
+    private long EffectiveWindow => Math.Min(Math.Max(_edge - _acked, 0), _maxWindow);
+
+    /// <summary>
+    /// Writes one segment (header and bytes) at the start of <paramref name="destination"/>, which holds at least a
+    /// segment header, and returns its length. Sends as much as the window, the data and the room allow.
+    /// </summary>
+    public int WriteSegment(Span<byte> destination, long now, ShuffleCounters counters)
+    {
+        long limit = Math.Min(_end, _edge);
+        int room = destination.Length - ShuffleWire.SegmentHeaderSize;
+        int length = (int)Math.Clamp(limit - _sent, 0, room);
+        long after = _sent + length;
+        bool fin = _sourceDone && after == _end;
+        // Ask for an ack when the sender is about to stall: end of stream, window or buffer nearly used, or idle.
+        bool windowLow = Math.Min(_edge, _acked + _maxWindow) - after < 2L * ShuffleWire.MaxSegmentBytes;
+        bool idle = after >= _end;
+        var flags = (fin ? SegmentFlags.Fin : SegmentFlags.None) | (fin || windowLow || idle ? SegmentFlags.AckNow : SegmentFlags.None);
+        ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, flags, length, Child, (ulong)_sent);
+        if (length > 0)
+        {
+            _buffer.AsSpan((int)(_sent - _bufferOffset), length).CopyTo(destination[ShuffleWire.SegmentHeaderSize..]);
+        }
+        if (!HasInFlight)
+        {
+            LastProgress = now; // a new flight starts: time it from here
+        }
+        if (_sent < _sentHigh)
+        {
+            counters.RetransmittedBytes += Math.Min(length, _sentHigh - _sent);
+            _rttOffset = -1; // Karn: no RTT sample across a retransmission
+        }
+        else if (_rttOffset < 0 && length > 0)
+        {
+            _rttOffset = after;
+            _rttTime = now;
+        }
+        _sent = after;
+        if (after > _sentHigh)
+        {
+            _sentHigh = after;
+        }
+        if (fin)
+        {
+            _finSent = true;
+        }
+        if (TracksPriority)
+        {
+            RefreshPrefix(); // keep the walker in step while the bytes it steps over are at hand
+        }
+        counters.SegmentsSent++;
+        counters.DataBytesSent += length;
+        return ShuffleWire.SegmentHeaderSize + length;
+    }
+
+    /// <summary>A zero-length probe at the send offset: the parent answers with its current window.</summary>
+    public int WriteProbe(Span<byte> destination, ShuffleCounters counters)
+    {
+        ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, SegmentFlags.Probe | SegmentFlags.AckNow, 0, Child, (ulong)_sent);
+        counters.ProbesSent++;
+        return ShuffleWire.SegmentHeaderSize;
+    }
+
+    /// <summary>
+    /// Applies an ack. Returns false when it acknowledges bytes never sent (dropped and counted by the caller).
+    /// <paramref name="rttSample"/> is a fresh round-trip sample (ns) or -1.
+    /// </summary>
+    public bool OnAck(long offset, uint window, AckFlags flags, long now, out long rttSample, out bool progress)
+    {
+        rttSample = -1;
+        progress = false;
+        if (offset > _sentHigh || offset < 0)
+        {
+            return false;
+        }
+        if (offset > _acked)
+        {
+            if (_rttOffset >= 0 && offset >= _rttOffset)
+            {
+                rttSample = now - _rttTime;
+                _rttOffset = -1;
+            }
+            _acked = offset;
+            if (_sent < _acked)
+            {
+                _sent = _acked;
+            }
+            progress = true;
+        }
+        long edge = offset + window;
+        if (edge > _edge)
+        {
+            _edge = edge;
+            progress = true;
+        }
+        if ((flags & AckFlags.FinReceived) != 0 && _sourceDone && offset == _end && _finSent)
+        {
+            Complete();
+            progress = true;
+        }
+        else if ((flags & AckFlags.Gap) != 0 && offset == _acked && _sentHigh > _acked && _recover <= _acked)
+        {
+            Rewind();
+        }
+        if (progress)
+        {
+            LastProgress = now;
+            Backoff = 0;
+        }
+        return true;
+    }
+
+    /// <summary>Go-back-N: resend everything from the acknowledged offset.</summary>
+    public void Rewind()
+    {
+        _recover = _sentHigh;
+        _sent = _acked;
+        _finSent = false;
+        _rttOffset = -1;
+    }
+
+    /// <summary>The retransmission timer fired without progress: go back and double the timeout.</summary>
+    public void OnTimeout(long now)
+    {
+        Rewind();
+        Backoff = Math.Min(Backoff + 1, 16);
+        LastProgress = now;
+    }
+
+    /// <summary>A probe went out: wait a (backed-off) probe interval for the next.</summary>
+    public void OnProbeSent(long now)
+    {
+        Backoff = Math.Min(Backoff + 1, 16);
+        LastProgress = now;
+    }
+
+    /// <summary>A frame carrying this stream's segment from <paramref name="offset"/> was not accepted for sending.</summary>
+    public void Unsend(long offset)
+    {
+        if (offset < _sent)
+        {
+            _sent = Math.Max(offset, _acked);
+            _finSent = false;
+            _rttOffset = -1;
+        }
+    }
+
+    /// <summary>When the stream next needs the timer (RTO for data in flight, probe interval for a closed window).</summary>
+    public long Deadline(long rto, long probeInterval)
+    {
+        if (IsComplete)
+        {
+            return long.MaxValue;
+        }
+        int shift = Math.Min(Backoff, 10);
+        if (HasInFlight)
+        {
+            return LastProgress + (rto << shift);
+        }
+        return IsWindowBlocked ? LastProgress + (Math.Max(rto, probeInterval) << shift) : long.MaxValue;
+    }
+
+    private void Complete()
+    {
+        IsComplete = true;
+        if (_buffer is not null && !_external)
+        {
+            ArrayPool<byte>.Shared.Return(_buffer);
+        }
+        _buffer = null;
+    }
+
+    /// <summary>Moves the walker to the first record starting at or after the highest offset sent.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void RefreshPrefix()
+    {
+        if (_buffer is null)
+        {
+            return;
+        }
+        while (_walk < _sentHigh)
+        {
+            if (!TryRecordLength(_walk, out int length))
+            {
+                return;
+            }
+            _walk += length;
+        }
+        if (_walk < _end && TryKeyPrefix(_walk, out ulong prefix))
+        {
+            _walkPrefix = prefix;
+        }
+    }
+
+    private bool TryRecordLength(long offset, out int length)
+    {
+        length = 0;
+        var bytes = _buffer.AsSpan((int)(offset - _bufferOffset), (int)(_end - offset));
+        if (RecordCodec.TryReadVarint(bytes, RecordLimits.MaxKeyBytes, out int keyLength, out int keyHeader) != RecordParseStatus.Complete
+            || RecordCodec.TryReadVarint(bytes[keyHeader..], RecordLimits.MaxValueBytes, out int valueLength, out int valueHeader) != RecordParseStatus.Complete)
+        {
+            return false;
+        }
+        length = keyHeader + valueHeader + keyLength + valueLength;
+        return true;
+    }
+
+    private bool TryKeyPrefix(long offset, out ulong prefix)
+    {
+        prefix = 0;
+        var bytes = _buffer.AsSpan((int)(offset - _bufferOffset), (int)(_end - offset));
+        if (RecordCodec.TryReadVarint(bytes, RecordLimits.MaxKeyBytes, out int keyLength, out int keyHeader) != RecordParseStatus.Complete
+            || RecordCodec.TryReadVarint(bytes[keyHeader..], RecordLimits.MaxValueBytes, out _, out int valueHeader) != RecordParseStatus.Complete)
+        {
+            return false;
+        }
+        int take = Math.Min(8, keyLength);
+        int start = keyHeader + valueHeader;
+        if (bytes.Length < start + take)
+        {
+            return false;
+        }
+        for (int i = 0; i < 8; i++)
+        {
+            prefix = (prefix << 8) | (i < take ? bytes[start + i] : 0u);
+        }
+        return true;
+    }
+}

@@ -1,0 +1,412 @@
+using Camdoop.KeyRouting;
+using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Shuffle;
+
+/// <summary>
+/// Decides what the Camdoop service sends next on one port, as late as possible (paper §3, §4.1): whenever the
+/// service's runtime queue on the port has room, acks go first, then the jobs take turns (round robin, fair sharing),
+/// and within a job the stream whose next key is lowest goes first (content-based priority keeps reducers from
+/// stalling). Segments of several streams of the job to the same vertex share a frame. One retransmission timer per
+/// port covers every stream sending on it; it is re-armed lazily, at the earliest deadline it finds.
+/// </summary>
+public sealed class PortScheduler
+{
+    private readonly ShuffleTransport _transport;
+    private readonly List<JobQueue> _jobs = [];
+    private readonly List<OutboundStream> _watch = [];
+    private readonly List<(OutboundStream Stream, long Offset)> _inFrame = [];
+    private readonly Action _onTimer;
+    private int _nextJob;
+    private bool _timerArmed;
+    private long _timerDue;
+    private RttEstimator _rtt;
+
+    internal PortScheduler(ShuffleTransport transport, Port port)
+    {
+        _transport = transport;
+        Port = port;
+        _onTimer = OnTimer;
+    }
+
+    public Port Port { get; }
+
+    /// <summary>Current retransmission timeout on this port (from the round-trip times measured here).</summary>
+    public long RetransmitTimeout => _rtt.Timeout(_transport.Options.MinRetransmitTimeout, _transport.Options.MaxRetransmitTimeout);
+
+    public long SmoothedRtt => _rtt.SmoothedRtt;
+
+    internal bool IsDirty { get; set; }
+
+    /// <summary>Whether anything is waiting to be sent on this port.</summary>
+    public bool HasWork
+    {
+        get
+        {
+            foreach (var q in _jobs)
+            {
+                if (q.Acks.Count > 0 || q.Ready.Count > 0)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    internal void Register(OutboundStream stream)
+    {
+        var q = Queue(stream.JobId);
+        q.Streams.Add(stream);
+        if (q.Streams.Count > 1)
+        {
+            // Several streams of the job compete for this link: order them by their next key.
+            foreach (var s in q.Streams)
+            {
+                s.TracksPriority = true;
+            }
+        }
+    }
+
+    internal void Unregister(ulong jobId)
+    {
+        int i = _jobs.FindIndex(q => q.JobId == jobId);
+        if (i < 0)
+        {
+            return;
+        }
+        _jobs.RemoveAt(i);
+        _watch.RemoveAll(s => s.JobId == jobId);
+        if (_nextJob >= _jobs.Count)
+        {
+            _nextJob = 0;
+        }
+    }
+
+    internal void MarkReady(OutboundStream stream)
+    {
+        if (!stream.InReadyList)
+        {
+            stream.InReadyList = true;
+            Queue(stream.JobId).Ready.Add(stream);
+        }
+        IsDirty = true;
+    }
+
+    internal void QueueAck(InboundStream stream)
+    {
+        if (!stream.AckQueued)
+        {
+            stream.AckQueued = true;
+            Queue(stream.JobId).Acks.Add(stream);
+        }
+        IsDirty = true;
+    }
+
+    internal void AddRttSample(long sample) => _rtt.Add(sample);
+
+    /// <summary>Fills the service's runtime queue on this port. Returns whether work is left (waiting for room).</summary>
+    internal void Pump()
+    {
+        IsDirty = false;
+        var context = _transport.Context;
+        while (true)
+        {
+            if (context.QueueSpace(WellKnownServices.Camdoop, Port) == 0)
+            {
+                if (HasWork)
+                {
+                    _transport.RequestSendReady(Port);
+                }
+                return;
+            }
+            if (!SendAckFrame() && !SendDataFrame())
+            {
+                return;
+            }
+        }
+    }
+
+    private JobQueue Queue(ulong jobId)
+    {
+        foreach (var q in _jobs)
+        {
+            if (q.JobId == jobId)
+            {
+                return q;
+            }
+        }
+        var created = new JobQueue(jobId);
+        _jobs.Add(created);
+        return created;
+    }
+
+    /// <summary>Acks of one job (the first with any), as many as fit one frame, to one child vertex id.</summary>
+    private bool SendAckFrame()
+    {
+        foreach (var q in _jobs)
+        {
+            if (q.Acks.Count == 0)
+            {
+                continue;
+            }
+            var frame = _transport.FrameBuffer;
+            var key = q.Acks[0].ChildVertexId;
+            int window = _transport.WindowBytes;
+            int count = 0;
+            int position = ShuffleWire.FrameHeaderSize;
+            int kept = 0;
+            for (int i = 0; i < q.Acks.Count; i++)
+            {
+                var s = q.Acks[i];
+                if (count == ShuffleWire.MaxAcksPerFrame || s.ChildVertexId != key)
+                {
+                    q.Acks[kept++] = s;
+                    continue;
+                }
+                var ack = s.TakeAck(window);
+                ShuffleWire.WriteAck(frame.AsSpan(position), ack);
+                position += ShuffleWire.AckEntrySize;
+                count++;
+            }
+            q.Acks.RemoveRange(kept, q.Acks.Count - kept);
+            ShuffleWire.WriteFrameHeader(frame, ShuffleFrameKind.Ack, count, q.JobId);
+            var status = _transport.Router.Route(WellKnownServices.Camdoop, key, frame.AsSpan(0, position), out var port);
+            if (status == SendStatus.Queued)
+            {
+                _transport.Counters.AckFramesSent++;
+                _transport.Counters.AckEntriesSent += count;
+            }
+            else
+            {
+                // Lost before it left: the sender's timer or the next segment brings another ack.
+                _transport.Counters.SendFailures++;
+                if (status == SendStatus.QueueFull && port != Port)
+                {
+                    _transport.RequestSendReady(port);
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    /// <summary>One data frame of the next job in turn: its lowest-key stream first, then others to the same vertex.</summary>
+    private bool SendDataFrame()
+    {
+        int jobs = _jobs.Count;
+        for (int k = 0; k < jobs; k++)
+        {
+            int j = (_nextJob + k) % jobs;
+            var q = _jobs[j];
+            var first = PickLowest(q, default, anyDestination: true);
+            if (first is null)
+            {
+                continue;
+            }
+            _nextJob = (j + 1) % jobs;
+            SendFrame(q, first);
+            return true;
+        }
+        return false;
+    }
+
+    private void SendFrame(JobQueue q, OutboundStream first)
+    {
+        long now = _transport.Context.Now;
+        var counters = _transport.Counters;
+        var frame = _transport.FrameBuffer.AsSpan(0, ShuffleWire.MaxPayload);
+        var key = first.Destination;
+        int position = ShuffleWire.FrameHeaderSize;
+        int count = 0;
+        _inFrame.Clear();
+        var s = first;
+        while (s is not null)
+        {
+            if (s.HasSendable)
+            {
+                _inFrame.Add((s, s.SendOffset));
+                position += s.WriteSegment(frame[position..], now, counters);
+            }
+            else
+            {
+                position += s.WriteProbe(frame[position..], counters);
+                s.OnProbeSent(now);
+            }
+            s.ProbeDue = false;
+            count++;
+            Watch(s);
+            if (!s.HasSendable)
+            {
+                RemoveReady(q, s);
+            }
+            if (frame.Length - position < ShuffleWire.SegmentHeaderSize + 64)
+            {
+                break;
+            }
+            s = PickLowest(q, key, anyDestination: false);
+        }
+        ShuffleWire.WriteFrameHeader(frame, ShuffleFrameKind.Data, count, q.JobId);
+        var status = _transport.Router.Route(WellKnownServices.Camdoop, key, frame[..position], out var port);
+        if (status == SendStatus.Queued)
+        {
+            counters.DataFramesSent++;
+            ArmTimer();
+            return;
+        }
+        // Not sent: give the bytes back to their streams; they go again when the port (or the timer) next runs.
+        counters.SendFailures++;
+        foreach (var (stream, start) in _inFrame)
+        {
+            stream.Unsend(start);
+        }
+        if (status == SendStatus.QueueFull && port != Port)
+        {
+            _transport.RequestSendReady(port);
+        }
+        ArmTimer();
+    }
+
+    /// <summary>The ready stream of the job with the lowest next key (to <paramref name="key"/> unless any destination).</summary>
+    private static OutboundStream? PickLowest(JobQueue q, Key key, bool anyDestination)
+    {
+        OutboundStream? best = null;
+        ulong bestPrefix = ulong.MaxValue;
+        var ready = q.Ready;
+        for (int i = ready.Count - 1; i >= 0; i--)
+        {
+            var s = ready[i];
+            if (!s.HasSendable && !s.ProbeDue)
+            {
+                // Stale entry (acked, or waiting for the owner): drop it.
+                s.InReadyList = false;
+                ready[i] = ready[^1];
+                ready.RemoveAt(ready.Count - 1);
+                continue;
+            }
+            if (!anyDestination && s.Destination != key)
+            {
+                continue;
+            }
+            if (best is null)
+            {
+                best = s;
+                bestPrefix = s.TracksPriority ? s.NextKeyPrefix : 0;
+                continue;
+            }
+            ulong prefix = s.TracksPriority ? s.NextKeyPrefix : 0;
+            if (prefix < bestPrefix)
+            {
+                best = s;
+                bestPrefix = prefix;
+            }
+        }
+        return best;
+    }
+
+    private static void RemoveReady(JobQueue q, OutboundStream s)
+    {
+        if (!s.InReadyList || s.ProbeDue)
+        {
+            return;
+        }
+        int i = q.Ready.IndexOf(s);
+        if (i >= 0)
+        {
+            q.Ready[i] = q.Ready[^1];
+            q.Ready.RemoveAt(q.Ready.Count - 1);
+        }
+        s.InReadyList = false;
+    }
+
+    private void Watch(OutboundStream s)
+    {
+        if (!s.InWatchList)
+        {
+            s.InWatchList = true;
+            _watch.Add(s);
+        }
+    }
+
+    internal void WatchBlocked(OutboundStream s)
+    {
+        if (s.IsWindowBlocked)
+        {
+            Watch(s);
+            ArmTimer();
+        }
+    }
+
+    private void ArmTimer()
+    {
+        if (_timerArmed || _watch.Count == 0)
+        {
+            return;
+        }
+        _timerArmed = true;
+        _timerDue = _transport.Context.Now + RetransmitTimeout;
+        _transport.Context.SetTimer(RetransmitTimeout, _onTimer);
+    }
+
+    /// <summary>
+    /// Scans the streams with data in flight or a closed window: retransmits those without progress for an RTO
+    /// (go-back-N), probes closed windows, drops finished ones, and re-arms at the earliest remaining deadline.
+    /// </summary>
+    private void OnTimer()
+    {
+        _timerArmed = false;
+        var context = _transport.Context;
+        long now = context.Now;
+        long rto = RetransmitTimeout;
+        long probe = _transport.Options.ZeroWindowProbeInterval;
+        long next = long.MaxValue;
+        int kept = 0;
+        for (int i = 0; i < _watch.Count; i++)
+        {
+            var s = _watch[i];
+            long deadline = s.Deadline(rto, probe);
+            if (deadline == long.MaxValue)
+            {
+                s.InWatchList = false;
+                continue;
+            }
+            if (deadline <= now)
+            {
+                if (s.HasInFlight)
+                {
+                    s.OnTimeout(now);
+                    _transport.Counters.Timeouts++;
+                }
+                else
+                {
+                    s.ProbeDue = true;
+                }
+                MarkReady(s);
+                deadline = s.Deadline(rto, probe);
+            }
+            _watch[kept++] = s;
+            next = Math.Min(next, deadline);
+        }
+        _watch.RemoveRange(kept, _watch.Count - kept);
+        if (_watch.Count > 0)
+        {
+            _timerArmed = true;
+            _timerDue = Math.Max(next, now + 1);
+            context.SetTimer(_timerDue - now, _onTimer);
+        }
+        _transport.AfterTimer();
+    }
+
+    private sealed class JobQueue(ulong jobId)
+    {
+        public ulong JobId { get; } = jobId;
+
+        public List<OutboundStream> Streams { get; } = [];
+
+        public List<OutboundStream> Ready { get; } = [];
+
+        public List<InboundStream> Acks { get; } = [];
+    }
+}

@@ -1,0 +1,124 @@
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Shuffle;
+
+/// <summary>
+/// One server's shuffle transport: a <see cref="PortScheduler"/> per port, the shared frame buffer, the counters,
+/// and the memory budget that sets every inbound stream's receive window (the budget split evenly over the inbound
+/// streams of all running jobs, within [min, max] window, recomputed when jobs start or finish).
+/// </summary>
+public sealed class ShuffleTransport
+{
+    private readonly PortScheduler[] _ports = new PortScheduler[Ports.Count];
+    private readonly Action _afterTimer;
+
+    public ShuffleTransport(INodeContext context, KeyRoutingService router, CamdoopServiceOptions options, Action afterTimer)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        ArgumentNullException.ThrowIfNull(router);
+        ArgumentNullException.ThrowIfNull(options);
+        Context = context;
+        Router = router;
+        Options = options;
+        _afterTimer = afterTimer;
+        foreach (var port in Ports.All)
+        {
+            _ports[(int)port] = new PortScheduler(this, port);
+        }
+        WindowBytes = options.MaxWindowBytes;
+    }
+
+    public INodeContext Context { get; }
+
+    public KeyRoutingService Router { get; }
+
+    public CamdoopServiceOptions Options { get; }
+
+    public ShuffleCounters Counters { get; } = new();
+
+    /// <summary>Scratch space for the frame being built (frames are built and sent one at a time).</summary>
+    internal byte[] FrameBuffer { get; } = new byte[ShuffleWire.MaxPayload];
+
+    /// <summary>The receive window every inbound stream advertises now.</summary>
+    public int WindowBytes { get; private set; }
+
+    /// <summary>Received bytes after which an ack goes out even if the sender did not ask.</summary>
+    public int AckEveryBytes => Math.Clamp(WindowBytes / 4, ShuffleWire.MaxSegmentBytes, 4 * ShuffleWire.MaxSegmentBytes);
+
+    public PortScheduler Scheduler(Port port) => _ports[(int)port];
+
+    /// <summary>Splits <paramref name="budgetBytes"/> over <paramref name="inboundStreams"/> streams.</summary>
+    public void SetBudget(long budgetBytes, long inboundStreams)
+    {
+        long share = inboundStreams <= 0 ? Options.MaxWindowBytes : budgetBytes / inboundStreams;
+        WindowBytes = (int)Math.Clamp(share, Options.MinWindowBytes, Options.MaxWindowBytes);
+    }
+
+    public void Register(OutboundStream stream) => _ports[(int)stream.Port].Register(stream);
+
+    public void Unregister(ulong jobId)
+    {
+        foreach (var p in _ports)
+        {
+            p.Unregister(jobId);
+        }
+    }
+
+    /// <summary>The stream may have something to send (new bytes, an opened window, a rewind, its FIN).</summary>
+    public void MarkReady(OutboundStream stream) => _ports[(int)stream.Port].MarkReady(stream);
+
+    public void QueueAck(InboundStream stream) => _ports[(int)stream.Port].QueueAck(stream);
+
+    /// <summary>After an ack was applied: feed the RTT estimate, and watch the stream if its window closed.</summary>
+    public void OnAckApplied(OutboundStream stream, long rttSample)
+    {
+        var scheduler = _ports[(int)stream.Port];
+        if (rttSample >= 0)
+        {
+            scheduler.AddRttSample(rttSample);
+        }
+        if (stream.HasSendable)
+        {
+            scheduler.MarkReady(stream);
+        }
+        else
+        {
+            scheduler.WatchBlocked(stream);
+        }
+    }
+
+    /// <summary>Sends what can be sent on every port with new work.</summary>
+    public void Flush()
+    {
+        foreach (var p in _ports)
+        {
+            if (p.IsDirty)
+            {
+                p.Pump();
+            }
+        }
+    }
+
+    public void OnSendReady(Port port) => _ports[(int)port].Pump();
+
+    internal void AfterTimer() => _afterTimer();
+
+    /// <summary>
+    /// Asks the runtime for OnSendReady(<paramref name="port"/>): the runtime only notifies a service whose send was
+    /// refused, so an empty send into the full queue registers the interest (nothing is queued).
+    /// </summary>
+    internal void RequestSendReady(Port port)
+    {
+        if (Context.QueueSpace(WellKnownServices.Camdoop, port) > 0)
+        {
+            _ports[(int)port].IsDirty = true;
+            return;
+        }
+        var header = new FrameHeader(WellKnownServices.Camdoop, Context.Self, Context.Self);
+        Context.TrySend(port, ref header, default, default);
+    }
+}

@@ -1,0 +1,171 @@
+using Camdoop.MapReduce.Merge;
+using Camdoop.MapReduce.Service;
+using Camdoop.MapReduce.Shuffle;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Vertices;
+
+/// <summary>
+/// What an on-path vertex and a root reducer share (paper §4.1): inputs from child vertices (network streams) and
+/// from local map tasks (in memory), merged by a <see cref="StreamMerger"/> that emits as soon as it holds data
+/// from every unfinished input. The merger is created on first use with small buffers and released when the
+/// vertex's output is complete, so thousands of vertices per server stay cheap. Receive windows follow what the
+/// merger has consumed.
+/// </summary>
+public abstract class VertexBase
+{
+    private readonly InboundStream[] _children;
+    private readonly LocalRun[] _locals;
+    private readonly MergeMode _mode;
+    private StreamMerger? _merger;
+
+    protected VertexBase(ServerJob owner, int reduceTask, InboundStream[] children, LocalRun[] locals, MergeMode mode)
+    {
+        Owner = owner;
+        ReduceTask = reduceTask;
+        _children = children;
+        _locals = locals;
+        _mode = mode;
+    }
+
+    public ServerJob Owner { get; }
+
+    public int ReduceTask { get; }
+
+    public IReadOnlyList<InboundStream> Children => _children;
+
+    protected IReadOnlyList<LocalRun> Locals => _locals;
+
+    /// <summary>Bytes that entered this vertex: from children and local map outputs (the paper's "aggregated bytes").</summary>
+    public long AggregatedBytes { get; protected set; }
+
+    /// <summary>The vertex has done all its work (output complete and acknowledged, or written).</summary>
+    public bool IsFinished { get; protected set; }
+
+    internal bool IsDirty;
+
+    protected StreamMerger? Merger => _merger;
+
+    protected int MergerInputs => _children.Length + _locals.Length;
+
+    /// <summary>The child stream of tree <paramref name="tree"/> from vertex <paramref name="child"/>, or null.</summary>
+    public InboundStream? FindChild(int tree, Coordinate child)
+    {
+        foreach (var s in _children)
+        {
+            if (s.Tree == tree && s.Child == child)
+            {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /// <summary>
+    /// The key of the last record merged from <paramref name="child"/> (empty before the first, or once the merger is
+    /// released): failure recovery resumes the child's stream after it (paper §4.2).
+    /// </summary>
+    public ReadOnlySpan<byte> LastKeyReceived(InboundStream child)
+    {
+        ArgumentNullException.ThrowIfNull(child);
+        return _merger is null ? default : _merger.LastConsumedKey(child.InputIndex);
+    }
+
+    /// <summary>Handles a data segment of one of this vertex's children.</summary>
+    public void OnSegment(InboundStream child, in DataSegment segment)
+    {
+        var transport = Owner.Transport;
+        var outcome = child.Receive(segment, transport.AckEveryBytes, out var fresh, out bool finished, out bool ackNow);
+        var counters = transport.Counters;
+        switch (outcome)
+        {
+            case ReceiveOutcome.Accepted:
+                if (!fresh.IsEmpty)
+                {
+                    EnsureMerger().Append(child.InputIndex, fresh);
+                    AggregatedBytes += fresh.Length;
+                    counters.DataBytesReceived += fresh.Length;
+                }
+                if (finished)
+                {
+                    EnsureMerger().Finish(child.InputIndex);
+                }
+                Owner.MarkDirty(this);
+                break;
+            case ReceiveOutcome.Duplicate:
+                counters.DuplicateSegments++;
+                break;
+            default:
+                counters.OutOfOrderSegments++;
+                break;
+        }
+        if (ackNow)
+        {
+            transport.QueueAck(child);
+        }
+    }
+
+    /// <summary>Moves data as far as it can go now: feed local runs, merge, emit.</summary>
+    public abstract void Pump();
+
+    /// <summary>Called once when the job starts on this server.</summary>
+    public abstract void Start();
+
+    protected StreamMerger EnsureMerger()
+    {
+        if (_merger is null)
+        {
+            _merger = new StreamMerger(Owner.Job, MergerInputs, _mode, Owner.Options.MergerInitialInputBytes);
+            if (_locals.Length == 0 && _children.Length == 0)
+            {
+                throw new InvalidOperationException("a vertex without inputs needs no merger");
+            }
+        }
+        return _merger;
+    }
+
+    /// <summary>Feeds every local input the merger waits for; false when nothing changed.</summary>
+    protected bool FeedLocals()
+    {
+        var merger = EnsureMerger();
+        bool changed = false;
+        int block = Owner.Options.LocalBlockBytes;
+        for (int i = 0; i < _locals.Length; i++)
+        {
+            int input = _children.Length + i;
+            while (merger.NeedsData(input))
+            {
+                int fed = _locals[i].Feed(merger, input, block);
+                AggregatedBytes += fed;
+                Owner.Transport.Counters.LocalBytes += fed;
+                changed = true;
+            }
+        }
+        return changed;
+    }
+
+    /// <summary>Recomputes what each child's merger input has consumed and queues window updates worth sending.</summary>
+    protected void UpdateWindows()
+    {
+        var transport = Owner.Transport;
+        int window = transport.WindowBytes;
+        foreach (var child in _children)
+        {
+            child.Consumed = child.Received - (_merger?.BufferedBytes(child.InputIndex) ?? 0);
+            if (child.WantsWindowUpdate(window))
+            {
+                transport.QueueAck(child);
+            }
+        }
+    }
+
+    /// <summary>Drops the merger and its buffers (every input consumed).</summary>
+    protected void ReleaseMerger()
+    {
+        foreach (var child in _children)
+        {
+            child.Consumed = child.Received;
+        }
+        _merger = null;
+    }
+}

@@ -1,0 +1,85 @@
+using Camdoop.MapReduce.DataGen;
+using Camdoop.MapReduce.Jobs;
+
+namespace Camdoop.Simulator.Experiments;
+
+/// <summary>
+/// Each server's input for a simulated job: generated on demand (deterministic per server, so servers can be
+/// produced in parallel), read from per-server files, or one user file split evenly at record boundaries.
+/// </summary>
+internal sealed class InputSource
+{
+    private readonly Func<int, byte[]> _server;
+    private long _totalBytes;
+
+    private InputSource(Func<int, byte[]> server)
+    {
+        _server = server;
+    }
+
+    public long TotalBytes => Interlocked.Read(ref _totalBytes);
+
+    public byte[] Server(int server)
+    {
+        var data = _server(server);
+        Interlocked.Add(ref _totalBytes, data.Length);
+        return data;
+    }
+
+    public static InputSource Create(JobSimulationOptions options, IMapReduceJob job, int servers)
+    {
+        if (options.Workload != Workload.Files)
+        {
+            var kind = options.Workload switch
+            {
+                Workload.Synthetic => DatasetKind.Synthetic,
+                Workload.Sort => DatasetKind.Sort,
+                Workload.WordCount => DatasetKind.Text,
+                _ => DatasetKind.TopK,
+            };
+            var generator = new DatasetGenerator(new DatasetOptions
+            {
+                Kind = kind,
+                Servers = servers,
+                BytesPerServer = options.BytesPerServer,
+                Seed = options.Seed,
+                OutputRatio = options.OutputRatio,
+            });
+            return new InputSource(generator.GenerateServer);
+        }
+        string path = options.InputPath!;
+        if (Directory.Exists(path))
+        {
+            return new InputSource(s =>
+            {
+                string file = Path.Combine(path, DatasetGenerator.FileName(s));
+                return File.Exists(file) ? File.ReadAllBytes(file) : [];
+            });
+        }
+        var whole = File.ReadAllBytes(path);
+        var bounds = Split(whole, job.InputFormat, servers);
+        return new InputSource(s => whole[bounds[s]..bounds[s + 1]]);
+    }
+
+    /// <summary>Cut points giving each server about 1/N of the bytes, moved forward to a record boundary.</summary>
+    internal static int[] Split(byte[] data, InputFormat format, int servers)
+    {
+        var cuts = new int[servers + 1];
+        cuts[servers] = data.Length;
+        for (int s = 1; s < servers; s++)
+        {
+            int cut = (int)((long)data.Length * s / servers);
+            if (format.Kind == InputKind.FixedRecords)
+            {
+                cut -= cut % format.RecordSize;
+            }
+            else
+            {
+                int newline = cut == 0 ? -1 : Array.IndexOf(data, (byte)'\n', cut - 1);
+                cut = newline < 0 ? data.Length : newline + 1;
+            }
+            cuts[s] = Math.Max(cuts[s - 1], cut);
+        }
+        return cuts;
+    }
+}

@@ -1,0 +1,286 @@
+using System.Diagnostics;
+using System.Globalization;
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.DataGen;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.MapPhase;
+using Camdoop.MapReduce.Records;
+using Camdoop.MapReduce.Reference;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Baselines;
+using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Network;
+
+namespace Camdoop.Simulator.Experiments;
+
+/// <summary>Where a <see cref="JobSimulation"/> is: phase ("input", "map", "shuffle"), fraction done, and a short detail.</summary>
+public readonly record struct JobSimulationProgress(string Phase, double Fraction, string Detail);
+
+/// <summary>
+/// Runs one MapReduce job on a simulated CamCube (paper §5): every server runs key routing and the Camdoop service;
+/// each server's input is generated (or read from the user's files) and mapped outside virtual time (map costs no
+/// simulated time, as in the paper, so the harness maps on all cores); then every server starts the shuffle at the
+/// same virtual time t0 and the run ends when every reduce task has written its output. Reports sizes, S, the
+/// shuffle-and-reduce time, link and hop counts, per-server aggregated bytes, the switch lower bounds over the same
+/// intermediate data, and wall-clock costs. Deterministic for given options.
+/// </summary>
+public static class JobSimulation
+{
+    public static JobSimulationResult Run(JobSimulationOptions options, IProgress<JobSimulationProgress>? progress = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        var wall = Stopwatch.StartNew();
+        var torus = options.Torus;
+        int n = torus.Count;
+        string jobText = options.Job ?? BuiltInJob(options.Workload);
+        var jobSpec = JobSpec.Parse(jobText);
+        var job = JobRegistry.Create(jobSpec);
+        var description = new JobDescription
+        {
+            JobId = options.JobId,
+            Job = jobSpec,
+            ReduceTasks = options.ReduceTasks,
+            Mode = options.Mode,
+            Output = options.WriteOutputFiles || options.OutputDirectory is not null ? OutputTarget.LocalFiles() : OutputTarget.Discard,
+        };
+
+        var simOptions = new SimulationOptions
+        {
+            Torus = torus,
+            Seed = options.Seed,
+            LinkRateBitsPerSecond = options.LinkRateBitsPerSecond,
+            LossRate = options.LossRate,
+            DataRoot = options.DataRoot,
+            // No failures are injected here, so liveness beacons can be rare: they would otherwise be a third of the events.
+            Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * SimTime.Millisecond },
+        };
+        var serviceOptions = options.Service ?? new CamdoopServiceOptions();
+        var services = new CamdoopService[n];
+        using var sim = new Network.Simulation(simOptions, host =>
+        {
+            KeyRoutingService.Install(host);
+            services[torus.IndexOf(host.Self)] = CamdoopService.Install(host, serviceOptions);
+        });
+        options.Configure?.Invoke(sim);
+
+        // Inputs and map phase, off the event loop and in parallel (independent per server, deterministic).
+        var mapWall = Stopwatch.StartNew();
+        var inputs = InputSource.Create(options, job, n);
+        var keepInputs = options.Verify ? new byte[n][] : null;
+        var maps = new MapOutput[n];
+        int mapped = 0;
+        Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount }, s =>
+        {
+            var input = inputs.Server(s);
+            if (keepInputs is not null)
+            {
+                keepInputs[s] = input;
+            }
+            var c = torus.CoordinateOf(s);
+            var mapTaskId = JobPlacement.MapTaskId(torus, c, DatasetGenerator.FileName(s)).Middle;
+            maps[s] = MapTask.Run(job, input, new MapTaskOptions
+            {
+                ReduceTasks = options.ReduceTasks,
+                JobId = options.JobId,
+                MapTaskId = mapTaskId,
+                OutputDirectory = options.MapOutputOnDisk ? RunFileLayout.MapTaskDirectory(sim.DataDirectoryOf(c), options.JobId, mapTaskId) : null,
+            });
+            int done = Interlocked.Increment(ref mapped);
+            progress?.Report(new JobSimulationProgress("map", (double)done / n, $"{done}/{n} servers mapped"));
+        });
+        mapWall.Stop();
+
+        // Shuffle and reduce: every server starts at t0.
+        var completions = new List<ReduceTaskResult>();
+        var failures = new List<string>();
+        sim.Start();
+        foreach (var service in services)
+        {
+            service.ReduceTaskCompleted += completions.Add;
+            service.JobFailed += j => failures.Add($"{service.Context.Self}: {j.Failure}");
+        }
+        long t0 = sim.Now;
+        sim.Schedule(t0, () =>
+        {
+            for (int s = 0; s < n; s++)
+            {
+                services[s].StartJob(description, [maps[s]]);
+            }
+        });
+        long nextReport = 0;
+        bool completed = sim.RunUntil(() =>
+        {
+            if (progress is not null && sim.EventsProcessed >= nextReport)
+            {
+                nextReport = sim.EventsProcessed + 200_000;
+                progress.Report(new JobSimulationProgress("shuffle", (double)completions.Count / options.ReduceTasks,
+                    string.Create(CultureInfo.InvariantCulture, $"{completions.Count}/{options.ReduceTasks} reducers done at {(sim.Now - t0) / 1e9:0.000} s simulated")));
+            }
+            return completions.Count == options.ReduceTasks || failures.Count > 0;
+        }, t0 + options.TimeLimit, checkEvery: 64);
+        completed &= failures.Count == 0 && completions.Count == options.ReduceTasks;
+        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{completions.Count}/{options.ReduceTasks} reducers done"));
+
+        options.Inspect?.Invoke(sim, services);
+        var result = Collect(options, description, job, sim, services, maps, completions, failures, completed, t0, inputs.TotalBytes);
+        if (options.OutputDirectory is not null)
+        {
+            CopyOutputs(completions, options.OutputDirectory);
+        }
+        if (keepInputs is not null && completed)
+        {
+            result = Verify(result, job, keepInputs, completions);
+        }
+        // The simulation's directories go away with it: point at the copies, if any.
+        result = result with
+        {
+            Reducers = result.Reducers.Select(r => r with
+            {
+                OutputFile = options.OutputDirectory is null || r.OutputFile is null ? null : Path.Combine(options.OutputDirectory, Path.GetFileName(r.OutputFile)),
+            }).ToList(),
+        };
+        foreach (var map in maps)
+        {
+            map?.Dispose();
+        }
+        return result with { WallSeconds = wall.Elapsed.TotalSeconds, MapWallSeconds = mapWall.Elapsed.TotalSeconds };
+    }
+
+    /// <summary>The built-in job of a generated workload.</summary>
+    public static string BuiltInJob(Workload workload) => workload switch
+    {
+        Workload.Synthetic => SyntheticJob.JobName,
+        Workload.Sort => SortJob.JobName,
+        Workload.WordCount => WordCountJob.JobName,
+        Workload.TopK => TopKJob.JobName,
+        _ => throw new ArgumentException("a files workload names its job explicitly", nameof(workload)),
+    };
+
+    private static JobSimulationResult Collect(JobSimulationOptions options, JobDescription description, IMapReduceJob job, Network.Simulation sim,
+        CamdoopService[] services, MapOutput[] maps, List<ReduceTaskResult> completions, List<string> failures, bool completed, long t0, long inputBytes)
+    {
+        var torus = options.Torus;
+        int n = torus.Count;
+        var placement = new JobPlacement(torus, description.JobId, description.ReduceTasks);
+        var demand = new ShuffleDemand(n, [.. placement.RootIndices]);
+        long intermediate = 0, intermediateEncoded = 0;
+        for (int s = 0; s < n; s++)
+        {
+            var stats = maps[s].Stats;
+            intermediate += stats.IntermediateLogicalBytes;
+            intermediateEncoded += stats.IntermediateEncodedBytes;
+            for (int r = 0; r < description.ReduceTasks; r++)
+            {
+                demand.Add(s, r, stats.EncodedBytesPerReduceTask[r]);
+            }
+        }
+        var bounds = SwitchLowerBounds.Compute(demand);
+        long output = completions.Sum(c => c.LogicalBytes);
+        long dataByteHops = 0, dataSent = 0, dataFrames = 0, ackFrames = 0, retransmitted = 0, timeouts = 0;
+        var aggregated = new List<long>(n);
+        foreach (var service in services)
+        {
+            var counters = service.Counters;
+            dataByteHops += counters.DataByteHops;
+            dataSent += counters.DataBytesSent;
+            dataFrames += counters.DataFramesSent;
+            ackFrames += counters.AckFramesSent;
+            retransmitted += counters.RetransmittedBytes;
+            timeouts += counters.Timeouts;
+            aggregated.Add(service.GetJob(description.JobId)?.AggregatedBytes ?? 0);
+        }
+        var links = sim.LinkTotals;
+        long last = completions.Count == 0 ? sim.Now : completions.Max(c => c.CompletedAt);
+        return new JobSimulationResult
+        {
+            Torus = torus.ToString(),
+            Servers = n,
+            Job = description.Job.ToString(),
+            Workload = options.Workload.ToString().ToLowerInvariant(),
+            Mode = description.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg",
+            ReduceTasks = description.ReduceTasks,
+            Completed = completed,
+            InputBytes = inputBytes,
+            IntermediateBytes = intermediate,
+            IntermediateEncodedBytes = intermediateEncoded,
+            OutputBytes = output,
+            OutputRecords = completions.Sum(c => c.Records),
+            OutputRatio = intermediate == 0 ? 0 : (double)output / intermediate,
+            ShuffleReduceSeconds = (last - t0) / 1e9,
+            LowerBounds = new LowerBounds(bounds.Switch1G, bounds.Switch6G, bounds.Switch1GOversubscribed),
+            LinkBytes = links.Bytes,
+            LinkFrames = links.Frames,
+            DataByteHops = dataByteHops,
+            DataBytesSent = dataSent,
+            DataFrames = dataFrames,
+            AckFrames = ackFrames,
+            RetransmittedBytes = retransmitted,
+            Timeouts = timeouts,
+            FramesDropped = links.Drops,
+            AggregatedBytes = Distribution.Of(aggregated),
+            Reducers = completions.OrderBy(c => c.ReduceTask).Select(c => new ReducerOutcome(
+                c.ReduceTask, c.Server.ToString(), (c.CompletedAt - t0) / 1e9, c.Records, c.LogicalBytes,
+                c.Checksum.ToString("x16", CultureInfo.InvariantCulture), c.OutputPath)).ToList(),
+            Failures = failures,
+            WallSeconds = 0,
+            MapWallSeconds = 0,
+            SimulationWallSeconds = sim.WallTime.TotalSeconds,
+            Events = sim.EventsProcessed,
+            FrameEvents = sim.FrameEventsProcessed,
+        };
+    }
+
+    /// <summary>Compares every reduce output with the single-process reference MapReduce over the same inputs.</summary>
+    private static JobSimulationResult Verify(JobSimulationResult result, IMapReduceJob job, byte[][] inputs, List<ReduceTaskResult> completions)
+    {
+        var reference = ReferenceMapReduce.Run(job, inputs.Select(i => (ReadOnlyMemory<byte>)i).ToList(), result.ReduceTasks);
+        foreach (var c in completions.OrderBy(c => c.ReduceTask))
+        {
+            var expected = reference.Outputs[c.ReduceTask];
+            var stream = new XxHash64();
+            var record = new byte[256];
+            foreach (var (key, value) in expected)
+            {
+                int length = RecordCodec.EncodedLength(key.Length, value.Length);
+                if (record.Length < length)
+                {
+                    record = new byte[length];
+                }
+                stream.Append(record.AsSpan(0, RecordCodec.Write(record, key, value)));
+            }
+            string? error = null;
+            if (expected.Count != c.Records)
+            {
+                error = $"reduce task {c.ReduceTask}: {c.Records} records, the reference has {expected.Count}";
+            }
+            else if (stream.GetDigest() != c.Checksum)
+            {
+                error = $"reduce task {c.ReduceTask}: output records differ from the reference";
+            }
+            else if (c.OutputPath is not null && !File.ReadAllBytes(c.OutputPath).AsSpan().SequenceEqual(reference.Format(c.ReduceTask)))
+            {
+                error = $"reduce task {c.ReduceTask}: output file {c.OutputPath} differs from the reference's formatted output";
+            }
+            if (error is not null)
+            {
+                return result with { Verified = false, VerificationError = error };
+            }
+        }
+        return result with { Verified = true };
+    }
+
+    private static void CopyOutputs(List<ReduceTaskResult> completions, string directory)
+    {
+        Directory.CreateDirectory(directory);
+        foreach (var c in completions)
+        {
+            if (c.OutputPath is not null)
+            {
+                File.Copy(c.OutputPath, Path.Combine(directory, Path.GetFileName(c.OutputPath)), overwrite: true);
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.Simulator.Experiments;
+
+/// <summary>One simulated MapReduce job on a CamCube: cube, workload, job, R, mode, and simulator settings.</summary>
+public sealed record JobSimulationOptions
+{
+    public required Torus Torus { get; init; }
+
+    public Workload Workload { get; init; } = Workload.Synthetic;
+
+    /// <summary>Output ratio S of the synthetic workload (0 means 1/N, paper §5.2).</summary>
+    public double OutputRatio { get; init; } = 1;
+
+    /// <summary>Generated input bytes per server (the paper's simulator used 2 MB).</summary>
+    public long BytesPerServer { get; init; } = 2_000_000;
+
+    public ulong Seed { get; init; } = 1;
+
+    public int ReduceTasks { get; init; } = 1;
+
+    public ShuffleMode Mode { get; init; } = ShuffleMode.Camdoop;
+
+    /// <summary>
+    /// The job: a built-in name with options ("topk?k=20") or a user job ("path/Jobs.dll#Ns.Type"). Null picks the
+    /// workload's built-in job. Required for <see cref="Workload.Files"/>.
+    /// </summary>
+    public string? Job { get; init; }
+
+    /// <summary>
+    /// For <see cref="Workload.Files"/>: a directory of per-server inputs named server-NNNNN.input (missing ones are
+    /// empty), or one file split evenly over the servers at record boundaries (lines, or the job's fixed records).
+    /// </summary>
+    public string? InputPath { get; init; }
+
+    /// <summary>Copy each reduce task's output here as part-NNNNN (text jobs: key TAB value lines in key order; sort: raw records).</summary>
+    public string? OutputDirectory { get; init; }
+
+    /// <summary>Write part files on the roots even without an output directory (tests read them).</summary>
+    public bool WriteOutputFiles { get; init; }
+
+    /// <summary>Keep map outputs as indexed run files in each server's data directory instead of in memory.</summary>
+    public bool MapOutputOnDisk { get; init; }
+
+    /// <summary>Run the single-process reference MapReduce over the same input and compare every reduce output (small runs).</summary>
+    public bool Verify { get; init; }
+
+    /// <summary>Random frame loss on every link (the transport must still deliver every byte).</summary>
+    public double LossRate { get; init; }
+
+    public long LinkRateBitsPerSecond { get; init; } = 1_000_000_000;
+
+    /// <summary>Service settings of every server (memory budget, windows, timeouts); null keeps the defaults.</summary>
+    public CamdoopServiceOptions? Service { get; init; }
+
+    /// <summary>Threads for generating and mapping the inputs (independent per server); 0 = all cores.</summary>
+    public int MapParallelism { get; init; }
+
+    /// <summary>Give up when the shuffle has not finished after this much simulated time (ns).</summary>
+    public long TimeLimit { get; init; } = 3_600L * 1_000_000_000;
+
+    public ulong JobId { get; init; } = 0xCA3D_0000_0000_0001UL;
+
+    /// <summary>Parent directory of the simulation's server data directories (default: the temp directory).</summary>
+    public string? DataRoot { get; init; }
+
+    /// <summary>Called with the simulation before it starts (tests inject drops or faults here).</summary>
+    public Action<Network.Simulation>? Configure { get; init; }
+
+    /// <summary>Called with the simulation and every server's service after the run, before they are torn down.</summary>
+    public Action<Network.Simulation, IReadOnlyList<CamdoopService>>? Inspect { get; init; }
+
+    public void Validate()
+    {
+        ArgumentNullException.ThrowIfNull(Torus);
+        if (ReduceTasks < 1 || ReduceTasks > Torus.Count)
+        {
+            throw new ArgumentException($"R must be between 1 and the {Torus.Count} servers of the {Torus} torus");
+        }
+        if (BytesPerServer < 1)
+        {
+            throw new ArgumentException("bytes per server must be positive");
+        }
+        if (Workload == Workload.Synthetic && OutputRatio != 0 && (OutputRatio < 1.0 / Torus.Count || OutputRatio > 1))
+        {
+            throw new ArgumentException($"S must be 0 (meaning 1/N) or between 1/N = {1.0 / Torus.Count:0.####} and 1");
+        }
+        if (Workload == Workload.Files && (InputPath is null || Job is null))
+        {
+            throw new ArgumentException("a files workload needs an input path and a job");
+        }
+        if (InputPath is not null && !File.Exists(InputPath) && !Directory.Exists(InputPath))
+        {
+            throw new ArgumentException($"input '{InputPath}' does not exist");
+        }
+        if (LossRate is < 0 or >= 1 || double.IsNaN(LossRate))
+        {
+            throw new ArgumentException("the loss rate must be in [0, 1)");
+        }
+        if (TimeLimit <= 0)
+        {
+            throw new ArgumentException("the time limit must be positive");
+        }
+        Service?.Validate();
+    }
+}

@@ -1,0 +1,161 @@
+using System.Text.Json;
+using System.Text.Json.Serialization;
+
+namespace Camdoop.Simulator.Experiments;
+
+/// <summary>Min, median and max over servers.</summary>
+public sealed record Distribution(
+    [property: JsonPropertyName("min")] long Min,
+    [property: JsonPropertyName("median")] long Median,
+    [property: JsonPropertyName("max")] long Max)
+{
+    public static Distribution Of(IReadOnlyCollection<long> values)
+    {
+        ArgumentNullException.ThrowIfNull(values);
+        if (values.Count == 0)
+        {
+            return new Distribution(0, 0, 0);
+        }
+        var sorted = values.Order().ToArray();
+        return new Distribution(sorted[0], sorted[sorted.Length / 2], sorted[^1]);
+    }
+}
+
+/// <summary>Shuffle time lower bounds (s) of switched clusters moving the same intermediate data (paper §5.2).</summary>
+public sealed record LowerBounds(
+    [property: JsonPropertyName("switch1G")] double Switch1G,
+    [property: JsonPropertyName("switch6G")] double Switch6G,
+    [property: JsonPropertyName("switch1GOversub")] double Switch1GOversubscribed);
+
+/// <summary>One reduce task's outcome.</summary>
+public sealed record ReducerOutcome(
+    [property: JsonPropertyName("reduceTask")] int ReduceTask,
+    [property: JsonPropertyName("server")] string Server,
+    [property: JsonPropertyName("seconds")] double Seconds,
+    [property: JsonPropertyName("records")] long Records,
+    [property: JsonPropertyName("bytes")] long Bytes,
+    [property: JsonPropertyName("checksum")] string Checksum,
+    [property: JsonPropertyName("outputFile")] string? OutputFile);
+
+/// <summary>
+/// What a <see cref="JobSimulation"/> measured. Sizes are bytes: "logical" = key + value bytes (the paper's sizes,
+/// which define S); "encoded" adds the record headers (what the shuffle carries). The switch bounds are computed over
+/// the encoded intermediate bytes each server holds per reduce task, so they compare like with like.
+/// </summary>
+public sealed record JobSimulationResult
+{
+    [JsonPropertyName("torus")]
+    public required string Torus { get; init; }
+
+    [JsonPropertyName("servers")]
+    public required int Servers { get; init; }
+
+    [JsonPropertyName("job")]
+    public required string Job { get; init; }
+
+    [JsonPropertyName("workload")]
+    public required string Workload { get; init; }
+
+    [JsonPropertyName("mode")]
+    public required string Mode { get; init; }
+
+    [JsonPropertyName("reduceTasks")]
+    public required int ReduceTasks { get; init; }
+
+    /// <summary>False when the time limit passed or a server failed the job before every reducer finished.</summary>
+    [JsonPropertyName("completed")]
+    public required bool Completed { get; init; }
+
+    [JsonPropertyName("inputBytes")]
+    public required long InputBytes { get; init; }
+
+    [JsonPropertyName("intermediateBytes")]
+    public required long IntermediateBytes { get; init; }
+
+    [JsonPropertyName("intermediateEncodedBytes")]
+    public required long IntermediateEncodedBytes { get; init; }
+
+    [JsonPropertyName("outputBytes")]
+    public required long OutputBytes { get; init; }
+
+    [JsonPropertyName("outputRecords")]
+    public required long OutputRecords { get; init; }
+
+    /// <summary>Achieved S = output / intermediate (logical bytes).</summary>
+    [JsonPropertyName("outputRatio")]
+    public required double OutputRatio { get; init; }
+
+    /// <summary>Simulated seconds from the synchronous shuffle start to the last reducer's last output byte.</summary>
+    [JsonPropertyName("shuffleReduceSeconds")]
+    public required double ShuffleReduceSeconds { get; init; }
+
+    [JsonPropertyName("lowerBounds")]
+    public required LowerBounds LowerBounds { get; init; }
+
+    /// <summary>Frame bytes serialised on all links (headers, acks and retransmissions included).</summary>
+    [JsonPropertyName("linkBytes")]
+    public required long LinkBytes { get; init; }
+
+    [JsonPropertyName("linkFrames")]
+    public required long LinkFrames { get; init; }
+
+    /// <summary>Record-stream bytes accepted by receivers, times the links each crossed.</summary>
+    [JsonPropertyName("dataByteHops")]
+    public required long DataByteHops { get; init; }
+
+    /// <summary>Record-stream bytes put into segments, retransmissions included.</summary>
+    [JsonPropertyName("dataBytesSent")]
+    public required long DataBytesSent { get; init; }
+
+    [JsonPropertyName("dataFrames")]
+    public required long DataFrames { get; init; }
+
+    [JsonPropertyName("ackFrames")]
+    public required long AckFrames { get; init; }
+
+    [JsonPropertyName("retransmittedBytes")]
+    public required long RetransmittedBytes { get; init; }
+
+    [JsonPropertyName("timeouts")]
+    public required long Timeouts { get; init; }
+
+    [JsonPropertyName("framesDropped")]
+    public required long FramesDropped { get; init; }
+
+    /// <summary>Bytes fed into each server's vertices and reducers (children and local runs).</summary>
+    [JsonPropertyName("aggregatedBytes")]
+    public required Distribution AggregatedBytes { get; init; }
+
+    [JsonPropertyName("reducers")]
+    public required IReadOnlyList<ReducerOutcome> Reducers { get; init; }
+
+    /// <summary>Null when not checked; else whether every reduce output equals the reference MapReduce's.</summary>
+    [JsonPropertyName("verified")]
+    public bool? Verified { get; init; }
+
+    [JsonPropertyName("verificationError")]
+    public string? VerificationError { get; init; }
+
+    [JsonPropertyName("failures")]
+    public required IReadOnlyList<string> Failures { get; init; }
+
+    [JsonPropertyName("wallSeconds")]
+    public required double WallSeconds { get; init; }
+
+    /// <summary>Wall time of generating and mapping the inputs (outside virtual time, as in the paper).</summary>
+    [JsonPropertyName("mapWallSeconds")]
+    public required double MapWallSeconds { get; init; }
+
+    [JsonPropertyName("simulationWallSeconds")]
+    public required double SimulationWallSeconds { get; init; }
+
+    [JsonPropertyName("events")]
+    public required long Events { get; init; }
+
+    [JsonPropertyName("frameEvents")]
+    public required long FrameEvents { get; init; }
+
+    private static readonly JsonSerializerOptions JsonOptions = new() { WriteIndented = true };
+
+    public string ToJson() => JsonSerializer.Serialize(this, JsonOptions);
+}

@@ -1,0 +1,120 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using Camdoop.Cli.CommandLine;
+using Camdoop.Cli.Commands;
+
+namespace Camdoop.Cli.Tests.Sim;
+
+public class SimCommandTests
+{
+    [Fact]
+    public void SimRunJsonReportsThePapersMetricsAndAVerifiedOutput()
+    {
+        var (code, stdout, stderr) = CamdoopProcess.Run(
+            "sim", "run", "--torus", "2x2x3", "--job", "synthetic", "--output-ratio", "0.5", "--reducers", "3",
+            "--input-per-server", "40KB", "--verify", "--json");
+        Assert.True(code == 0, stderr);
+        using var doc = JsonDocument.Parse(stdout);
+        var root = doc.RootElement;
+        Assert.True(root.GetProperty("completed").GetBoolean());
+        Assert.True(root.GetProperty("verified").GetBoolean());
+        Assert.Equal(12, root.GetProperty("servers").GetInt32());
+        Assert.Equal(3, root.GetProperty("reduceTasks").GetInt32());
+        Assert.InRange(root.GetProperty("outputRatio").GetDouble(), 0.49, 0.51);
+        Assert.True(root.GetProperty("shuffleReduceSeconds").GetDouble() > 0);
+        var bounds = root.GetProperty("lowerBounds");
+        Assert.True(bounds.GetProperty("switch1G").GetDouble() > bounds.GetProperty("switch6G").GetDouble());
+        Assert.True(root.GetProperty("linkBytes").GetInt64() >= root.GetProperty("dataByteHops").GetInt64());
+    }
+
+    [Fact]
+    public void SimRunOnAUsersFileWritesPartFilesThatMatchAPlainWordCount()
+    {
+        string dir = Path.Combine(Path.GetTempPath(), $"camdoop-cli-test-{Environment.ProcessId}-{Guid.NewGuid():N}");
+        Directory.CreateDirectory(dir);
+        try
+        {
+            var rng = new Random(5);
+            string[] vocabulary = ["torus", "camdoop", "shuffle", "reduce", "tree", "key", "frame", "link", "vertex", "root"];
+            var text = new StringBuilder();
+            var expected = new Dictionary<string, long>(StringComparer.Ordinal);
+            for (int line = 0; line < 3000; line++)
+            {
+                int words = rng.Next(1, 12);
+                for (int w = 0; w < words; w++)
+                {
+                    string word = vocabulary[rng.Next(vocabulary.Length)] + (rng.Next(4) == 0 ? rng.Next(50).ToString(CultureInfo.InvariantCulture) : "");
+                    expected[word] = expected.GetValueOrDefault(word) + 1;
+                    text.Append(word).Append(w + 1 < words ? ' ' : '\n');
+                }
+            }
+            string input = Path.Combine(dir, "corpus.txt");
+            File.WriteAllText(input, text.ToString());
+            string output = Path.Combine(dir, "out");
+
+            var (code, _, stderr) = CamdoopProcess.Run("sim", "run", "--torus", "3x3x3", "--job", "wordcount", "--input", input,
+                "--reducers", "7", "--mode", "noagg", "--output", output);
+            Assert.True(code == 0, stderr);
+
+            var parts = Directory.GetFiles(output, "part-*").Order(StringComparer.Ordinal).ToArray();
+            Assert.Equal(7, parts.Length);
+            var actual = new Dictionary<string, long>(StringComparer.Ordinal);
+            foreach (var part in parts)
+            {
+                string? previous = null;
+                foreach (var line in File.ReadLines(part))
+                {
+                    var fields = line.Split('\t');
+                    Assert.Equal(2, fields.Length);
+                    Assert.True(previous is null || string.CompareOrdinal(previous, fields[0]) < 0, "keys in order within a part");
+                    previous = fields[0];
+                    Assert.True(actual.TryAdd(fields[0], long.Parse(fields[1], CultureInfo.InvariantCulture)), $"{fields[0]} in two parts");
+                }
+            }
+            Assert.Equal(expected.OrderBy(e => e.Key, StringComparer.Ordinal), actual.OrderBy(e => e.Key, StringComparer.Ordinal));
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    [Theory]
+    [InlineData(2, "sim", "run", "--reducers", "99")]
+    [InlineData(2, "sim", "run", "--mode", "fast")]
+    [InlineData(2, "sim", "run", "--bogus")]
+    [InlineData(1, "sim", "run", "--job", "wordcount", "--input", "/nonexistent/corpus.txt")]
+    [InlineData(2, "sim", "run", "--job", "median")]
+    public void BadInvocationsFailWithOneClearLine(int expectedCode, params string[] args)
+    {
+        var (code, stdout, stderr) = CamdoopProcess.Run(args);
+        Assert.Equal(expectedCode, code);
+        Assert.Equal("", stdout.Trim());
+        var lines = stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Single(lines);
+        Assert.StartsWith("camdoop", lines[0], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void EveryCommandHasHelp()
+    {
+        var paths = new List<string[]>();
+        void Walk(Command command, string[] path)
+        {
+            paths.Add(path);
+            foreach (var sub in command.Subcommands)
+            {
+                Walk(sub, [.. path, sub.Name]);
+            }
+        }
+        Walk(RootCommand.Create(), []);
+        Assert.Contains(paths, p => p.SequenceEqual(new[] { "sim", "run" }));
+        foreach (var path in paths)
+        {
+            var writer = new StringWriter();
+            Assert.Equal(0, RootCommand.Create().Invoke([.. path, "--help"], writer));
+            Assert.Contains($"Usage: {string.Join(' ', ["camdoop", .. path])}", writer.ToString(), StringComparison.Ordinal);
+        }
+    }
+}

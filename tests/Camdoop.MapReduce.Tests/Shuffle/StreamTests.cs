@@ -1,0 +1,264 @@
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Records;
+using Camdoop.MapReduce.Shuffle;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Tests.Shuffle;
+
+/// <summary>The two halves of a stream against each other, with the test playing the network.</summary>
+public sealed class StreamTests
+{
+    private const int Segment = ShuffleWire.MaxSegmentBytes;
+    private static readonly Coordinate Child = new(1, 0, 0);
+
+    private readonly ShuffleCounters _counters = new();
+
+    private static OutboundStream Sender(int initialWindow = 2 * Segment, int maxWindow = 64 * 1024) =>
+        new(1, 0, 2, Child, Key.FromString("parent"), Port.XMinus, initialWindow, maxWindow);
+
+    private static InboundStream Receiver() => new(1, 0, 2, Child, Key.FromString("child"), Port.XPlus, 0);
+
+    /// <summary>Record stream of <paramref name="count"/> records with keys k000000.. and 20-byte values.</summary>
+    private static byte[] Records(int count)
+    {
+        var output = new MemoryStream();
+        var record = new byte[64];
+        for (int i = 0; i < count; i++)
+        {
+            var key = System.Text.Encoding.ASCII.GetBytes($"k{i:D6}");
+            int n = RecordCodec.Write(record, key, new byte[20]);
+            output.Write(record, 0, n);
+        }
+        return output.ToArray();
+    }
+
+    private static void Fill(OutboundStream sender, byte[] data, ref int position)
+    {
+        while (position < data.Length)
+        {
+            var space = sender.DrainSpace();
+            if (space.IsEmpty)
+            {
+                return;
+            }
+            int n = Math.Min(space.Length, data.Length - position);
+            data.AsSpan(position, n).CopyTo(space);
+            sender.CommitDrained(n);
+            position += n;
+        }
+    }
+
+    /// <summary>Takes one segment from the sender, as the port scheduler would.</summary>
+    private byte[] Take(OutboundStream sender, long now, int room = ShuffleWire.MaxPayload - ShuffleWire.FrameHeaderSize)
+    {
+        var buffer = new byte[room];
+        int n = sender.WriteSegment(buffer, now, _counters);
+        return buffer[..n];
+    }
+
+    /// <summary>Checks a segment with the wire reader, then views it over the caller's array.</summary>
+    private static DataSegment Parse(byte[] segment)
+    {
+        var frame = new byte[ShuffleWire.FrameHeaderSize + segment.Length];
+        ShuffleWire.WriteFrameHeader(frame, ShuffleFrameKind.Data, 1, 1);
+        segment.CopyTo(frame, ShuffleWire.FrameHeaderSize);
+        int position = ShuffleWire.FrameHeaderSize;
+        Assert.Equal(WireError.None, ShuffleWire.TryReadSegment(frame, ref position, new Torus(3, 3, 3), out var parsed));
+        Assert.Equal(frame.Length, position);
+        return new DataSegment(parsed.ReduceTask, parsed.Tree, parsed.Child, parsed.Offset, parsed.Flags, segment.AsSpan(ShuffleWire.SegmentHeaderSize));
+    }
+
+    [Fact]
+    public void TheSenderStaysInsideTheWindowAndAcksOpenIt()
+    {
+        var data = Records(5000); // ~150 KB
+        var sender = Sender();
+        var receiver = Receiver();
+        int filled = 0;
+        Fill(sender, data, ref filled);
+        Assert.True(filled > 0 && filled < data.Length, "the owner may run only a segment ahead of the window");
+        var received = new MemoryStream();
+        long now = 0;
+        int frames = 0;
+        while (!sender.IsComplete)
+        {
+            Assert.True(frames++ < 10_000);
+            while (sender.HasSendable)
+            {
+                Assert.True(sender.SendOffset < 2 * Segment || sender.SendOffset <= receiver.AdvertisedEdge || receiver.AdvertisedEdge == 0,
+                    "sent beyond the advertised window");
+                var seg = Parse(Take(sender, now));
+                Assert.True((long)seg.Offset + seg.Bytes.Length <= Math.Max(2 * Segment, receiver.AdvertisedEdge));
+                var outcome = receiver.Receive(seg, 4 * Segment, out var fresh, out _, out _);
+                Assert.Equal(ReceiveOutcome.Accepted, outcome);
+                received.Write(fresh);
+            }
+            // The merger consumes everything; the receiver acks with its window.
+            receiver.Consumed = receiver.Received;
+            var ack = receiver.TakeAck(32 * 1024);
+            Assert.True(sender.OnAck((long)ack.Offset, ack.Window, ack.Flags, now += 100_000, out long rtt, out _));
+            Assert.True(rtt > 0);
+            Fill(sender, data, ref filled);
+            if (filled == data.Length && !sender.SourceDone)
+            {
+                sender.EndSource();
+            }
+        }
+        Assert.Equal(data, received.ToArray());
+        Assert.True(receiver.FinReceived);
+    }
+
+    [Fact]
+    public void ALostSegmentIsResentAfterAGapAck()
+    {
+        var data = Records(1000);
+        var sender = Sender(initialWindow: 8 * Segment);
+        sender.UseExternal(data);
+        var receiver = Receiver();
+        var lost = Parse(Take(sender, 0));
+        Assert.Equal(0UL, lost.Offset);
+        var second = Parse(Take(sender, 0));
+        Assert.Equal(ReceiveOutcome.OutOfOrder, receiver.Receive(second, 4 * Segment, out _, out _, out bool ackNow));
+        Assert.True(ackNow);
+        var ack = receiver.TakeAck(64 * 1024);
+        Assert.Equal(AckFlags.Gap, ack.Flags & AckFlags.Gap);
+        Assert.Equal(0UL, ack.Offset);
+        sender.OnAck((long)ack.Offset, ack.Window, ack.Flags, 1, out _, out _);
+        // Go-back-N: the next segment starts at the lost one again.
+        Assert.Equal(0, sender.SendOffset);
+        var resent = Parse(Take(sender, 2));
+        Assert.Equal(lost.Bytes.ToArray(), resent.Bytes.ToArray());
+        Assert.True(_counters.RetransmittedBytes >= resent.Bytes.Length);
+        // A second Gap ack for the same hole (from a segment sent before the rewind) does not rewind again.
+        long before = sender.SendOffset;
+        sender.OnAck(0, ack.Window, AckFlags.Gap, 3, out _, out _);
+        Assert.Equal(before, sender.SendOffset);
+    }
+
+    [Fact]
+    public void DuplicatesAndOverlapsAreRecognised()
+    {
+        var data = Records(600);
+        var sender = Sender(initialWindow: 8 * Segment);
+        sender.UseExternal(data);
+        var receiver = Receiver();
+        var first = Parse(Take(sender, 0, room: ShuffleWire.SegmentHeaderSize + 1000));
+        Assert.Equal(ReceiveOutcome.Accepted, receiver.Receive(first, 4 * Segment, out var fresh, out _, out _));
+        Assert.Equal(1000, fresh.Length);
+        Assert.Equal(ReceiveOutcome.Duplicate, receiver.Receive(first, 4 * Segment, out _, out _, out bool ackNow));
+        Assert.True(ackNow);
+        // A retransmission that overlaps what is held and adds more: only the new tail counts.
+        sender.Rewind();
+        sender.OnAck(500, 64 * 1024, AckFlags.None, 1, out _, out _);
+        var overlap = Parse(Take(sender, 2, room: ShuffleWire.SegmentHeaderSize + 1000));
+        Assert.Equal(500UL, overlap.Offset);
+        Assert.Equal(ReceiveOutcome.Accepted, receiver.Receive(overlap, 4 * Segment, out fresh, out _, out _));
+        Assert.Equal(500, fresh.Length);
+        Assert.Equal(data.AsSpan(1000, 500).ToArray(), fresh.ToArray());
+        Assert.Equal(1500, receiver.Received);
+    }
+
+    [Fact]
+    public void AClosedWindowIsProbedAndATimeoutGoesBack()
+    {
+        var data = Records(2000);
+        var sender = Sender(initialWindow: Segment);
+        sender.UseExternal(data);
+        Take(sender, 0);
+        Assert.False(sender.HasSendable);
+        Assert.True(sender.HasInFlight);
+        long rto = 10_000_000;
+        Assert.Equal(rto, sender.Deadline(rto, 50_000_000));
+        sender.OnTimeout(rto);
+        Assert.Equal(0, sender.SendOffset);
+        Assert.Equal(1, sender.Backoff);
+        Assert.Equal(rto + (2 * rto), sender.Deadline(rto, 50_000_000)); // doubled
+        Take(sender, rto + 1);
+        // Everything acknowledged but the window stays shut: the stream is blocked and waits for a probe.
+        sender.OnAck(Segment, 0, AckFlags.None, rto + 2, out _, out bool progress);
+        Assert.True(progress);
+        Assert.True(sender.IsWindowBlocked);
+        Assert.Equal(rto + 2 + 50_000_000, sender.Deadline(rto, 50_000_000));
+        var probe = new byte[ShuffleWire.SegmentHeaderSize];
+        Assert.Equal(ShuffleWire.SegmentHeaderSize, sender.WriteProbe(probe, _counters));
+        var parsed = Parse(probe);
+        Assert.Equal(SegmentFlags.Probe | SegmentFlags.AckNow, parsed.Flags);
+        Assert.Equal((ulong)Segment, parsed.Offset);
+        // The receiver answers a probe as a duplicate, with its window.
+        var receiver = Receiver();
+        Assert.Equal(ReceiveOutcome.OutOfOrder, receiver.Receive(parsed, 4 * Segment, out _, out _, out bool ackNow));
+        Assert.True(ackNow);
+    }
+
+    [Fact]
+    public void TheFinCompletesTheStreamAndReleasesIt()
+    {
+        var sender = Sender();
+        sender.EndSource(); // an empty stream: FIN only
+        Assert.True(sender.HasSendable);
+        var fin = Parse(Take(sender, 0));
+        Assert.Equal(SegmentFlags.Fin | SegmentFlags.AckNow, fin.Flags);
+        var receiver = Receiver();
+        Assert.Equal(ReceiveOutcome.Accepted, receiver.Receive(fin, 4 * Segment, out var fresh, out bool finished, out _));
+        Assert.True(finished);
+        Assert.Equal(0, fresh.Length);
+        var ack = receiver.TakeAck(Segment);
+        Assert.Equal(AckFlags.FinReceived, ack.Flags);
+        sender.OnAck((long)ack.Offset, ack.Window, ack.Flags, 1, out _, out _);
+        Assert.True(sender.IsComplete);
+        Assert.False(sender.HasSendable);
+        // A late duplicate FIN is still answered, as complete.
+        Assert.Equal(ReceiveOutcome.Duplicate, receiver.Receive(fin, 4 * Segment, out _, out _, out _));
+        Assert.Equal(AckFlags.FinReceived, receiver.TakeAck(Segment).Flags);
+    }
+
+    [Fact]
+    public void AcksForBytesNeverSentAreRefused()
+    {
+        var sender = Sender();
+        sender.UseExternal(Records(10));
+        Assert.False(sender.OnAck(5, 100, AckFlags.None, 0, out _, out _));
+        Take(sender, 0);
+        Assert.True(sender.OnAck(5, 100, AckFlags.None, 0, out _, out _));
+    }
+
+    [Fact]
+    public void WindowUpdatesGoOutWhenTheyMatter()
+    {
+        var receiver = Receiver();
+        receiver.TakeAck(4 * Segment); // advertised edge = 4 segments
+        var data = new byte[(7 * Segment) / 2];
+        var seg = new byte[ShuffleWire.FrameHeaderSize + ShuffleWire.SegmentHeaderSize + data.Length];
+        ShuffleWire.WriteFrameHeader(seg, ShuffleFrameKind.Data, 1, 1);
+        ShuffleWire.WriteSegmentHeader(seg.AsSpan(ShuffleWire.FrameHeaderSize), 0, 2, SegmentFlags.None, data.Length, Child, 0);
+        var parsed = Parse(seg[ShuffleWire.FrameHeaderSize..]);
+        receiver.Receive(parsed, 100 * Segment, out _, out _, out _);
+        receiver.Consumed = 0;
+        Assert.False(receiver.WantsWindowUpdate(4 * Segment)); // nothing consumed: the edge would not move
+        receiver.Consumed = Segment;
+        Assert.True(receiver.WantsWindowUpdate(4 * Segment)); // the sender is nearly stopped and a segment frees up
+        var fresh = Receiver();
+        fresh.TakeAck(8 * Segment);
+        fresh.Consumed = 3 * Segment;
+        Assert.False(fresh.WantsWindowUpdate(8 * Segment)); // plenty of window left, less than half a window gained
+        fresh.Consumed = 4 * Segment;
+        Assert.True(fresh.WantsWindowUpdate(8 * Segment)); // half a window
+    }
+
+    [Fact]
+    public void TheNextKeyPrefixFollowsTheSentRecords()
+    {
+        var data = Records(3000);
+        var sender = Sender(initialWindow: 64 * 1024);
+        sender.TracksPriority = true;
+        sender.UseExternal(data);
+        ulong Prefix(string key) => BitConverter.IsLittleEndian
+            ? System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(System.Text.Encoding.ASCII.GetBytes((key + "\0\0\0\0\0\0\0\0")[..8]))
+            : 0;
+        Assert.Equal(Prefix("k000000"), sender.NextKeyPrefix);
+        var seg = Parse(Take(sender, 0));
+        // Records are 29 bytes: the first record starting at or after the segment's end.
+        int next = (seg.Bytes.Length + 28) / 29;
+        Assert.Equal(Prefix($"k{next:D6}"), sender.NextKeyPrefix);
+    }
+}

@@ -1,0 +1,217 @@
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Service;
+using Camdoop.MapReduce.Shuffle;
+using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Experiments;
+
+namespace Camdoop.Simulator.Tests.Experiments;
+
+/// <summary>The shuffle transport inside whole simulated jobs: loss recovery, malformed frames, and what links carry.</summary>
+public sealed class ShuffleTransportTests
+{
+    private static readonly Torus Cube = new(3, 3, 3);
+
+    private static JobSimulationOptions Options(Workload workload = Workload.Synthetic, double s = 0.5, int r = 7, ShuffleMode mode = ShuffleMode.Camdoop) => new()
+    {
+        Torus = Cube,
+        Workload = workload,
+        OutputRatio = s,
+        ReduceTasks = r,
+        Mode = mode,
+        BytesPerServer = 20_000,
+        Verify = true,
+        MapParallelism = 1,
+    };
+
+    /// <summary>The Camdoop payload kind and segment flags of a frame, or null when it is not a Camdoop frame.</summary>
+    private static (ShuffleFrameKind Kind, bool Fin)? Inspect(Frame frame, Torus torus)
+    {
+        if (FrameCodec.TryRead(frame.Span, torus, out var header) != FrameError.None || header.ServiceId != WellKnownServices.Camdoop)
+        {
+            return null;
+        }
+        var payload = FrameCodec.Payload(frame.Span, header);
+        if (ShuffleWire.TryReadHeader(payload, out var kind, out int count, out _) != WireError.None)
+        {
+            return null;
+        }
+        bool fin = false;
+        int position = ShuffleWire.FrameHeaderSize;
+        for (int i = 0; i < count && kind == ShuffleFrameKind.Data; i++)
+        {
+            ShuffleWire.TryReadSegment(payload, ref position, torus, out var segment);
+            fin |= (segment.Flags & SegmentFlags.Fin) != 0;
+        }
+        return (kind, fin);
+    }
+
+    [Fact]
+    public void DroppedDataAckAndFinFramesAreRecovered()
+    {
+        int data = 0, acks = 0, fins = 0;
+        var dropped = new List<string>();
+        // Streams of several frames each, so that some data frames carry no FIN.
+        var result = JobSimulation.Run(Options(r: 2) with
+        {
+            BytesPerServer = 100_000,
+            Configure = sim => sim.DropFilter = (link, frame) =>
+            {
+                var what = Inspect(frame, sim.Torus);
+                if (what is null)
+                {
+                    return false;
+                }
+                bool drop = what.Value.Kind switch
+                {
+                    ShuffleFrameKind.Data when what.Value.Fin => ++fins == 3,
+                    ShuffleFrameKind.Data => ++data is 10 or 60,
+                    _ => ++acks is 1 or 40,
+                };
+                if (drop)
+                {
+                    dropped.Add($"{what.Value.Kind}{(what.Value.Fin ? "+fin" : "")} on {link}");
+                }
+                return drop;
+            },
+        });
+        Assert.True(5 == dropped.Count, $"data {data} acks {acks} fins {fins}: {string.Join(", ", dropped)}");
+        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Verified, result.VerificationError);
+        Assert.Equal(5, result.FramesDropped);
+        Assert.True(result.RetransmittedBytes > 0);
+    }
+
+    [Fact]
+    public void RandomLossOfAFewPercentStillGivesTheExactOutput()
+    {
+        var result = JobSimulation.Run(Options(Workload.WordCount, r: 4) with { LossRate = 0.03, Seed = 11 });
+        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Verified, result.VerificationError);
+        Assert.True(result.FramesDropped > 20, $"only {result.FramesDropped} frames were lost");
+        Assert.True(result.RetransmittedBytes > 0);
+    }
+
+    [Fact]
+    public void MalformedCamdoopFramesAreDroppedAndCounted()
+    {
+        // A server that is not the root and has a child in some tree, so a well-formed segment names a real stream.
+        var placement = new JobPlacement(Cube, Options().JobId, 1);
+        var ports = new Port[6];
+        Coordinate target = default, child = default;
+        int tree = -1;
+        foreach (var c in Cube.All().Where(c => c != placement.Root(0)))
+        {
+            for (int t = 0; t < 6 && tree < 0; t++)
+            {
+                if (placement.Trees.GetChildPorts(placement.Root(0), c, t, ports) > 0)
+                {
+                    (target, tree, child) = (c, t, Cube.Neighbour(c, ports[0]));
+                }
+            }
+        }
+        Assert.True(tree >= 0);
+        ShuffleCounters? counters = null;
+        var result = JobSimulation.Run(Options(r: 1) with
+        {
+            Configure = sim => sim.Schedule(50_000, () =>
+            {
+                var host = sim.Host(target);
+                void Inject(byte[] payload)
+                {
+                    var frame = sim.Frames.Rent();
+                    var header = new FrameHeader(WellKnownServices.Camdoop, sim.Torus.Neighbour(target, Port.XPlus), target);
+                    frame.Length = FrameCodec.Write(frame.Buffer, ref header, default, payload);
+                    host.OnFrameReceived(Port.XPlus, frame);
+                }
+                var options = Options();
+                var good = new byte[ShuffleWire.FrameHeaderSize + ShuffleWire.SegmentHeaderSize + 4];
+                ShuffleWire.WriteFrameHeader(good, ShuffleFrameKind.Data, 1, options.JobId);
+                ShuffleWire.WriteSegmentHeader(good.AsSpan(ShuffleWire.FrameHeaderSize), 0, tree, SegmentFlags.None, 4, child, 1_000_000);
+                Inject(good[..5]); // truncated
+                var version = (byte[])good.Clone();
+                version[1] = 2;
+                Inject(version);
+                var length = (byte[])good.Clone();
+                length[ShuffleWire.FrameHeaderSize + 7] = 200; // segment longer than the frame
+                Inject(length);
+                var coordinate = (byte[])good.Clone();
+                coordinate[ShuffleWire.FrameHeaderSize + 8] = 9; // x = 9 on a 3x3x3 torus
+                Inject(coordinate);
+                Inject([.. good, 1, 2, 3]); // trailing bytes
+                var job = (byte[])good.Clone();
+                job[15] ^= 0xFF; // another job id
+                Inject(job);
+                var stream = (byte[])good.Clone();
+                stream[ShuffleWire.FrameHeaderSize + 3] = 5; // reduce task 5 of a 1-task job
+                Inject(stream);
+                Inject(good); // well formed, but far beyond anything sent: out of order, re-acked
+            }),
+            Inspect = (_, services) => counters = services[Cube.IndexOf(target)].Counters,
+        });
+        Assert.True(result.Verified, result.VerificationError);
+        Assert.NotNull(counters);
+        Assert.Equal(1, counters.Malformed[(int)WireError.Truncated]);
+        Assert.Equal(1, counters.Malformed[(int)WireError.WrongVersion]);
+        Assert.Equal(1, counters.Malformed[(int)WireError.BadSegment]);
+        Assert.Equal(1, counters.Malformed[(int)WireError.BadCoordinate]);
+        Assert.Equal(1, counters.Malformed[(int)WireError.TrailingBytes]);
+        Assert.Equal(1, counters.UnknownJob);
+        Assert.Equal(1, counters.UnknownStream);
+        Assert.True(counters.OutOfOrderSegments >= 1);
+    }
+
+    [Fact]
+    public void AtSZeroEveryLinkCarriesAtMostOneStripeOfDistinctKeys()
+    {
+        long Largest(JobSimulationOptions options, out long stripeBound)
+        {
+            long largest = 0, bound = 0;
+            var result = JobSimulation.Run(options with
+            {
+                Inspect = (_, services) =>
+                {
+                    foreach (var service in services)
+                    {
+                        var job = service.Jobs.Single();
+                        for (int t = 0; t < 6; t++)
+                        {
+                            // At S = 0 every server holds every key: its own run of a stripe is the stripe's distinct keys.
+                            bound = Math.Max(bound, job.MapOutputs[0].Header(0, t).PayloadBytes);
+                        }
+                        foreach (var vertex in job.Vertices.Cast<MapReduce.Vertices.VertexBase>().Concat(job.RootReducers))
+                        {
+                            foreach (var child in vertex.Children)
+                            {
+                                largest = Math.Max(largest, child.Received);
+                            }
+                        }
+                    }
+                },
+            });
+            Assert.True(result.Verified, result.VerificationError);
+            stripeBound = bound;
+            return largest;
+        }
+        var options = Options(s: 0, r: 1) with { BytesPerServer = 30_000 };
+        long camdoop = Largest(options, out long bound);
+        Assert.InRange(camdoop, bound / 2, bound);
+        // Without aggregation the links near the root carry many servers' copies of the keys.
+        long noAgg = Largest(options with { Mode = ShuffleMode.NoAgg }, out _);
+        Assert.True(noAgg > 5 * bound, $"no-agg's busiest link carried {noAgg} bytes, the stripe bound is {bound}");
+    }
+
+    [Fact]
+    public void AtSOneBothModesMoveTheSameBytes()
+    {
+        var camdoop = JobSimulation.Run(Options(s: 1, r: 3));
+        var noAgg = JobSimulation.Run(Options(s: 1, r: 3, mode: ShuffleMode.NoAgg));
+        Assert.True(camdoop.Verified, camdoop.VerificationError);
+        Assert.True(noAgg.Verified, noAgg.VerificationError);
+        Assert.Equal(camdoop.DataByteHops, noAgg.DataByteHops);
+        Assert.Equal(camdoop.DataBytesSent, noAgg.DataBytesSent);
+        Assert.Equal(camdoop.Reducers.Select(r => r.Checksum), noAgg.Reducers.Select(r => r.Checksum));
+    }
+}

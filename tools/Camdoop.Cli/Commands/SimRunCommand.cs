@@ -1,0 +1,155 @@
+using System.Globalization;
+using System.Text;
+using Camdoop.Cli.CommandLine;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.Simulator.Experiments;
+
+namespace Camdoop.Cli.Commands;
+
+/// <summary>`camdoop sim run`: one MapReduce job on a simulated CamCube, with the paper's metrics.</summary>
+public static class SimRunCommand
+{
+    public static readonly IReadOnlyDictionary<string, ShuffleMode> Modes = new Dictionary<string, ShuffleMode>(StringComparer.Ordinal)
+    {
+        ["camdoop"] = ShuffleMode.Camdoop,
+        ["noagg"] = ShuffleMode.NoAgg,
+    };
+
+    public static Command Create() =>
+        new Command("run", "Run one MapReduce job on a simulated CamCube and report sizes, S, shuffle+reduce time, link use and the switch bounds.")
+        {
+            Details = "Without --input the job's generated data set is used (synthetic at --output-ratio, Indy sort records,\n" +
+                      "Zipf text for wordcount, item/score lines for topk). With --input PATH the job runs on your data: one\n" +
+                      "file split across the servers at line (or 100-byte record) boundaries, or a directory of\n" +
+                      "server-NNNNN.input files. Time is simulated (no compute cost, as in the paper).",
+        }
+            .Option("torus", "Torus size", "XxYxZ", "3x3x3")
+            .Option("job", "synthetic | wordcount | sort | topk[?k=N] | median | PATH.dll#Type", "JOB", "synthetic")
+            .Option("output-ratio", "Output ratio S of the synthetic data, 0 (= 1/N) .. 1", "S", "0.5")
+            .Option("reducers", "Number of reduce tasks R (1..N)", "R", "1")
+            .Option("mode", "camdoop (on-path aggregation) | noagg (merge only on path)", "MODE", "camdoop")
+            .Option("input-per-server", "Generated input per server", "SIZE", "2MB")
+            .Option("input", "Run on this file or directory instead of generated data", "PATH")
+            .Option("output", "Write each reduce task's output here as part-NNNNN", "DIR")
+            .Option("seed", "Random seed", "N", "1")
+            .Option("loss", "Random frame loss rate on every link, 0..1", "RATE", "0")
+            .Option("link-rate-gbps", "Link rate in Gbit/s", "RATE", "1")
+            .Flag("map-output-in-memory", "Keep map output runs in memory instead of run files on disk (faster)")
+            .Flag("verify", "Check every output against the single-process reference MapReduce")
+            .Flag("json", "Print one JSON object")
+            .Handle(Run);
+
+    internal static JobSimulationOptions Options(ParsedArguments args)
+    {
+        var torus = CommonOptions.Torus(args);
+        string job = args.Required("job");
+        string? input = args.String("input");
+        var workload = input is not null ? Workload.Files : WorkloadOf(job);
+        if (input is not null && !File.Exists(input) && !Directory.Exists(input))
+        {
+            throw new CliException($"sim run: input '{input}' does not exist");
+        }
+        return new JobSimulationOptions
+        {
+            Torus = torus,
+            Workload = workload,
+            Job = workload == Workload.Files || job.Contains('?', StringComparison.Ordinal) ? job : null,
+            InputPath = input,
+            OutputDirectory = args.String("output"),
+            OutputRatio = args.Double("output-ratio", 0, 1),
+            BytesPerServer = args.Bytes("input-per-server"),
+            ReduceTasks = args.Int("reducers", 1, torus.Count),
+            Mode = args.Choice("mode", Modes),
+            Seed = (ulong)args.Long("seed", 0),
+            LossRate = args.Double("loss", 0, 0.99),
+            LinkRateBitsPerSecond = (long)(args.Double("link-rate-gbps", 0.001, 400) * 1e9),
+            MapOutputOnDisk = !args.Flag("map-output-in-memory"),
+            Verify = args.Flag("verify"),
+        };
+    }
+
+    private static Workload WorkloadOf(string job)
+    {
+        string name = job.Split('?')[0].ToLowerInvariant();
+        return name switch
+        {
+            "synthetic" => Workload.Synthetic,
+            "wordcount" => Workload.WordCount,
+            "sort" => Workload.Sort,
+            "topk" => Workload.TopK,
+            _ => throw CliException.Usage($"sim run: job '{job}' has no generated data set; give it --input PATH"),
+        };
+    }
+
+    private static int Run(ParsedArguments args)
+    {
+        var options = Options(args);
+        var result = Execute(options, label: "sim run");
+        if (args.Flag("json"))
+        {
+            Console.Out.WriteLine(result.ToJson());
+        }
+        else
+        {
+            Console.Out.Write(Describe(result));
+        }
+        if (!result.Completed)
+        {
+            Console.Error.WriteLine($"camdoop sim run: the job did not complete: {string.Join("; ", result.Failures)}");
+            return 1;
+        }
+        if (result.Verified == false)
+        {
+            Console.Error.WriteLine($"camdoop sim run: output differs from the reference: {result.VerificationError}");
+            return 1;
+        }
+        return 0;
+    }
+
+    /// <summary>Runs the simulation with a progress bar, turning option errors into one-line CLI errors.</summary>
+    internal static JobSimulationResult Execute(JobSimulationOptions options, string label)
+    {
+        try
+        {
+            using var bar = new ProgressBar(label);
+            return JobSimulation.Run(options, new Progress<JobSimulationProgress>(p => bar.Report(p.Fraction, $"{p.Phase}: {p.Detail}")));
+        }
+        catch (ArgumentException ex)
+        {
+            throw new CliException($"{label}: {ex.Message}");
+        }
+        catch (Camdoop.MapReduce.Jobs.JobLoadException ex)
+        {
+            throw new CliException($"{label}: {ex.Message}");
+        }
+    }
+
+    public static string Describe(JobSimulationResult r)
+    {
+        var sb = new StringBuilder();
+        void Line(string name, string value) => sb.Append(name.PadRight(34)).AppendLine(value);
+        string S(double seconds) => Units.Seconds(seconds);
+        Line("job", $"{r.Job} on {r.Torus} ({r.Servers} servers), R={r.ReduceTasks}, mode {r.Mode}");
+        Line("input / intermediate / output", $"{Units.Bytes(r.InputBytes)} / {Units.Bytes(r.IntermediateBytes)} / {Units.Bytes(r.OutputBytes)}");
+        Line("output ratio S (achieved)", r.OutputRatio.ToString("0.####", CultureInfo.InvariantCulture));
+        Line("shuffle+reduce time (simulated)", S(r.ShuffleReduceSeconds));
+        Line("  Switch (1 Gbps) lower bound", S(r.LowerBounds.Switch1G));
+        Line("  Switch (6 Gbps) lower bound", S(r.LowerBounds.Switch6G));
+        Line("  Switch (1 Gbps, 1:4 oversub.)", S(r.LowerBounds.Switch1GOversubscribed));
+        Line("link bytes / data byte-hops", $"{Units.Bytes(r.LinkBytes)} / {Units.Bytes(r.DataByteHops)}");
+        Line("frames: data / acks / dropped", $"{r.DataFrames} / {r.AckFrames} / {r.FramesDropped}");
+        Line("retransmitted bytes / timeouts", $"{Units.Bytes(r.RetransmittedBytes)} / {r.Timeouts}");
+        Line("aggregated bytes per server", $"min {Units.Bytes(r.AggregatedBytes.Min)}, median {Units.Bytes(r.AggregatedBytes.Median)}, max {Units.Bytes(r.AggregatedBytes.Max)}");
+        if (r.Verified is bool v)
+        {
+            Line("verified against reference", v ? "yes, identical" : $"NO: {r.VerificationError}");
+        }
+        Line("wall clock", string.Create(CultureInfo.InvariantCulture,
+            $"{r.WallSeconds:0.##} s (map {r.MapWallSeconds:0.##} s, simulation {r.SimulationWallSeconds:0.##} s, {r.Events:N0} events)"));
+        if (r.Reducers.Count > 0 && r.Reducers[0].OutputFile is not null)
+        {
+            Line("output", Path.GetDirectoryName(r.Reducers[0].OutputFile) ?? "");
+        }
+        return sb.ToString();
+    }
+}
