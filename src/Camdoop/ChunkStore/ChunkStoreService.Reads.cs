@@ -41,6 +41,70 @@ public sealed partial class ChunkStoreService
         new ReadOperation(this, chunk, candidates, placement, done).Next();
     }
 
+    /// <summary>
+    /// Reads a file under <paramref name="holder"/>'s data directory (a job's reduce output, which is not a replicated
+    /// chunk): <paramref name="relativePath"/> must lie under "jobs/". Transferred and checked like a chunk.
+    /// </summary>
+    public void ReadFile(Coordinate holder, string relativePath, Action<ReadResult> done)
+    {
+        ArgumentNullException.ThrowIfNull(relativePath);
+        ArgumentNullException.ThrowIfNull(done);
+        if (!IsServableFile(relativePath))
+        {
+            done(ReadResult.Failed($"'{relativePath}' is not a job output path"));
+            return;
+        }
+        new ReadOperation(this, FileKey(relativePath), [holder], [], done, relativePath).Next();
+    }
+
+    /// <summary>The id a served file travels under.</summary>
+    public static Key FileKey(string relativePath) => Key.FromString("camdoop/file/" + relativePath);
+
+    private static bool IsServableFile(string path) =>
+        path.StartsWith("jobs/", StringComparison.Ordinal) && !path.Contains("..", StringComparison.Ordinal)
+        && !path.Contains('\\', StringComparison.Ordinal) && !Path.IsPathRooted(path) && path.Length <= 1024;
+
+    private void OnFileRequest(Coordinate peer, int peerIndex, ulong id, ReadOnlySpan<byte> payload)
+    {
+        if (!ChunkWire.TryReadFileRequest(payload, out string? path))
+        {
+            Counters.Malformed++;
+            return;
+        }
+        if (_outbound.ContainsKey((peerIndex, id)))
+        {
+            return;
+        }
+        string root = Path.GetFullPath(Context.DataDirectory) + Path.DirectorySeparatorChar;
+        string full = Path.GetFullPath(Path.Combine(root, path!));
+        if (!IsServableFile(path!) || !full.StartsWith(root, StringComparison.Ordinal) || !File.Exists(full))
+        {
+            SendControl(peer, ChunkWire.WriteStatus(_frame, ChunkMessage.ReadReply, id, (byte)ReadStatus.Missing));
+            return;
+        }
+        FileChunkSource source;
+        ulong checksum;
+        try
+        {
+            source = new FileChunkSource(full);
+            checksum = Records.XxHash64.Hash(File.ReadAllBytes(full));
+        }
+        catch (IOException)
+        {
+            SendControl(peer, ChunkWire.WriteStatus(_frame, ChunkMessage.ReadReply, id, (byte)ReadStatus.Missing));
+            return;
+        }
+        if (source.Length > ChunkMeta.MaxChunkBytes)
+        {
+            source.Dispose();
+            SendControl(peer, ChunkWire.WriteStatus(_frame, ChunkMessage.ReadReply, id, (byte)ReadStatus.Missing));
+            return;
+        }
+        var meta = new ChunkMeta { Id = FileKey(path!), Length = source.Length, Checksum = checksum, Dataset = "file", Count = 1 };
+        Counters.ReadsServed++;
+        StartOutbound(peer, TransferPurpose.ReadResponse, meta, source, static _ => { }, id);
+    }
+
     private void OnReadRequest(Coordinate peer, int peerIndex, ulong id, ReadOnlySpan<byte> payload)
     {
         if (!ChunkWire.TryReadReadRequest(payload, out var chunk))
@@ -149,13 +213,16 @@ public sealed partial class ChunkStoreService
         private TimerHandle _timer;
         private bool _finished;
 
-        public ReadOperation(ChunkStoreService service, Key chunk, List<Coordinate> candidates, IReadOnlyList<Coordinate> placement, Action<ReadResult> done)
+        private readonly string? _file;
+
+        public ReadOperation(ChunkStoreService service, Key chunk, List<Coordinate> candidates, IReadOnlyList<Coordinate> placement, Action<ReadResult> done, string? file = null)
         {
             _service = service;
             Chunk = chunk;
             _candidates = candidates;
             _placement = placement;
             _done = done;
+            _file = file;
         }
 
         public Key Chunk { get; }
@@ -167,7 +234,7 @@ public sealed partial class ChunkStoreService
             while (_next < _candidates.Count)
             {
                 var candidate = _candidates[_next++];
-                if (candidate != context.Self)
+                if (candidate != context.Self || _file is not null)
                 {
                     Request(candidate);
                     return;
@@ -267,7 +334,9 @@ public sealed partial class ChunkStoreService
         private void SendRequest()
         {
             _requests++;
-            _service.SendControl(_holder, ChunkWire.WriteReadRequest(_service._frame, _key.Id, Chunk));
+            _service.SendControl(_holder, _file is null
+                ? ChunkWire.WriteReadRequest(_service._frame, _key.Id, Chunk)
+                : ChunkWire.WriteFileRequest(_service._frame, _key.Id, _file));
             long timeout = Math.Min(_service.Options.InitialRetransmitTimeout << (_requests - 1), _service.Options.MaxRetransmitTimeout);
             _timer = _service.Context.SetTimer(timeout, OnTimer);
         }

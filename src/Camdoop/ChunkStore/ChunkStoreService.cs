@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Globalization;
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Frames;
@@ -173,6 +172,9 @@ public sealed partial class ChunkStoreService : IService
                 break;
             case ChunkMessage.ListReply:
                 OnListReply(peerIndex, id, payload);
+                break;
+            case ChunkMessage.FileRequest:
+                OnFileRequest(peer, peerIndex, id, payload);
                 break;
         }
     }
@@ -413,6 +415,4 @@ public sealed partial class ChunkStoreService : IService
     }
 
     internal static string Format(Coordinate c) => FormattableString.Invariant($"{c.X},{c.Y},{c.Z}");
-
-    internal static ulong ReadId(ReadOnlySpan<byte> payload) => BinaryPrimitives.ReadUInt64BigEndian(payload[ChunkWire.IdOffset..]);
 }

@@ -32,6 +32,12 @@ public enum ChunkMessage : byte
 
     /// <summary>Server to lister: id | more (1) | count (2) | count x manifest metadata.</summary>
     ListReply = 9,
+
+    /// <summary>
+    /// Reader to server: id | path (2 + UTF-8). Reads a job output file under the server's data directory (not a
+    /// replicated chunk); answered like a ReadRequest.
+    /// </summary>
+    FileRequest = 10,
 }
 
 public enum TransferPurpose : byte
@@ -95,7 +101,7 @@ public static class ChunkWire
     {
         kind = 0;
         id = 0;
-        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.ListReply)
+        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.FileRequest)
         {
             return false;
         }
@@ -225,6 +231,31 @@ public static class ChunkWire
             return false;
         }
         chunk = Key.Read(payload[HeaderSize..]);
+        return true;
+    }
+
+    public static int WriteFileRequest(Span<byte> destination, ulong id, string path)
+    {
+        int p = WriteHeader(destination, ChunkMessage.FileRequest, id);
+        int n = System.Text.Encoding.UTF8.GetBytes(path, destination[(p + 2)..]);
+        BinaryPrimitives.WriteUInt16BigEndian(destination[p..], (ushort)n);
+        return p + 2 + n;
+    }
+
+    public static bool TryReadFileRequest(ReadOnlySpan<byte> payload, out string? path)
+    {
+        path = null;
+        if (payload.Length < HeaderSize + 2)
+        {
+            return false;
+        }
+        int n = BinaryPrimitives.ReadUInt16BigEndian(payload[HeaderSize..]);
+        var bytes = payload[(HeaderSize + 2)..];
+        if (bytes.Length != n || n == 0 || n > 1024 || !System.Text.Unicode.Utf8.IsValid(bytes))
+        {
+            return false;
+        }
+        path = System.Text.Encoding.UTF8.GetString(bytes);
         return true;
     }
 

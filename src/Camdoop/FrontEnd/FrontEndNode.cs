@@ -1,6 +1,7 @@
 using System.Text.Json;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.ChunkStore;
+using Camdoop.MapReduce.FrontEnd.Jobs;
 using Camdoop.Runtime.Hosting;
 
 namespace Camdoop.MapReduce.FrontEnd;
@@ -20,6 +21,7 @@ public sealed class FrontEndNode
         Routing = loop.Host.GetService<KeyRoutingService>() ?? throw new InvalidOperationException("the front-end needs the key-routing service");
         Ping = loop.Host.GetService<PingService>() ?? throw new InvalidOperationException("the front-end needs the ping service");
         Store = loop.Host.GetService<ChunkStoreService>() ?? throw new InvalidOperationException("the front-end needs the chunk store");
+        Jobs = loop.Host.GetService<JobControlService>();
     }
 
     public NodeEventLoop Loop { get; }
@@ -29,6 +31,9 @@ public sealed class FrontEndNode
     public PingService Ping { get; }
 
     public ChunkStoreService Store { get; }
+
+    /// <summary>Job control, when the server runs the Camdoop service.</summary>
+    public JobControlService? Jobs { get; }
 
     /// <summary>The server's status snapshot as JSON (taken on the loop).</summary>
     public Func<Task<JsonElement>> Status { get; }

@@ -3,6 +3,8 @@ using System.Text.Json;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.ChunkStore;
 using Camdoop.MapReduce.FrontEnd;
+using Camdoop.MapReduce.FrontEnd.Jobs;
+using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
@@ -127,6 +129,28 @@ public sealed class CamdoopNode : IDisposable
         KeyRoutingService.Install(host);
         host.Register(new PingService());
         ChunkStoreService.Install(host);
+        CamdoopService.Install(host);
+        JobControlService.Install(host, new JobControlOptions { RunOffLoop = RunOffLoop });
+    }
+
+    /// <summary>Map tasks run on the thread pool, so the loop keeps serving frames and beacons meanwhile (DESIGN §2).</summary>
+    private void RunOffLoop(Action work, Action then)
+    {
+        Task.Run(work).ContinueWith(
+            _ =>
+            {
+                try
+                {
+                    Loop.Post(then);
+                }
+                catch (InvalidOperationException)
+                {
+                    // The node stopped meanwhile.
+                }
+            },
+            CancellationToken.None,
+            TaskContinuationOptions.None,
+            TaskScheduler.Default);
     }
 
     private void OpenLinks(FramePool pool)
@@ -259,6 +283,31 @@ public sealed class CamdoopNode : IDisposable
             values["activeOutbound"] = store.ActiveOutbound;
             values["activeInbound"] = store.ActiveInbound;
             counters["chunkStore"] = values;
+        }
+        if (host.GetService<CamdoopService>() is { } camdoop)
+        {
+            var c = camdoop.Counters;
+            counters["camdoop"] = new Dictionary<string, long>(StringComparer.Ordinal)
+            {
+                ["jobs"] = camdoop.Jobs.Count,
+                ["dataFramesSent"] = c.DataFramesSent,
+                ["dataBytesSent"] = c.DataBytesSent,
+                ["dataBytesReceived"] = c.DataBytesReceived,
+                ["retransmittedBytes"] = c.RetransmittedBytes,
+                ["timeouts"] = c.Timeouts,
+                ["fastRetransmits"] = c.FastRetransmits,
+                ["unknownJob"] = c.UnknownJob,
+                ["malformed"] = c.MalformedTotal,
+            };
+        }
+        if (host.GetService<JobControlService>() is { } jobs)
+        {
+            counters["jobControl"] = new Dictionary<string, long>(StringComparer.Ordinal)
+            {
+                ["coordinated"] = jobs.CoordinatedJobs.Count,
+                ["malformed"] = jobs.MalformedFrames,
+                ["gaveUp"] = jobs.GaveUpMessages,
+            };
         }
         if (FrontEnd is { } fe)
         {

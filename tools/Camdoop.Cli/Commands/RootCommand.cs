@@ -20,6 +20,9 @@ public static class RootCommand
         root.Add(GetCommand.Create());
         root.Add(LsCommand.Create());
         root.Add(PingCommand.Create());
+        root.Add(SubmitCommand.Create());
+        root.Add(StatusCommand.Create());
+        root.Add(CatCommand.Create());
         return root;
     }
 }
