@@ -4,7 +4,7 @@ using System.Text;
 namespace Camdoop.Cli.Tests.Support;
 
 /// <summary>The outcome of one `camdoop` run.</summary>
-internal sealed record CliResult(int ExitCode, string Stdout, string Stderr)
+public sealed record CliResult(int ExitCode, string Stdout, string Stderr)
 {
     public override string ToString() => $"exit {ExitCode}\nstdout:\n{Stdout}\nstderr:\n{Stderr}";
 }

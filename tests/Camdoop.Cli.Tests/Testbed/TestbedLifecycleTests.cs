@@ -61,10 +61,14 @@ public class TestbedLifecycleTests
                 TimeSpan.FromSeconds(10),
                 "the neighbour to see its links to the stopped node down");
 
-            var notHealthy = CliRunner.Run("testbed", "status", "--prefix", prefix);
-            Assert.Equal(1, notHealthy.ExitCode);
-            // The stopped node and its four neighbours (two of them over both links of a 2-wide ring) are unhealthy.
-            Assert.Contains("7/12 servers running with all six links up", notHealthy.Stdout, StringComparison.Ordinal);
+            // The stopped node and its four neighbours (two of them over both links of a 2-wide ring) are unhealthy
+            // (status files are rewritten every second, so give every neighbour time to notice).
+            CliResult? notHealthy = null;
+            WaitFor(
+                () => (notHealthy = CliRunner.Run("testbed", "status", "--prefix", prefix)).Stdout.Contains("7/12 servers running with all six links up", StringComparison.Ordinal),
+                TimeSpan.FromSeconds(10),
+                "testbed status to report the stopped node and its neighbours");
+            Assert.Equal(1, notHealthy!.ExitCode);
 
             var down = CliRunner.Run("testbed", "down", "--prefix", prefix);
             Assert.True(down.ExitCode == 0, down.ToString());

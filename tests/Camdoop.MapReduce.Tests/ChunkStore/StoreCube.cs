@@ -16,7 +16,7 @@ internal sealed class StoreCube : IDisposable
     public StoreCube(Torus torus, double lossRate = 0, ulong seed = 1)
     {
         Torus = torus;
-        Sim = new Simulation(new SimulationOptions { Torus = torus, Seed = seed, LossRate = lossRate }, host =>
+        Sim = new Simulation(new SimulationOptions { Torus = torus, Seed = seed, LossRate = lossRate, Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 50 * Ms } }, host =>
         {
             KeyRoutingService.Install(host);
             ChunkStoreService.Install(host);

@@ -31,6 +31,8 @@ public static class TestbedCommand
             .Option("beacon-interval", "Liveness beacon interval", "DURATION", "100ms")
             .Option("beacon-misses", "Silent intervals before a link is declared down", "N", "10")
             .Option("timeout", "How long to wait for every server to be up", "DURATION", "180s")
+            .Option("receive-buffer", "Kernel receive buffer of the links (tests make it tiny so that the kernel drops frames)", "SIZE")
+            .Option("receive-buffer-at", "Apply --receive-buffer only to this server", "X,Y,Z")
             .Flag("json", "Print the testbed as JSON")
             .Handle(RunUp);
 
@@ -85,11 +87,36 @@ public static class TestbedCommand
             // Leftovers of an earlier testbed of this prefix (down --keep-data): start from empty stores.
             Directory.Delete(dataRoot, recursive: true);
         }
+        var receiveBuffers = new Dictionary<Coordinate, int>();
+        if (args.Has("receive-buffer"))
+        {
+            long bytes = args.Bytes("receive-buffer");
+            if (bytes is < 1024 or > int.MaxValue)
+            {
+                throw CliException.Usage("testbed up: --receive-buffer must be at least 1KB");
+            }
+            if (args.String("receive-buffer-at") is { } at)
+            {
+                if (!Coordinate.TryParse(at, out var c) || !torus.Contains(c))
+                {
+                    throw CliException.Usage($"testbed up: --receive-buffer-at must be a server of the {torus} torus, like 1,1,1");
+                }
+                receiveBuffers[c] = (int)bytes;
+            }
+            else
+            {
+                foreach (var c in torus.All())
+                {
+                    receiveBuffers[c] = (int)bytes;
+                }
+            }
+        }
         var options = new TestbedNodeOptions
         {
             FrontEndPort = args.Int("frontend-port", 1, 65535),
             BeaconIntervalMs = args.Nanoseconds("beacon-interval") / 1e6,
             BeaconMisses = args.Int("beacon-misses", 1, 1000),
+            ReceiveBufferBytes = receiveBuffers,
         };
         var timeout = TimeSpan.FromTicks(args.Nanoseconds("timeout") / 100);
         bool json = args.Flag("json");
