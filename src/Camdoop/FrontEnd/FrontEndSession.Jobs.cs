@@ -133,7 +133,7 @@ public sealed partial class FrontEndSession
     private static WireMessage Snapshot(JobTracker job, long now)
     {
         var d = job.Description;
-        long end = job.IsOver ? job.FinishedAt : now;
+        long end = job.IsOver || job.Finishing ? job.FinishedAt : now;
         var message = new WireMessage
         {
             { "jobId", FormatJobId(d.JobId) },

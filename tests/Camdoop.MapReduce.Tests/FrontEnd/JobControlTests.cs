@@ -134,6 +134,21 @@ public class JobControlTests
     }
 
     [Fact]
+    public void OnPathAggregationShufflesFewerBytesThanNoAgg()
+    {
+        using var cluster = new Cluster();
+        var manifest = cluster.Put("corpus", Corpus());
+        var camdoop = cluster.Run(WordCount(1, ShuffleMode.Camdoop), manifest);
+        var noagg = cluster.Run(WordCount(1, ShuffleMode.NoAgg), manifest);
+        Assert.Equal(JobState.Done, camdoop.State);
+        Assert.Equal(JobState.Done, noagg.State);
+        // Final counts arrive with the servers' end acknowledgements.
+        Assert.True(camdoop.ShuffleBytes > 0);
+        Assert.True(camdoop.ShuffleBytes < noagg.ShuffleBytes, $"camdoop shuffled {camdoop.ShuffleBytes} bytes, noagg {noagg.ShuffleBytes}");
+        Assert.Equal(camdoop.Reduces[0]!.Value.Report.Checksum, noagg.Reduces[0]!.Value.Report.Checksum);
+    }
+
+    [Fact]
     public void OutputCanGoToTheChunkStoreWithTheReducerAsPrimary()
     {
         using var cluster = new Cluster();

@@ -125,7 +125,8 @@ public sealed partial class JobControlService
         if (_jobs.TryGetValue(jobId, out var job) && !job.IsOver)
         {
             job.Touch(Context.Now);
-            job.ShuffleBytesByServer[Context.Torus.IndexOf(from)] = bytes;
+            int i = Context.Torus.IndexOf(from);
+            job.ShuffleBytesByServer[i] = Math.Max(job.ShuffleBytesByServer[i], bytes);
         }
         return true;
     }
@@ -207,13 +208,14 @@ public sealed partial class JobControlService
         });
     }
 
+    /// <summary>Every reduce task is stored: the job's time ends here; it is done once every server has cleaned up.</summary>
     private void Complete(JobTracker job)
     {
-        if (job.IsOver)
+        if (job.IsOver || job.Finishing)
         {
             return;
         }
-        job.State = JobState.Done;
+        job.Finishing = true;
         job.FinishedAt = Context.Now;
         Context.Log(LogLevel.Info, $"job {job.Description.JobId:x16} done in {(job.FinishedAt - job.SubmittedAt) / 1e9:0.000} s (shuffle and reduce {(job.FinishedAt - job.ShuffleStartedAt) / 1e9:0.000} s)");
         EndEverywhere(job);
@@ -221,7 +223,7 @@ public sealed partial class JobControlService
 
     private void FailJob(JobTracker job, string reason)
     {
-        if (job.IsOver)
+        if (job.IsOver || job.Finishing)
         {
             return;
         }
@@ -230,6 +232,23 @@ public sealed partial class JobControlService
         job.FinishedAt = Context.Now;
         Context.Log(LogLevel.Warning, $"job {job.Description.JobId:x16} failed: {reason}");
         EndEverywhere(job);
+    }
+
+    private void OnEndAcknowledged(Coordinate server, ulong jobId, long shuffled)
+    {
+        if (!_jobs.TryGetValue(jobId, out var job))
+        {
+            return;
+        }
+        if (shuffled >= 0)
+        {
+            int i = Context.Torus.IndexOf(server);
+            job.ShuffleBytesByServer[i] = Math.Max(job.ShuffleBytesByServer[i], shuffled);
+        }
+        if (++job.EndsAcknowledged == job.Servers && job.Finishing)
+        {
+            job.State = JobState.Done;
+        }
     }
 
     private void EndEverywhere(JobTracker job)
@@ -246,7 +265,8 @@ public sealed partial class JobControlService
                 }
             }
             var w = JobControlWire.Begin(_frame, JobMessage.End, jobId);
-            SendReliable(c, JobMessage.End, jobId, 0, _frame.AsSpan(0, w.Length).ToArray());
+            var s = c;
+            SendReliable(c, JobMessage.End, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(), () => OnEndAcknowledged(s, jobId, -1));
         }
     }
 
@@ -254,7 +274,7 @@ public sealed partial class JobControlService
     {
         Context.SetTimer(Options.StallTimeout / 4, () =>
         {
-            if (job.IsOver || _stopped)
+            if (job.IsOver || job.Finishing || _stopped)
             {
                 return;
             }
@@ -303,6 +323,11 @@ public sealed class JobTracker
     public JobState State { get; internal set; } = JobState.Mapping;
 
     public bool IsOver => State is JobState.Done or JobState.Failed;
+
+    /// <summary>Every reduce task is done; waiting for the servers to acknowledge the end (and report final counts).</summary>
+    public bool Finishing { get; internal set; }
+
+    public int EndsAcknowledged { get; internal set; }
 
     public string? Failure { get; internal set; }
 

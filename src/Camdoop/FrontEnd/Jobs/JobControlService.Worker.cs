@@ -16,6 +16,9 @@ namespace Camdoop.MapReduce.FrontEnd.Jobs;
 public sealed partial class JobControlService
 {
     private readonly Dictionary<ulong, WorkerJob> _work = [];
+
+    /// <summary>Final shuffle byte counts of ended jobs, to acknowledge a repeated End the same way.</summary>
+    private readonly Dictionary<ulong, long> _ended = [];
     private bool _progressTimer;
 
     /// <summary>A job this server takes part in, or null.</summary>
@@ -342,11 +345,15 @@ public sealed partial class JobControlService
 
     private bool OnEnd(Coordinate from, ulong jobId)
     {
-        SendAck(from, JobMessage.End, jobId, 0);
         if (!_work.Remove(jobId, out var work))
         {
+            SendAck(from, JobMessage.End, jobId, 0, _ended.GetValueOrDefault(jobId));
             return true;
         }
+        // The final count of bytes this server's vertices delivered rides on the acknowledgement.
+        long delivered = work.ServerJob?.Vertices.Sum(v => v.Output.Acknowledged) ?? 0;
+        _ended[jobId] = delivered;
+        SendAck(from, JobMessage.End, jobId, 0, delivered);
         work.Ended = true;
         Camdoop.RemoveJob(jobId);
         work.DisposeMapOutputs();

@@ -170,11 +170,16 @@ public sealed partial class JobControlService : IService
         });
     }
 
-    private void SendAck(Coordinate dest, JobMessage kind, ulong jobId, int extra)
+    /// <summary>Acknowledges a message; an End is acknowledged with the server's final count of bytes shuffled.</summary>
+    private void SendAck(Coordinate dest, JobMessage kind, ulong jobId, int extra, long value = -1)
     {
         var w = JobControlWire.Begin(_frame, JobMessage.Ack, jobId);
         w.U8((byte)kind);
         w.U32((uint)extra);
+        if (value >= 0)
+        {
+            w.I64(value);
+        }
         Send(dest, _frame.AsSpan(0, w.Length));
     }
 
@@ -183,6 +188,7 @@ public sealed partial class JobControlService : IService
         var r = JobControlWire.Body(payload);
         var kind = (JobMessage)r.U8();
         int extra = (int)r.U32();
+        long value = r.AtEnd ? -1 : r.I64();
         if (!r.Ok || !r.AtEnd)
         {
             return false;
@@ -190,6 +196,10 @@ public sealed partial class JobControlService : IService
         if (_pending.Remove((Context.Torus.IndexOf(from), kind, jobId, extra), out var pending))
         {
             Context.CancelTimer(pending.Timer);
+            if (kind == JobMessage.End)
+            {
+                OnEndAcknowledged(from, jobId, value);
+            }
         }
         return true;
     }
