@@ -15,3 +15,19 @@ public sealed class RootFactAttribute : FactAttribute
         }
     }
 }
+
+/// <summary>A theory that needs root and iproute2, like <see cref="RootFactAttribute"/>.</summary>
+public sealed class RootTheoryAttribute : TheoryAttribute
+{
+    public RootTheoryAttribute()
+    {
+        if (!Camdoop.Cli.Testbed.SystemCommand.IsRoot)
+        {
+            Skip = "needs root for network namespaces";
+        }
+        else if (!File.Exists("/usr/sbin/ip") && !File.Exists("/sbin/ip") && !File.Exists("/usr/bin/ip"))
+        {
+            Skip = "needs iproute2";
+        }
+    }
+}

@@ -4,6 +4,7 @@ using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Tests.Testbed;
 
+[Collection(TestbedCollection.Name)]
 public class TestbedNetworkTests
 {
     [RootFact]

@@ -14,6 +14,15 @@ public static class RootCommand
         root.Add(DemoCommand.Create());
         root.Add(new Command("sim", "Run the packet-level simulator: jobs, sweeps, ping.").Add(SimRunCommand.Create()).Add(SimSweepCommand.Create()).Add(SimPingCommand.Create()));
         root.Add(DatagenCommand.Create());
+        root.Add(NodeCommand.Create());
+        root.Add(TestbedCommand.Create());
+        root.Add(PutCommand.Create());
+        root.Add(GetCommand.Create());
+        root.Add(LsCommand.Create());
+        root.Add(PingCommand.Create());
+        root.Add(SubmitCommand.Create());
+        root.Add(StatusCommand.Create());
+        root.Add(CatCommand.Create());
         return root;
     }
 }

@@ -151,10 +151,7 @@ public static class TestbedNetwork
             throw new CliException("removing the emulated testbed needs root; run it with sudo");
         }
         var mine = ListNamespaces().Where(layout.Owns).ToList();
-        foreach (var ns in mine)
-        {
-            KillProcessesIn(ns);
-        }
+        KillProcessesIn(mine);
         if (mine.Count > 0)
         {
             SystemCommand.Run("ip", ["-batch", "-"], string.Join('\n', mine.Select(ns => $"netns del {ns}")) + "\n", allowFailure: true);
@@ -172,30 +169,33 @@ public static class TestbedNetwork
         return Directory.GetFiles("/run/netns").Select(Path.GetFileName).OfType<string>().ToList();
     }
 
-    /// <summary>Stops whatever still runs in a namespace (node processes after a crash of `testbed up`).</summary>
-    public static void KillProcessesIn(string netns)
+    /// <summary>
+    /// Kills whatever still runs in the namespaces (node processes after a crash of `testbed up`): every process first,
+    /// then one bounded wait for all of them, so a dozen namespaces do not cost a dozen timeouts.
+    /// </summary>
+    public static void KillProcessesIn(IEnumerable<string> namespaces)
     {
-        var pids = SystemCommand.Run("ip", ["netns", "pids", netns], allowFailure: true)
-            .Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
-        foreach (var text in pids)
+        var pids = new List<int>();
+        foreach (var netns in namespaces)
         {
-            if (int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out int pid))
+            foreach (var text in SystemCommand.Run("ip", ["netns", "pids", netns], allowFailure: true)
+                .Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
             {
-                try
+                if (int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out int pid) && pid != Environment.ProcessId)
                 {
-                    using var p = System.Diagnostics.Process.GetProcessById(pid);
-                    p.Kill(entireProcessTree: true);
-                    p.WaitForExit(5000);
-                }
-                catch (ArgumentException)
-                {
-                    // Already gone.
-                }
-                catch (InvalidOperationException)
-                {
-                    // Already gone.
+                    pids.Add(pid);
                 }
             }
+        }
+        if (pids.Count == 0)
+        {
+            return;
+        }
+        SystemCommand.Run("kill", ["-KILL", .. pids.Select(p => p.ToString(CultureInfo.InvariantCulture))], allowFailure: true);
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        while (pids.Any(TestbedLauncher.IsAlive) && clock.Elapsed < TimeSpan.FromSeconds(5))
+        {
+            Thread.Sleep(20);
         }
     }
 }

@@ -103,6 +103,18 @@ public ref struct MessagePackReader
         };
     }
 
+    /// <summary>An unsigned integer: the full 64-bit range (checksums, ids); negative values are refused.</summary>
+    public ulong ReadUInt64()
+    {
+        if (Peek() == 0xcf)
+        {
+            _pos++;
+            return BinaryPrimitives.ReadUInt64BigEndian(TakeSpan(8));
+        }
+        long v = ReadInt64();
+        return v >= 0 ? (ulong)v : throw Bad($"expected an unsigned integer, found {v}");
+    }
+
     public int ReadInt32()
     {
         long v = ReadInt64();

@@ -1,0 +1,56 @@
+namespace Camdoop.MapReduce.ChunkStore;
+
+/// <summary>What the chunk store of one server did. Written on the event loop; read for status.</summary>
+public sealed class ChunkStoreCounters
+{
+    public long TransfersStarted;
+    public long TransfersSucceeded;
+    public long TransfersFailed;
+    public long InboundAccepted;
+    public long InboundCompleted;
+    public long DataFramesSent;
+    public long DataBytesSent;
+    public long DataFramesReceived;
+    public long AcksSent;
+    public long DuplicateFrames;
+    public long OutOfOrderFrames;
+    public long Timeouts;
+    public long FastRetransmits;
+    public long ChecksumMismatches;
+    public long Malformed;
+    public long UnknownTransfers;
+    public long ControlDropped;
+    public long Busy;
+    public long ReplicasStored;
+    public long ReadsServed;
+    public long CorruptDetected;
+    public long RepairsStarted;
+    public long RepairsCompleted;
+
+    public Dictionary<string, long> ToDictionary() => new(StringComparer.Ordinal)
+    {
+        ["transfersStarted"] = TransfersStarted,
+        ["transfersSucceeded"] = TransfersSucceeded,
+        ["transfersFailed"] = TransfersFailed,
+        ["inboundAccepted"] = InboundAccepted,
+        ["inboundCompleted"] = InboundCompleted,
+        ["dataFramesSent"] = DataFramesSent,
+        ["dataBytesSent"] = DataBytesSent,
+        ["dataFramesReceived"] = DataFramesReceived,
+        ["acksSent"] = AcksSent,
+        ["duplicateFrames"] = DuplicateFrames,
+        ["outOfOrderFrames"] = OutOfOrderFrames,
+        ["timeouts"] = Timeouts,
+        ["fastRetransmits"] = FastRetransmits,
+        ["checksumMismatches"] = ChecksumMismatches,
+        ["malformed"] = Malformed,
+        ["unknownTransfers"] = UnknownTransfers,
+        ["controlDropped"] = ControlDropped,
+        ["busy"] = Busy,
+        ["replicasStored"] = ReplicasStored,
+        ["readsServed"] = ReadsServed,
+        ["corruptDetected"] = CorruptDetected,
+        ["repairsStarted"] = RepairsStarted,
+        ["repairsCompleted"] = RepairsCompleted,
+    };
+}

@@ -1,0 +1,43 @@
+using Camdoop.Runtime.Node;
+
+namespace Camdoop.MapReduce.ChunkStore;
+
+/// <summary>Tunables of the chunk store. Times in nanoseconds.</summary>
+public sealed record ChunkStoreOptions
+{
+    /// <summary>Receive window each receiver advertises (bytes beyond the last acknowledged one a sender may have out).</summary>
+    public int ReceiveWindowBytes { get; init; } = 1 << 20;
+
+    /// <summary>Congestion window a transfer starts with, in frames.</summary>
+    public int InitialWindowFrames { get; init; } = 8;
+
+    /// <summary>Below this congestion window (frames) it grows by one frame per acknowledged frame, above by one per window.</summary>
+    public int SlowStartFrames { get; init; } = 48;
+
+    public long InitialRetransmitTimeout { get; init; } = 200 * NodeOptions.Millisecond;
+
+    /// <summary>
+    /// Floor of the retransmission timeout. Generous: in the emulated testbed dozens of nodes share a few cores and a
+    /// round trip can stall for tens of milliseconds without any frame being lost.
+    /// </summary>
+    public long MinRetransmitTimeout { get; init; } = 50 * NodeOptions.Millisecond;
+
+    public long MaxRetransmitTimeout { get; init; } = 2000 * NodeOptions.Millisecond;
+
+    /// <summary>A transfer (either side) that makes no progress for this long is given up.</summary>
+    public long StallTimeout { get; init; } = 15_000 * NodeOptions.Millisecond;
+
+    /// <summary>How long a finished inbound transfer is remembered to answer a sender whose Done was lost.</summary>
+    public long Linger { get; init; } = 60_000 * NodeOptions.Millisecond;
+
+    /// <summary>Transfers a server runs at once in each direction; beyond that, offers and reads are answered "busy".</summary>
+    public int MaxTransfers { get; init; } = 64;
+
+    /// <summary>How long a lister waits for a server's answer before asking again (at most <see cref="ListAttempts"/> times).</summary>
+    public long ListTimeout { get; init; } = 500 * NodeOptions.Millisecond;
+
+    public int ListAttempts { get; init; } = 6;
+
+    /// <summary>Frames the chunk store may queue per port in the runtime.</summary>
+    public int QueueFrames { get; init; } = 128;
+}

@@ -1,0 +1,418 @@
+using System.Globalization;
+using Camdoop.KeyRouting;
+using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.ChunkStore;
+
+/// <summary>
+/// The chunk store (paper §4): the distributed store of input datasets, on key routing. A chunk has a 160-bit id;
+/// its three replicas live at the id's owner and at the two servers that take the id over when the owner fails
+/// (<see cref="ChunkPlacement"/>). Chunk bytes move between servers over reliable windowed transfers
+/// (<see cref="OutboundTransfer"/>, <see cref="InboundTransfer"/>) of coordinate-routed frames; a write completes
+/// only when every live replica has checked and fsynced the bytes; a read verifies the replica's checksum, moves on
+/// to another replica when it is corrupt or missing, and repairs the bad one from the good bytes. Dataset manifests
+/// are chunks too (<see cref="ChunkKind.Manifest"/>), so <see cref="ListManifests"/> asks every server which it holds.
+/// Single-threaded, event-driven, acting only through its node context: it runs in the simulator as on real links.
+/// </summary>
+public sealed partial class ChunkStoreService : IService
+{
+    private readonly Dictionary<(int Peer, ulong Id), OutboundTransfer> _outbound = [];
+    private readonly Dictionary<(int Peer, ulong Id), InboundTransfer> _inbound = [];
+    private readonly List<OutboundTransfer>[] _blocked = new List<OutboundTransfer>[Ports.Count];
+    private readonly byte[] _frame = new byte[FrameLayout.MaxPayload];
+    private INodeContext? _context;
+    private KeyRoutingService? _routing;
+    private LocalChunkStore? _store;
+    private ulong _idBase;
+    private uint _nextId;
+    private Action? _sweep;
+    private bool _stopped;
+
+    public ChunkStoreService(ChunkStoreOptions? options = null)
+    {
+        Options = options ?? new ChunkStoreOptions();
+        for (int p = 0; p < Ports.Count; p++)
+        {
+            _blocked[p] = [];
+        }
+    }
+
+    /// <summary>Registers a chunk store on <paramref name="host"/> (after the key-routing service).</summary>
+    public static ChunkStoreService Install(NodeHost host, ChunkStoreOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(host);
+        var service = new ChunkStoreService(options);
+        host.Register(service, service.Options.QueueFrames);
+        return service;
+    }
+
+    public byte Id => WellKnownServices.ChunkStore;
+
+    public string Name => "chunk-store";
+
+    public ChunkStoreOptions Options { get; }
+
+    public ChunkStoreCounters Counters { get; } = new();
+
+    /// <summary>The replicas on this server.</summary>
+    public LocalChunkStore Local => _store ?? throw new InvalidOperationException("the chunk store has not started");
+
+    internal INodeContext Context => _context ?? throw new InvalidOperationException("the chunk store has not started");
+
+    internal long Now => Context.Now;
+
+    public int ActiveOutbound => _outbound.Count;
+
+    public int ActiveInbound => _inbound.Values.Count(t => !t.Finished);
+
+    public void Start(INodeContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        _context = context;
+        _routing = context.GetService<KeyRoutingService>()
+            ?? throw new InvalidOperationException("the chunk store needs the key-routing service on the same node");
+        _store = new LocalChunkStore(context.DataDirectory);
+        _store.Open();
+        // Transfer ids: this server's index, a boot counter kept on disk (ids never repeat across restarts, so a
+        // peer's memory of an old transfer cannot be mistaken for a new one), and a counter.
+        _idBase = ((ulong)(uint)context.Torus.IndexOf(context.Self) << 48) | ((ulong)(NextBoot() & 0xFFFF) << 32);
+        if (_store.Count > 0)
+        {
+            context.Log(LogLevel.Info, $"chunk store: {_store.Count} replicas, {_store.BytesStored} bytes");
+        }
+        _sweep = Sweep;
+        context.SetTimer(NodeOptions.Millisecond * 1000, _sweep);
+    }
+
+    public void Stop()
+    {
+        _stopped = true;
+        foreach (var t in _outbound.Values.ToList())
+        {
+            t.Abandon($"server {Format(Context.Self)} is stopping");
+        }
+        foreach (var t in _inbound.Values)
+        {
+            t.Abandon();
+        }
+        _inbound.Clear();
+        foreach (var read in _reads.Values.ToList())
+        {
+            read.Fail("the server is stopping");
+        }
+        foreach (var list in _lists.Values.ToList())
+        {
+            list.Finish();
+        }
+    }
+
+    /// <summary>The replica servers of <paramref name="chunk"/> in this server's current view, primary first.</summary>
+    public IReadOnlyList<Coordinate> PlacementOf(in Key chunk) => ChunkPlacement.Targets(_routing!, chunk);
+
+    public bool IsReachable(Coordinate server) => _routing!.IsReachable(server);
+
+    public void OnFrame(in InboundFrame frame)
+    {
+        var payload = frame.Payload;
+        if (!ChunkWire.TryReadHeader(payload, out var kind, out ulong id))
+        {
+            Counters.Malformed++;
+            return;
+        }
+        var peer = frame.Header.Source;
+        int peerIndex = Context.Torus.IndexOf(peer);
+        switch (kind)
+        {
+            case ChunkMessage.Offer:
+                OnOffer(peer, peerIndex, id, payload);
+                break;
+            case ChunkMessage.OfferReply:
+                if (!ChunkWire.TryReadOfferReply(payload, out var offerStatus, out int window))
+                {
+                    Counters.Malformed++;
+                }
+                else if (_outbound.TryGetValue((peerIndex, id), out var t))
+                {
+                    t.OnOfferReply(offerStatus, window);
+                }
+                break;
+            case ChunkMessage.Data:
+                OnData(peer, peerIndex, id, payload);
+                break;
+            case ChunkMessage.Ack:
+                if (!ChunkWire.TryReadAck(payload, out long next, out int ackWindow))
+                {
+                    Counters.Malformed++;
+                }
+                else if (_outbound.TryGetValue((peerIndex, id), out var t))
+                {
+                    t.OnAck(next, ackWindow);
+                }
+                break;
+            case ChunkMessage.Done:
+                if (!ChunkWire.TryReadStatus(payload, (byte)DoneStatus.UnknownTransfer, out byte done))
+                {
+                    Counters.Malformed++;
+                }
+                else if (_outbound.TryGetValue((peerIndex, id), out var t))
+                {
+                    t.OnDone((DoneStatus)done);
+                }
+                break;
+            case ChunkMessage.ReadRequest:
+                OnReadRequest(peer, peerIndex, id, payload);
+                break;
+            case ChunkMessage.ReadReply:
+                OnReadReply(peerIndex, id, payload);
+                break;
+            case ChunkMessage.ListRequest:
+                OnListRequest(peer, id, payload);
+                break;
+            case ChunkMessage.ListReply:
+                OnListReply(peerIndex, id, payload);
+                break;
+            case ChunkMessage.FileRequest:
+                OnFileRequest(peer, peerIndex, id, payload);
+                break;
+        }
+    }
+
+    public void OnSendReady(Port port)
+    {
+        var waiting = _blocked[(int)port];
+        if (waiting.Count == 0)
+        {
+            return;
+        }
+        var resume = waiting.ToArray();
+        waiting.Clear();
+        foreach (var t in resume)
+        {
+            t.Blocked = false;
+            if (t.State != OutboundState.Finished)
+            {
+                t.Pump();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- transfers
+
+    private ulong NewId() => _idBase | ++_nextId;
+
+    /// <summary>Starts sending a chunk to <paramref name="peer"/>; <paramref name="done"/> runs on the loop when it ends.</summary>
+    private void StartOutbound(Coordinate peer, TransferPurpose purpose, ChunkMeta meta, IChunkSource source, Action<TransferOutcome> done, ulong? id = null)
+    {
+        var transfer = new OutboundTransfer(this, peer, id ?? NewId(), purpose, meta, source, done);
+        _outbound[(Context.Torus.IndexOf(peer), transfer.Id)] = transfer;
+        Counters.TransfersStarted++;
+        transfer.Start();
+    }
+
+    internal void OnOutboundFinished(OutboundTransfer transfer, TransferOutcome outcome)
+    {
+        _outbound.Remove((Context.Torus.IndexOf(transfer.Peer), transfer.Id));
+        if (transfer.Blocked)
+        {
+            foreach (var list in _blocked)
+            {
+                list.Remove(transfer);
+            }
+        }
+        if (outcome.Ok)
+        {
+            Counters.TransfersSucceeded++;
+        }
+        else
+        {
+            Counters.TransfersFailed++;
+            if (!_stopped)
+            {
+                Context.Log(LogLevel.Warning, $"chunk store: {transfer.Purpose.ToString().ToLowerInvariant()} of chunk {transfer.Meta.Id} to {Format(transfer.Peer)} failed: {outcome.Error}");
+            }
+        }
+    }
+
+    internal void WaitForRoom(OutboundTransfer transfer, Port port)
+    {
+        if (!transfer.Blocked)
+        {
+            transfer.Blocked = true;
+            _blocked[(int)port].Add(transfer);
+        }
+    }
+
+    private void OnOffer(Coordinate peer, int peerIndex, ulong id, ReadOnlySpan<byte> payload)
+    {
+        if (!ChunkWire.TryReadOffer(payload, out var purpose, out var meta))
+        {
+            Counters.Malformed++;
+            return;
+        }
+        if (_inbound.TryGetValue((peerIndex, id), out var existing))
+        {
+            existing.OnRepeatedOffer();
+            return;
+        }
+        if (purpose == TransferPurpose.ReadResponse)
+        {
+            AcceptReadResponse(peer, peerIndex, id, meta!);
+            return;
+        }
+        var store = Local;
+        if (store.TryGet(meta!.Id, out var held) && held.Meta.Checksum == meta.Checksum && held.Meta.Length == meta.Length
+            && (purpose == TransferPurpose.Store ? !held.Corrupt : store.Verify(meta.Id) == ReplicaHealth.Good))
+        {
+            SendOfferReply(peer, id, OfferStatus.AlreadyStored);
+            return;
+        }
+        if (ActiveInbound >= Options.MaxTransfers)
+        {
+            Counters.Busy++;
+            SendOfferReply(peer, id, OfferStatus.Busy);
+            return;
+        }
+        FileChunkSink sink;
+        try
+        {
+            sink = store.BeginWrite(meta);
+        }
+        catch (IOException e)
+        {
+            Context.Log(LogLevel.Error, $"chunk store: cannot create a replica file for chunk {meta.Id}: {e.Message}");
+            SendOfferReply(peer, id, OfferStatus.Refused);
+            return;
+        }
+        var transfer = new InboundTransfer(this, peer, id, purpose, meta, sink, CommitReplica);
+        _inbound[(peerIndex, id)] = transfer;
+        Counters.InboundAccepted++;
+        SendOfferReply(peer, id, OfferStatus.Accepted);
+        transfer.Begin();
+    }
+
+    private void CommitReplica(InboundTransfer transfer)
+    {
+        if (transfer.Result != DoneStatus.Stored)
+        {
+            return;
+        }
+        Local.Commit((FileChunkSink)transfer.Sink);
+        Counters.InboundCompleted++;
+        Counters.ReplicasStored++;
+        if (transfer.Purpose == TransferPurpose.Repair)
+        {
+            Counters.RepairsCompleted++;
+            Context.Log(LogLevel.Info, $"chunk store: replica of chunk {transfer.Meta.Id} ({transfer.Meta.Dataset}) repaired from {Format(transfer.Peer)}");
+        }
+    }
+
+    private void OnData(Coordinate peer, int peerIndex, ulong id, ReadOnlySpan<byte> payload)
+    {
+        if (!ChunkWire.TryReadData(payload, out long offset, out var bytes))
+        {
+            Counters.Malformed++;
+            return;
+        }
+        Counters.DataFramesReceived++;
+        if (_inbound.TryGetValue((peerIndex, id), out var transfer))
+        {
+            transfer.OnData(offset, bytes);
+            return;
+        }
+        // A transfer we do not know (we restarted, or it was given up): tell the sender to start over.
+        Counters.UnknownTransfers++;
+        SendDone(peer, id, DoneStatus.UnknownTransfer);
+    }
+
+    /// <summary>Forgets finished inbound transfers after the linger time and gives up silent ones.</summary>
+    private void Sweep()
+    {
+        long now = Now;
+        List<(int, ulong)>? remove = null;
+        foreach (var (key, t) in _inbound)
+        {
+            if (t.Finished ? now - t.LastActivity > Options.Linger : now - t.LastActivity > Options.StallTimeout)
+            {
+                t.Abandon();
+                (remove ??= []).Add(key);
+            }
+        }
+        if (remove is not null)
+        {
+            foreach (var key in remove)
+            {
+                _inbound.Remove(key);
+            }
+        }
+        if (!_stopped)
+        {
+            Context.SetTimer(NodeOptions.Millisecond * 1000, _sweep!);
+        }
+    }
+
+    // ---------------------------------------------------------------- sending frames
+
+    internal SendStatus SendData(OutboundTransfer transfer, long offset, int length, out Port port)
+    {
+        int header = ChunkWire.WriteDataHeader(_frame, transfer.Id, offset);
+        int n = transfer.Source.Read(offset, _frame.AsSpan(header, length));
+        var status = _routing!.RouteTo(Id, transfer.Peer, _frame.AsSpan(0, header + n), out port);
+        if (status == SendStatus.Queued)
+        {
+            Counters.DataFramesSent++;
+            Counters.DataBytesSent += n;
+        }
+        return status;
+    }
+
+    internal void SendOffer(OutboundTransfer transfer)
+    {
+        int n = ChunkWire.WriteOffer(_frame, transfer.Id, transfer.Purpose, transfer.Meta);
+        SendControl(transfer.Peer, n);
+    }
+
+    internal void SendOfferReply(Coordinate peer, ulong id, OfferStatus status) =>
+        SendControl(peer, ChunkWire.WriteOfferReply(_frame, id, status, Options.ReceiveWindowBytes));
+
+    internal void SendAck(Coordinate peer, ulong id, long next)
+    {
+        Counters.AcksSent++;
+        SendControl(peer, ChunkWire.WriteAck(_frame, id, next, Options.ReceiveWindowBytes));
+    }
+
+    internal void SendDone(Coordinate peer, ulong id, DoneStatus status) =>
+        SendControl(peer, ChunkWire.WriteStatus(_frame, ChunkMessage.Done, id, (byte)status));
+
+    /// <summary>Control frames are not retried here: a lost one is recovered by the sender's timer.</summary>
+    private void SendControl(Coordinate peer, int length)
+    {
+        if (_routing!.RouteTo(Id, peer, _frame.AsSpan(0, length), out _) != SendStatus.Queued)
+        {
+            Counters.ControlDropped++;
+        }
+    }
+
+    private uint NextBoot()
+    {
+        string path = Path.Combine(Local.Directory, "boot");
+        uint boot = 0;
+        try
+        {
+            if (File.Exists(path) && uint.TryParse(File.ReadAllText(path), NumberStyles.None, CultureInfo.InvariantCulture, out uint previous))
+            {
+                boot = previous + 1;
+            }
+            File.WriteAllText(path, boot.ToString(CultureInfo.InvariantCulture));
+        }
+        catch (IOException)
+        {
+            // A read-only or full disk: fall back to the clock, which differs between boots on a real server.
+            boot = (uint)(Context.Now >> 20);
+        }
+        return boot;
+    }
+
+    internal static string Format(Coordinate c) => FormattableString.Invariant($"{c.X},{c.Y},{c.Z}");
+}

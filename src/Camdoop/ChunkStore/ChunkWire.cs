@@ -1,0 +1,330 @@
+using System.Buffers.Binary;
+using Camdoop.KeyRouting;
+using Camdoop.Runtime.Frames;
+
+namespace Camdoop.MapReduce.ChunkStore;
+
+public enum ChunkMessage : byte
+{
+    /// <summary>Sender to receiver: id | purpose | chunk metadata. Starts (or re-asks about) a transfer.</summary>
+    Offer = 1,
+
+    /// <summary>Receiver to sender: id | <see cref="OfferStatus"/> | window (4).</summary>
+    OfferReply = 2,
+
+    /// <summary>Sender to receiver: id | offset (8) | bytes.</summary>
+    Data = 3,
+
+    /// <summary>Receiver to sender: id | next expected offset (8) | window (4). Cumulative.</summary>
+    Ack = 4,
+
+    /// <summary>Receiver to sender: id | <see cref="DoneStatus"/>. The transfer is over.</summary>
+    Done = 5,
+
+    /// <summary>Reader to holder: id | chunk id (20). The holder answers with an Offer of purpose ReadResponse, or a ReadReply.</summary>
+    ReadRequest = 6,
+
+    /// <summary>Holder to reader: id | <see cref="ReadStatus"/>. Only when the holder cannot serve the read.</summary>
+    ReadReply = 7,
+
+    /// <summary>Lister to server: id | skip (2). Asks for the manifests the server stores.</summary>
+    ListRequest = 8,
+
+    /// <summary>Server to lister: id | more (1) | count (2) | count x manifest metadata.</summary>
+    ListReply = 9,
+
+    /// <summary>
+    /// Reader to server: id | path (2 + UTF-8). Reads a job output file under the server's data directory (not a
+    /// replicated chunk); answered like a ReadRequest.
+    /// </summary>
+    FileRequest = 10,
+}
+
+public enum TransferPurpose : byte
+{
+    /// <summary>Store a replica (put).</summary>
+    Store = 0,
+
+    /// <summary>Replace a corrupt or missing replica with good bytes.</summary>
+    Repair = 1,
+
+    /// <summary>The answer to a ReadRequest: the reader keeps the bytes in memory.</summary>
+    ReadResponse = 2,
+}
+
+public enum OfferStatus : byte
+{
+    Accepted = 0,
+
+    /// <summary>The receiver already holds a good replica with that checksum: nothing to send.</summary>
+    AlreadyStored = 1,
+
+    /// <summary>Too many transfers at the receiver; offer again later.</summary>
+    Busy = 2,
+
+    /// <summary>The receiver will not take it (no read pending for a ReadResponse, disk error, ...).</summary>
+    Refused = 3,
+}
+
+public enum DoneStatus : byte
+{
+    Stored = 0,
+    ChecksumMismatch = 1,
+    StorageError = 2,
+
+    /// <summary>The receiver knows no such transfer (it restarted): the sender starts over with an Offer.</summary>
+    UnknownTransfer = 3,
+}
+
+public enum ReadStatus : byte
+{
+    Missing = 1,
+    Corrupt = 2,
+    Busy = 3,
+}
+
+/// <summary>
+/// Encoding of the chunk store's frames (payload of service <see cref="Runtime.Node.WellKnownServices.ChunkStore"/>,
+/// coordinate-routed). Big-endian; every reader checks lengths and enum values and returns false on anything
+/// malformed.
+/// </summary>
+public static class ChunkWire
+{
+    public const int IdOffset = 1;
+    public const int HeaderSize = 1 + 8;
+    public const int DataHeaderSize = HeaderSize + 8;
+
+    /// <summary>Chunk bytes per data frame: a jumbo frame's coordinate-routed payload less the data header.</summary>
+    public const int MaxDataBytes = FrameLayout.MaxPayload - DataHeaderSize;
+
+    public static bool TryReadHeader(ReadOnlySpan<byte> payload, out ChunkMessage kind, out ulong id)
+    {
+        kind = 0;
+        id = 0;
+        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.FileRequest)
+        {
+            return false;
+        }
+        kind = (ChunkMessage)payload[0];
+        id = BinaryPrimitives.ReadUInt64BigEndian(payload[IdOffset..]);
+        return true;
+    }
+
+    public static int WriteHeader(Span<byte> destination, ChunkMessage kind, ulong id)
+    {
+        destination[0] = (byte)kind;
+        BinaryPrimitives.WriteUInt64BigEndian(destination[IdOffset..], id);
+        return HeaderSize;
+    }
+
+    public static int WriteOffer(Span<byte> destination, ulong id, TransferPurpose purpose, ChunkMeta meta)
+    {
+        int p = WriteHeader(destination, ChunkMessage.Offer, id);
+        destination[p++] = (byte)purpose;
+        return p + meta.Write(destination[p..]);
+    }
+
+    public static bool TryReadOffer(ReadOnlySpan<byte> payload, out TransferPurpose purpose, out ChunkMeta? meta)
+    {
+        meta = null;
+        purpose = 0;
+        if (payload.Length < HeaderSize + 1 || payload[HeaderSize] > (byte)TransferPurpose.ReadResponse)
+        {
+            return false;
+        }
+        purpose = (TransferPurpose)payload[HeaderSize];
+        return ChunkMeta.TryRead(payload[(HeaderSize + 1)..], out meta, out int used) && HeaderSize + 1 + used == payload.Length;
+    }
+
+    public static int WriteOfferReply(Span<byte> destination, ulong id, OfferStatus status, int window)
+    {
+        int p = WriteHeader(destination, ChunkMessage.OfferReply, id);
+        destination[p++] = (byte)status;
+        BinaryPrimitives.WriteInt32BigEndian(destination[p..], window);
+        return p + 4;
+    }
+
+    public static bool TryReadOfferReply(ReadOnlySpan<byte> payload, out OfferStatus status, out int window)
+    {
+        status = 0;
+        window = 0;
+        if (payload.Length != HeaderSize + 5 || payload[HeaderSize] > (byte)OfferStatus.Refused)
+        {
+            return false;
+        }
+        status = (OfferStatus)payload[HeaderSize];
+        window = BinaryPrimitives.ReadInt32BigEndian(payload[(HeaderSize + 1)..]);
+        return window >= 0;
+    }
+
+    public static int WriteDataHeader(Span<byte> destination, ulong id, long offset)
+    {
+        int p = WriteHeader(destination, ChunkMessage.Data, id);
+        BinaryPrimitives.WriteInt64BigEndian(destination[p..], offset);
+        return DataHeaderSize;
+    }
+
+    public static bool TryReadData(ReadOnlySpan<byte> payload, out long offset, out ReadOnlySpan<byte> bytes)
+    {
+        offset = 0;
+        bytes = default;
+        if (payload.Length < DataHeaderSize)
+        {
+            return false;
+        }
+        offset = BinaryPrimitives.ReadInt64BigEndian(payload[HeaderSize..]);
+        bytes = payload[DataHeaderSize..];
+        return offset >= 0;
+    }
+
+    public static int WriteAck(Span<byte> destination, ulong id, long next, int window)
+    {
+        int p = WriteHeader(destination, ChunkMessage.Ack, id);
+        BinaryPrimitives.WriteInt64BigEndian(destination[p..], next);
+        BinaryPrimitives.WriteInt32BigEndian(destination[(p + 8)..], window);
+        return p + 12;
+    }
+
+    public static bool TryReadAck(ReadOnlySpan<byte> payload, out long next, out int window)
+    {
+        next = 0;
+        window = 0;
+        if (payload.Length != HeaderSize + 12)
+        {
+            return false;
+        }
+        next = BinaryPrimitives.ReadInt64BigEndian(payload[HeaderSize..]);
+        window = BinaryPrimitives.ReadInt32BigEndian(payload[(HeaderSize + 8)..]);
+        return next >= 0 && window >= 0;
+    }
+
+    public static int WriteStatus(Span<byte> destination, ChunkMessage kind, ulong id, byte status)
+    {
+        int p = WriteHeader(destination, kind, id);
+        destination[p] = status;
+        return p + 1;
+    }
+
+    public static bool TryReadStatus(ReadOnlySpan<byte> payload, byte max, out byte status)
+    {
+        status = 0;
+        if (payload.Length != HeaderSize + 1 || payload[HeaderSize] > max)
+        {
+            return false;
+        }
+        status = payload[HeaderSize];
+        return true;
+    }
+
+    public static int WriteReadRequest(Span<byte> destination, ulong id, in Key chunk)
+    {
+        int p = WriteHeader(destination, ChunkMessage.ReadRequest, id);
+        chunk.Write(destination[p..]);
+        return p + Key.Size;
+    }
+
+    public static bool TryReadReadRequest(ReadOnlySpan<byte> payload, out Key chunk)
+    {
+        chunk = default;
+        if (payload.Length != HeaderSize + Key.Size)
+        {
+            return false;
+        }
+        chunk = Key.Read(payload[HeaderSize..]);
+        return true;
+    }
+
+    public static int WriteFileRequest(Span<byte> destination, ulong id, string path)
+    {
+        int p = WriteHeader(destination, ChunkMessage.FileRequest, id);
+        int n = System.Text.Encoding.UTF8.GetBytes(path, destination[(p + 2)..]);
+        BinaryPrimitives.WriteUInt16BigEndian(destination[p..], (ushort)n);
+        return p + 2 + n;
+    }
+
+    public static bool TryReadFileRequest(ReadOnlySpan<byte> payload, out string? path)
+    {
+        path = null;
+        if (payload.Length < HeaderSize + 2)
+        {
+            return false;
+        }
+        int n = BinaryPrimitives.ReadUInt16BigEndian(payload[HeaderSize..]);
+        var bytes = payload[(HeaderSize + 2)..];
+        if (bytes.Length != n || n == 0 || n > 1024 || !System.Text.Unicode.Utf8.IsValid(bytes))
+        {
+            return false;
+        }
+        path = System.Text.Encoding.UTF8.GetString(bytes);
+        return true;
+    }
+
+    public static int WriteListRequest(Span<byte> destination, ulong id, int skip)
+    {
+        int p = WriteHeader(destination, ChunkMessage.ListRequest, id);
+        BinaryPrimitives.WriteUInt16BigEndian(destination[p..], (ushort)skip);
+        return p + 2;
+    }
+
+    public static bool TryReadListRequest(ReadOnlySpan<byte> payload, out int skip)
+    {
+        skip = 0;
+        if (payload.Length != HeaderSize + 2)
+        {
+            return false;
+        }
+        skip = BinaryPrimitives.ReadUInt16BigEndian(payload[HeaderSize..]);
+        return true;
+    }
+
+    /// <summary>Writes as many of <paramref name="manifests"/> (from <paramref name="skip"/>) as fit; returns the length and how many went in.</summary>
+    public static int WriteListReply(Span<byte> destination, ulong id, IReadOnlyList<ChunkMeta> manifests, int skip, out int written)
+    {
+        int p = WriteHeader(destination, ChunkMessage.ListReply, id);
+        int moreAt = p++;
+        int countAt = p;
+        p += 2;
+        written = 0;
+        for (int i = skip; i < manifests.Count && written < ushort.MaxValue; i++)
+        {
+            if (destination.Length - p < ChunkMeta.MaxSize)
+            {
+                break;
+            }
+            p += manifests[i].Write(destination[p..]);
+            written++;
+        }
+        destination[moreAt] = (byte)(skip + written < manifests.Count ? 1 : 0);
+        BinaryPrimitives.WriteUInt16BigEndian(destination[countAt..], (ushort)written);
+        return p;
+    }
+
+    public static bool TryReadListReply(ReadOnlySpan<byte> payload, out bool more, out List<ChunkMeta>? manifests)
+    {
+        more = false;
+        manifests = null;
+        if (payload.Length < HeaderSize + 3 || payload[HeaderSize] > 1)
+        {
+            return false;
+        }
+        more = payload[HeaderSize] == 1;
+        int count = BinaryPrimitives.ReadUInt16BigEndian(payload[(HeaderSize + 1)..]);
+        int p = HeaderSize + 3;
+        var list = new List<ChunkMeta>(Math.Min(count, 64));
+        for (int i = 0; i < count; i++)
+        {
+            if (!ChunkMeta.TryRead(payload[p..], out var meta, out int used) || meta!.Kind != ChunkKind.Manifest)
+            {
+                return false;
+            }
+            list.Add(meta);
+            p += used;
+        }
+        if (p != payload.Length)
+        {
+            return false;
+        }
+        manifests = list;
+        return true;
+    }
+}

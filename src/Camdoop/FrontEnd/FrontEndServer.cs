@@ -1,0 +1,356 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Net;
+using System.Net.Sockets;
+using Camdoop.MapReduce.FrontEnd.Wire;
+
+namespace Camdoop.MapReduce.FrontEnd;
+
+/// <summary>One client connection's conversation with the front-end; it may keep state (an upload) between requests.</summary>
+public interface IFrontEndSession : IDisposable
+{
+    /// <summary>Serves one request; replies go through <paramref name="replies"/> (one or more, the last one final).</summary>
+    Task HandleAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation);
+}
+
+/// <summary>Limits of the front-end's TCP server.</summary>
+public sealed record FrontEndServerOptions
+{
+    public int MaxMessageBytes { get; init; } = MessageFraming.DefaultMaxMessageBytes;
+
+    /// <summary>Connections served at once; more are accepted and closed with an error reply.</summary>
+    public int MaxConnections { get; init; } = 64;
+}
+
+/// <summary>
+/// The front-end's TCP server (paper §4: any server on the switch network accepts jobs from outside the cube).
+/// Each connection is read with System.IO.Pipelines: length-prefixed MessagePack messages, at most
+/// <see cref="FrontEndServerOptions.MaxMessageBytes"/> each. A malformed message gets an error reply and the
+/// connection carries on; an oversized one gets an error reply and the connection is closed (its remaining bytes
+/// cannot be trusted). Nothing a client sends takes the server down. Runs on I/O threads only: sessions reach the
+/// node's services through the event loop.
+/// </summary>
+public sealed class FrontEndServer : IDisposable
+{
+    private readonly Func<IFrontEndSession> _openSession;
+    private readonly FrontEndServerOptions _options;
+    private readonly Action<string> _log;
+    private readonly CancellationTokenSource _stop = new();
+    private readonly Lock _lock = new();
+    private readonly HashSet<Task> _connections = [];
+    private TcpListener? _listener;
+    private Task? _acceptLoop;
+    private int _active;
+    private long _accepted;
+    private long _requests;
+    private long _malformed;
+    private long _oversized;
+    private long _refused;
+    private long _failures;
+
+    public FrontEndServer(IPEndPoint endpoint, Func<IFrontEndSession> openSession, FrontEndServerOptions? options = null, Action<string>? log = null)
+    {
+        ArgumentNullException.ThrowIfNull(endpoint);
+        ArgumentNullException.ThrowIfNull(openSession);
+        EndPoint = endpoint;
+        _openSession = openSession;
+        _options = options ?? new FrontEndServerOptions();
+        _log = log ?? (_ => { });
+    }
+
+    /// <summary>The requested endpoint, then (after <see cref="Start"/>) the bound one.</summary>
+    public IPEndPoint EndPoint { get; private set; }
+
+    public long ConnectionsAccepted => Interlocked.Read(ref _accepted);
+
+    public long RequestsServed => Interlocked.Read(ref _requests);
+
+    public long MalformedMessages => Interlocked.Read(ref _malformed);
+
+    public long OversizedMessages => Interlocked.Read(ref _oversized);
+
+    public long ConnectionsRefused => Interlocked.Read(ref _refused);
+
+    /// <summary>Requests whose handler failed unexpectedly (answered with an error; the server carries on).</summary>
+    public long HandlerFailures => Interlocked.Read(ref _failures);
+
+    /// <summary>Binds and starts accepting. Throws <see cref="FrontEndException"/> when the address cannot be bound.</summary>
+    public void Start()
+    {
+        var listener = new TcpListener(EndPoint);
+        try
+        {
+            listener.Server.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+            listener.Start(backlog: 64);
+        }
+        catch (SocketException e)
+        {
+            listener.Dispose();
+            throw new FrontEndException($"front-end cannot listen on {EndPoint}: {e.Message}", e);
+        }
+        _listener = listener;
+        EndPoint = (IPEndPoint)listener.LocalEndpoint;
+        _acceptLoop = Task.Run(AcceptLoopAsync);
+    }
+
+    public void Stop()
+    {
+        if (_stop.IsCancellationRequested)
+        {
+            return;
+        }
+        _stop.Cancel();
+        _listener?.Stop();
+        Task[] running;
+        lock (_lock)
+        {
+            running = [.. _connections];
+        }
+        try
+        {
+            Task.WaitAll([.. running, _acceptLoop ?? Task.CompletedTask], TimeSpan.FromSeconds(5));
+        }
+        catch (AggregateException)
+        {
+            // Connections end with cancellation or socket errors; both are expected at shutdown.
+        }
+    }
+
+    public void Dispose()
+    {
+        Stop();
+        _listener?.Dispose();
+        _stop.Dispose();
+    }
+
+    private async Task AcceptLoopAsync()
+    {
+        while (!_stop.IsCancellationRequested)
+        {
+            Socket socket;
+            try
+            {
+                socket = await _listener!.AcceptSocketAsync(_stop.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                return;
+            }
+            catch (ObjectDisposedException)
+            {
+                return;
+            }
+            catch (SocketException e)
+            {
+                _log($"front-end accept failed: {e.Message}");
+                continue;
+            }
+            Interlocked.Increment(ref _accepted);
+            socket.NoDelay = true;
+            if (Interlocked.Increment(ref _active) > _options.MaxConnections)
+            {
+                Interlocked.Decrement(ref _active);
+                Interlocked.Increment(ref _refused);
+                _ = RefuseAsync(socket);
+                continue;
+            }
+            var task = Task.Run(() => ServeAsync(socket));
+            lock (_lock)
+            {
+                _connections.Add(task);
+            }
+            _ = task.ContinueWith(
+                t =>
+                {
+                    lock (_lock)
+                    {
+                        _connections.Remove(t);
+                    }
+                },
+                CancellationToken.None,
+                TaskContinuationOptions.ExecuteSynchronously,
+                TaskScheduler.Default);
+        }
+    }
+
+    private async Task RefuseAsync(Socket socket)
+    {
+        using var stream = new NetworkStream(socket, ownsSocket: true);
+        try
+        {
+            await stream.WriteAsync(MessageFraming.Frame(FrontEndReplies.Error(0, $"the front-end is serving its maximum of {_options.MaxConnections} connections; try again later"))).ConfigureAwait(false);
+        }
+        catch (IOException)
+        {
+            // The client went away; nothing to tell it.
+        }
+    }
+
+    private async Task ServeAsync(Socket socket)
+    {
+        var token = _stop.Token;
+        var remote = socket.RemoteEndPoint?.ToString() ?? "?";
+        using var stream = new NetworkStream(socket, ownsSocket: true);
+        var reader = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: 256 * 1024, leaveOpen: true));
+        var replies = new FrontEndReplies(stream);
+        IFrontEndSession? session = null;
+        try
+        {
+            session = _openSession();
+            while (!token.IsCancellationRequested)
+            {
+                var result = await reader.ReadAsync(token).ConfigureAwait(false);
+                var buffer = result.Buffer;
+                bool close = false;
+                while (!close)
+                {
+                    var status = MessageFraming.TryRead(ref buffer, _options.MaxMessageBytes, out var body, out long declared);
+                    if (status == FrameReadStatus.Incomplete)
+                    {
+                        break;
+                    }
+                    if (status == FrameReadStatus.Oversized)
+                    {
+                        Interlocked.Increment(ref _oversized);
+                        _log($"front-end: {remote} sent a {declared}-byte message, over the {_options.MaxMessageBytes}-byte limit; closing the connection");
+                        await replies.SendRawAsync(FrontEndReplies.Error(0, $"message of {declared} bytes exceeds the front-end's maximum of {_options.MaxMessageBytes} bytes"), token).ConfigureAwait(false);
+                        close = true;
+                        break;
+                    }
+                    await HandleOneAsync(session, body, replies, remote, token).ConfigureAwait(false);
+                }
+                if (close)
+                {
+                    break;
+                }
+                reader.AdvanceTo(buffer.Start, buffer.End);
+                if (result.IsCompleted)
+                {
+                    break;
+                }
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            // Shutting down.
+        }
+        catch (IOException)
+        {
+            // The client went away.
+        }
+        catch (SocketException)
+        {
+            // The client went away.
+        }
+        finally
+        {
+            await reader.CompleteAsync().ConfigureAwait(false);
+            session?.Dispose();
+            Interlocked.Decrement(ref _active);
+        }
+    }
+
+    private async Task HandleOneAsync(IFrontEndSession session, ReadOnlySequence<byte> body, FrontEndReplies replies, string remote, CancellationToken token)
+    {
+        WireMessage request;
+        byte[] rented = ArrayPool<byte>.Shared.Rent((int)Math.Max(1, body.Length));
+        try
+        {
+            body.CopyTo(rented);
+            request = WireMessage.Decode(rented.AsSpan(0, (int)body.Length));
+        }
+        catch (InvalidDataException e)
+        {
+            Interlocked.Increment(ref _malformed);
+            await replies.SendRawAsync(FrontEndReplies.Error(0, e.Message), token).ConfigureAwait(false);
+            return;
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(rented);
+        }
+        long id = request["id"] is long l ? l : 0;
+        replies.Begin(id);
+        Interlocked.Increment(ref _requests);
+        try
+        {
+            await session.HandleAsync(request, replies, token).ConfigureAwait(false);
+            if (!replies.Finished)
+            {
+                await replies.SendAsync(new WireMessage(), token).ConfigureAwait(false);
+            }
+        }
+        catch (FrontEndException e)
+        {
+            if (!replies.Finished)
+            {
+                await replies.FailAsync(e.Message, token).ConfigureAwait(false);
+            }
+        }
+        catch (Exception e) when (e is not OperationCanceledException and not IOException and not SocketException)
+        {
+            Interlocked.Increment(ref _failures);
+            _log($"front-end: request '{request.Op}' from {remote} failed: {e}");
+            if (!replies.Finished)
+            {
+                await replies.FailAsync($"internal error serving '{request.Op}': {e.Message}", token).ConfigureAwait(false);
+            }
+        }
+    }
+}
+
+/// <summary>
+/// The replies to the request being served on one connection. Every reply carries the request's id; a request gets
+/// zero or more partial replies (<c>more</c> = true) and exactly one final reply (<c>ok</c> true or false).
+/// </summary>
+public sealed class FrontEndReplies
+{
+    private readonly Stream _stream;
+    private long _id;
+
+    internal FrontEndReplies(Stream stream)
+    {
+        _stream = stream;
+    }
+
+    public bool Finished { get; private set; }
+
+    internal void Begin(long id)
+    {
+        _id = id;
+        Finished = false;
+    }
+
+    /// <summary>Sends the final, successful reply.</summary>
+    public Task SendAsync(WireMessage reply, CancellationToken cancellation)
+    {
+        ArgumentNullException.ThrowIfNull(reply);
+        Finished = true;
+        reply["id"] = _id;
+        reply["ok"] = true;
+        return SendRawAsync(reply, cancellation);
+    }
+
+    /// <summary>Sends a partial reply; the request is still being served.</summary>
+    public Task SendPartAsync(WireMessage part, CancellationToken cancellation)
+    {
+        ArgumentNullException.ThrowIfNull(part);
+        part["id"] = _id;
+        part["ok"] = true;
+        part["more"] = true;
+        return SendRawAsync(part, cancellation);
+    }
+
+    public Task FailAsync(string error, CancellationToken cancellation)
+    {
+        Finished = true;
+        return SendRawAsync(Error(_id, error), cancellation);
+    }
+
+    internal static WireMessage Error(long id, string error) => new() { { "id", id }, { "ok", false }, { "error", error } };
+
+    internal async Task SendRawAsync(WireMessage message, CancellationToken cancellation)
+    {
+        await _stream.WriteAsync(MessageFraming.Frame(message), cancellation).ConfigureAwait(false);
+    }
+}

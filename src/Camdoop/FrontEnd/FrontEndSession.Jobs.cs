@@ -1,0 +1,179 @@
+using System.Globalization;
+using System.Security.Cryptography;
+using Camdoop.MapReduce.ChunkStore;
+using Camdoop.MapReduce.FrontEnd.Jobs;
+using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Jobs.Control;
+
+namespace Camdoop.MapReduce.FrontEnd;
+
+// Jobs: submission, status and progress, and the output of a finished job.
+public sealed partial class FrontEndSession
+{
+    private Task HandleJobsAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation) => request.Op switch
+    {
+        "submit" => SubmitAsync(request, replies, cancellation),
+        "job-status" => JobStatusAsync(request, replies, cancellation),
+        "job-part" => JobPartAsync(request, replies, cancellation),
+        _ => throw new FrontEndException($"unknown operation '{request.Op}'"),
+    };
+
+    private async Task SubmitAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    {
+        var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
+        string jobText = request.GetString("job");
+        JobSpec spec;
+        try
+        {
+            spec = JobSpec.Parse(jobText);
+            JobRegistry.Create(spec);
+        }
+        catch (JobLoadException e)
+        {
+            throw new FrontEndException(e.Message, e);
+        }
+        int servers = _node.Loop.Host.Torus.Count;
+        long reducers = request.GetInt64("reducers");
+        if (reducers < 1 || reducers > servers)
+        {
+            throw new FrontEndException($"R = {reducers} reduce tasks: the cube has {servers} servers and runs 1 to {servers} reduce tasks (at most one per server)");
+        }
+        var mode = request.GetString("mode") switch
+        {
+            "camdoop" => ShuffleMode.Camdoop,
+            "noagg" => ShuffleMode.NoAgg,
+            var m => throw new FrontEndException($"unknown mode '{m}' (camdoop or noagg)"),
+        };
+        string input = request.GetString("input");
+        string? output = request.GetOptionalString("output");
+        if (output is not null)
+        {
+            if (!ChunkMeta.IsValidName(output))
+            {
+                throw new FrontEndException($"'{output}' is not a valid dataset name for the output");
+            }
+            if (await ReadManifestAsync(output).ConfigureAwait(false) is not null)
+            {
+                throw new FrontEndException($"the output dataset '{output}' already exists");
+            }
+        }
+        var manifest = await ReadManifestAsync(input).ConfigureAwait(false)
+            ?? throw new FrontEndException($"unknown dataset '{input}'");
+        ulong jobId = BitConverter.ToUInt64(RandomNumberGenerator.GetBytes(8));
+        var description = new JobDescription
+        {
+            JobId = jobId,
+            Job = spec,
+            ReduceTasks = (int)reducers,
+            Mode = mode,
+            Input = new InputDescription(FormattableString.Invariant($"chunks/{input}")),
+            Output = OutputTarget.LocalFiles(),
+        };
+        await _node.OnLoop(() => jobs.Submit(description, manifest, output)).ConfigureAwait(false);
+        await replies.SendAsync(new WireMessage { { "jobId", FormatJobId(jobId) } }, cancellation).ConfigureAwait(false);
+    }
+
+    private async Task JobStatusAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    {
+        var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
+        ulong jobId = ParseJobId(request.GetString("jobId"));
+        var status = await _node.OnLoop(() => jobs.GetJob(jobId) is { } t ? Snapshot(t, _node.Loop.Host.Now) : null).ConfigureAwait(false)
+            ?? throw new FrontEndException($"unknown job {FormatJobId(jobId)} (jobs are known to the front-end they were submitted to)");
+        await replies.SendAsync(status, cancellation).ConfigureAwait(false);
+    }
+
+    /// <summary>Streams the output of one reduce task: from the chunk store, or from the reducer's disk.</summary>
+    private async Task JobPartAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    {
+        var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
+        ulong jobId = ParseJobId(request.GetString("jobId"));
+        int reduceTask = (int)request.GetInt64("reduceTask");
+        var part = await _node.OnLoop(() =>
+        {
+            var job = jobs.GetJob(jobId) ?? throw new FrontEndException($"unknown job {FormatJobId(jobId)}");
+            if (job.State != JobState.Done)
+            {
+                throw new FrontEndException($"job {FormatJobId(jobId)} is {job.State.ToString().ToLowerInvariant()}, not done");
+            }
+            if (reduceTask < 0 || reduceTask >= job.Reduces.Length)
+            {
+                throw new FrontEndException($"job {FormatJobId(jobId)} has no reduce task {reduceTask}");
+            }
+            return job.Reduces[reduceTask]!.Value;
+        }).ConfigureAwait(false);
+        var report = part.Report;
+        ReadResult result;
+        if (report.Chunk is { } chunk)
+        {
+            result = await _node.Start<ReadResult>(done => _node.Store.Read(chunk, done)).ConfigureAwait(false);
+        }
+        else if (report.OutputPath is { } path)
+        {
+            result = await _node.Start<ReadResult>(done => _node.Store.ReadFile(part.Server, path, done)).ConfigureAwait(false);
+        }
+        else
+        {
+            throw new FrontEndException($"reduce task {reduceTask} of job {FormatJobId(jobId)} kept no output (discarded)");
+        }
+        if (!result.Ok)
+        {
+            throw new FrontEndException($"the output of reduce task {reduceTask} could not be read: {result.Error}");
+        }
+        var bytes = result.Bytes!;
+        for (int offset = 0; offset < bytes.Length; offset += MessageFraming.MaxDataPartBytes)
+        {
+            int n = Math.Min(MessageFraming.MaxDataPartBytes, bytes.Length - offset);
+            await replies.SendPartAsync(new WireMessage { { "offset", (long)offset }, { "data", new ArraySegment<byte>(bytes, offset, n) } }, cancellation).ConfigureAwait(false);
+        }
+        await replies.SendAsync(new WireMessage { { "length", (long)bytes.Length }, { "server", Format(part.Server) } }, cancellation).ConfigureAwait(false);
+    }
+
+    /// <summary>The job as the client sees it (taken on the event loop).</summary>
+    private static WireMessage Snapshot(JobTracker job, long now)
+    {
+        var d = job.Description;
+        long end = job.IsOver || job.Finishing ? job.FinishedAt : now;
+        var message = new WireMessage
+        {
+            { "jobId", FormatJobId(d.JobId) },
+            { "job", d.Job.ToString() },
+            { "input", job.Input.Name },
+            { "reducers", (long)d.ReduceTasks },
+            { "mode", d.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg" },
+            { "state", job.State.ToString().ToLowerInvariant() },
+            { "servers", (long)job.Servers },
+            { "mapsDone", (long)job.MapsDone },
+            { "mapTasks", (long)job.MapTasksAssigned },
+            { "inputBytes", job.InputBytes },
+            { "intermediateBytes", job.IntermediateBytes },
+            { "shuffleBytes", job.ShuffleBytes },
+            { "reducesDone", (long)job.ReducesDone },
+            { "jobSeconds", (end - job.SubmittedAt) / 1e9 },
+            { "mapSeconds", ((job.MapsDoneAt > 0 ? job.MapsDoneAt : end) - job.SubmittedAt) / 1e9 },
+            { "shuffleReduceSeconds", job.ShuffleStartedAt > 0 ? (end - job.ShuffleStartedAt) / 1e9 : 0.0 },
+            { "failure", job.Failure },
+            { "outputDataset", job.OutputDataset },
+        };
+        message["outputs"] = job.Reduces
+            .Where(r => r is not null)
+            .Select(r => (object?)new WireMessage
+            {
+                { "reduceTask", (long)r!.Value.Report.ReduceTask },
+                { "server", Format(r.Value.Server) },
+                { "path", r.Value.Report.OutputPath },
+                { "chunk", r.Value.Report.Chunk?.ToString() },
+                { "records", r.Value.Report.Records },
+                { "bytes", r.Value.Report.FileBytes },
+            })
+            .ToList();
+        return message;
+    }
+
+    public static string FormatJobId(ulong jobId) => jobId.ToString("x16", CultureInfo.InvariantCulture);
+
+    private static ulong ParseJobId(string text) =>
+        ulong.TryParse(text, NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong id) && text.Length <= 16
+            ? id
+            : throw new FrontEndException($"'{text}' is not a job id (16 hex digits)");
+}

@@ -1,0 +1,59 @@
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.FrontEnd;
+
+// "ping": echoes from this server to another over the torus, timed on this server's clock (paper §3).
+public sealed partial class FrontEndSession
+{
+    private const int MaxPings = 10_000;
+
+    private async Task PingAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    {
+        string text = request.GetString("target");
+        int count = request.GetInt32("count", 1, MaxPings);
+        long intervalMs = Math.Clamp(request.GetInt64("intervalMs", 100), 0, 10_000);
+        long timeoutMs = Math.Clamp(request.GetInt64("timeoutMs", 1000), 1, 60_000);
+        var torus = _node.Loop.Host.Torus;
+        if (!Coordinate.TryParse(text, out var target) || !torus.Contains(target))
+        {
+            throw new FrontEndException($"'{text}' is not a server of the {torus} torus (give X,Y,Z)");
+        }
+        long distance = torus.Distance(_node.Loop.Host.Self, target);
+        int replied = 0;
+        for (int i = 0; i < count; i++)
+        {
+            cancellation.ThrowIfCancellationRequested();
+            var result = await _node.Start<PingResult?>(done =>
+            {
+                var status = _node.Ping.Ping(target, r => done(r), timeoutMs * NodeOptions.Millisecond);
+                if (status != SendStatus.Queued)
+                {
+                    done(null);
+                }
+            }).ConfigureAwait(false);
+            var part = new WireMessage { { "seq", (long)i }, { "distance", distance } };
+            if (result is { Outcome: PingOutcome.Replied } r)
+            {
+                replied++;
+                part["rttNs"] = r.RoundTripNs;
+                part["forwardHops"] = (long)r.ForwardHops;
+                part["returnHops"] = (long)r.ReturnHops;
+            }
+            else
+            {
+                part["lost"] = result is null ? "not sent: no route or queue full" : "timed out";
+            }
+            await replies.SendPartAsync(part, cancellation).ConfigureAwait(false);
+            if (i + 1 < count && intervalMs > 0)
+            {
+                await Task.Delay(TimeSpan.FromMilliseconds(intervalMs), cancellation).ConfigureAwait(false);
+            }
+        }
+        await replies.SendAsync(
+            new WireMessage { { "source", _node.Loop.Host.Self.ToString() }, { "target", target.ToString() }, { "sent", (long)count }, { "replied", (long)replied } },
+            cancellation).ConfigureAwait(false);
+    }
+}

@@ -1,0 +1,377 @@
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.ChunkStore;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.FrontEnd.Jobs;
+
+// Coordinator: the front-end's side of a job. Broadcasts it, waits for every map phase, starts the shuffle, tracks
+// progress and the reduce tasks, writes the output manifest, ends the job.
+public sealed partial class JobControlService
+{
+    private readonly Dictionary<ulong, JobTracker> _jobs = [];
+
+    /// <summary>A job coordinated here, or null.</summary>
+    public JobTracker? GetJob(ulong jobId) => _jobs.GetValueOrDefault(jobId);
+
+    public IReadOnlyCollection<JobTracker> CoordinatedJobs => _jobs.Values;
+
+    /// <summary>
+    /// Starts a job over <paramref name="input"/> (event loop): each chunk is mapped at its primary replica in this
+    /// server's view. With <paramref name="outputDataset"/> the reduce outputs go to the chunk store as that dataset.
+    /// Throws <see cref="FrontEndException"/> when the job cannot be started (a server unreachable, too many chunks).
+    /// </summary>
+    public JobTracker Submit(JobDescription description, DatasetManifest input, string? outputDataset = null)
+    {
+        ArgumentNullException.ThrowIfNull(description);
+        ArgumentNullException.ThrowIfNull(input);
+        var context = Context;
+        var torus = context.Torus;
+        description.Validate(torus.Count);
+        if (_jobs.ContainsKey(description.JobId))
+        {
+            throw new FrontEndException($"job {description.JobId:x16} already exists");
+        }
+        var unreachable = torus.All().Where(c => !_routing!.IsReachable(c)).ToList();
+        if (unreachable.Count > 0)
+        {
+            throw new FrontEndException($"servers {string.Join(' ', unreachable.Select(ChunkStoreService.Format))} are unreachable; a job needs the whole cube (recovery from server failures is not implemented on the testbed)");
+        }
+        var assignment = torus.All().ToDictionary(c => c, _ => new List<Key>());
+        foreach (var chunk in input.Chunks)
+        {
+            assignment[Store.PlacementOf(chunk.Id)[0]].Add(chunk.Id);
+        }
+        var encoded = JobDescriptionCodec.Encode(description);
+        var tracker = new JobTracker(description, input, outputDataset, torus.Count, context.Now);
+        var payloads = new Dictionary<Coordinate, byte[]>();
+        foreach (var (server, chunks) in assignment)
+        {
+            var w = JobControlWire.Begin(_frame, JobMessage.Start, description.JobId);
+            w.Bytes(encoded);
+            w.String(outputDataset);
+            if (JobControlWire.HeaderSize + encoded.Length + 300 + (chunks.Count * Key.Size) > JobControlWire.MaxPayload)
+            {
+                throw new FrontEndException($"dataset '{input.Name}' has {chunks.Count} chunks on server {ChunkStoreService.Format(server)}, too many for one job-start frame; store it with a larger chunk size");
+            }
+            w.U16(chunks.Count);
+            foreach (var id in chunks)
+            {
+                w.Key(id);
+            }
+            payloads[server] = _frame.AsSpan(0, w.Length).ToArray();
+        }
+        _jobs[description.JobId] = tracker;
+        tracker.MapTasksAssigned = input.Chunks.Count;
+        foreach (var (server, payload) in payloads)
+        {
+            var s = server;
+            SendReliable(server, JobMessage.Start, description.JobId, 0, payload, () => FailJob(tracker, $"server {ChunkStoreService.Format(s)} never acknowledged the job"));
+        }
+        context.Log(LogLevel.Info, $"job {description.JobId:x16}: {description.Job} on '{input.Name}' ({input.Chunks.Count} chunks), R={description.ReduceTasks}, {description.Mode}, output {(outputDataset is null ? "local files" : $"dataset '{outputDataset}'")}");
+        ArmStallCheck(tracker);
+        return tracker;
+    }
+
+    private bool OnMapDone(Coordinate from, ulong jobId, ReadOnlySpan<byte> payload)
+    {
+        var r = JobControlWire.Body(payload);
+        bool ok = r.U8() == 1;
+        var report = new MapReport(ok, r.U16(), r.I64(), r.I64(), r.I64(), r.I64(), null);
+        string error = r.String();
+        if (!r.Ok || !r.AtEnd)
+        {
+            return false;
+        }
+        SendAck(from, JobMessage.MapDone, jobId, 0);
+        if (!_jobs.TryGetValue(jobId, out var job) || job.IsOver)
+        {
+            return true;
+        }
+        job.Touch(Context.Now);
+        if (!job.RecordMap(from, report with { Error = ok ? null : error }))
+        {
+            return true;
+        }
+        if (!ok)
+        {
+            FailJob(job, $"map phase failed on {ChunkStoreService.Format(from)}: {error}");
+            return true;
+        }
+        if (job.MapsDone == job.Servers)
+        {
+            job.MapsDoneAt = job.ShuffleStartedAt = Context.Now;
+            job.State = JobState.Shuffling;
+            foreach (var c in Context.Torus.All())
+            {
+                var w = JobControlWire.Begin(_frame, JobMessage.Shuffle, jobId);
+                var s = c;
+                SendReliable(c, JobMessage.Shuffle, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(),
+                    () => FailJob(job, $"server {ChunkStoreService.Format(s)} never acknowledged the shuffle start"));
+            }
+        }
+        return true;
+    }
+
+    private bool OnProgress(Coordinate from, ulong jobId, ReadOnlySpan<byte> payload)
+    {
+        var r = JobControlWire.Body(payload);
+        long bytes = r.I64();
+        if (!r.Ok || !r.AtEnd)
+        {
+            return false;
+        }
+        if (_jobs.TryGetValue(jobId, out var job) && !job.IsOver)
+        {
+            job.Touch(Context.Now);
+            int i = Context.Torus.IndexOf(from);
+            job.ShuffleBytesByServer[i] = Math.Max(job.ShuffleBytesByServer[i], bytes);
+        }
+        return true;
+    }
+
+    private bool OnReduceDone(Coordinate from, ulong jobId, ReadOnlySpan<byte> payload)
+    {
+        var r = JobControlWire.Body(payload);
+        int reduceTask = (int)r.U32();
+        long records = r.I64(), logical = r.I64(), fileBytes = r.I64();
+        ulong checksum = r.U64();
+        string path = r.String();
+        bool stored = r.U8() == 1;
+        Key chunk = stored ? r.Key() : default;
+        long chunkLength = stored ? r.I64() : 0;
+        ulong chunkChecksum = stored ? r.U64() : 0;
+        if (!r.Ok || !r.AtEnd)
+        {
+            return false;
+        }
+        SendAck(from, JobMessage.ReduceDone, jobId, reduceTask);
+        if (!_jobs.TryGetValue(jobId, out var job) || job.IsOver || reduceTask >= job.Description.ReduceTasks || job.Reduces[reduceTask] is not null)
+        {
+            return true;
+        }
+        job.Touch(Context.Now);
+        job.Reduces[reduceTask] = (from, new ReduceReport(reduceTask, records, logical, fileBytes, checksum, path.Length > 0 ? path : null, stored ? chunk : null, chunkLength, chunkChecksum));
+        job.ReducesDone++;
+        if (job.ReducesDone == job.Description.ReduceTasks)
+        {
+            if (job.OutputDataset is null)
+            {
+                Complete(job);
+            }
+            else
+            {
+                StoreOutputManifest(job);
+            }
+        }
+        return true;
+    }
+
+    private bool OnFailed(Coordinate from, ulong jobId, ReadOnlySpan<byte> payload)
+    {
+        var r = JobControlWire.Body(payload);
+        string reason = r.String();
+        if (!r.Ok || !r.AtEnd)
+        {
+            return false;
+        }
+        SendAck(from, JobMessage.Failed, jobId, 0);
+        if (_jobs.TryGetValue(jobId, out var job) && !job.IsOver)
+        {
+            FailJob(job, $"failed on {ChunkStoreService.Format(from)}: {reason}");
+        }
+        return true;
+    }
+
+    private void StoreOutputManifest(JobTracker job)
+    {
+        var chunks = job.Reduces.Select(x => new ManifestChunk(x!.Value.Report.Chunk!.Value, x.Value.Report.ChunkLength, x.Value.Report.ChunkChecksum)).ToList();
+        var manifest = new DatasetManifest
+        {
+            Name = job.OutputDataset!,
+            TotalBytes = chunks.Sum(c => c.Length),
+            CreatedUnixMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds(),
+            Chunks = chunks,
+        };
+        var (meta, bytes) = manifest.ToChunk();
+        Store.Write(meta, bytes, result =>
+        {
+            if (result.Ok)
+            {
+                Complete(job);
+            }
+            else
+            {
+                FailJob(job, $"storing the output manifest failed: {result.Error}");
+            }
+        });
+    }
+
+    /// <summary>Every reduce task is stored: the job's time ends here; it is done once every server has cleaned up.</summary>
+    private void Complete(JobTracker job)
+    {
+        if (job.IsOver || job.Finishing)
+        {
+            return;
+        }
+        job.Finishing = true;
+        job.FinishedAt = Context.Now;
+        Context.Log(LogLevel.Info, $"job {job.Description.JobId:x16} done in {(job.FinishedAt - job.SubmittedAt) / 1e9:0.000} s (shuffle and reduce {(job.FinishedAt - job.ShuffleStartedAt) / 1e9:0.000} s)");
+        EndEverywhere(job);
+    }
+
+    private void FailJob(JobTracker job, string reason)
+    {
+        if (job.IsOver || job.Finishing)
+        {
+            return;
+        }
+        job.State = JobState.Failed;
+        job.Failure = reason;
+        job.FinishedAt = Context.Now;
+        Context.Log(LogLevel.Warning, $"job {job.Description.JobId:x16} failed: {reason}");
+        EndEverywhere(job);
+    }
+
+    private void OnEndAcknowledged(Coordinate server, ulong jobId, long shuffled)
+    {
+        if (!_jobs.TryGetValue(jobId, out var job))
+        {
+            return;
+        }
+        if (shuffled >= 0)
+        {
+            int i = Context.Torus.IndexOf(server);
+            job.ShuffleBytesByServer[i] = Math.Max(job.ShuffleBytesByServer[i], shuffled);
+        }
+        if (++job.EndsAcknowledged == job.Servers && job.Finishing)
+        {
+            job.State = JobState.Done;
+        }
+    }
+
+    private void EndEverywhere(JobTracker job)
+    {
+        ulong jobId = job.Description.JobId;
+        foreach (var c in Context.Torus.All())
+        {
+            // Whatever was still being retried for this job is moot now.
+            foreach (var kind in new[] { JobMessage.Start, JobMessage.Shuffle })
+            {
+                if (_pending.Remove((Context.Torus.IndexOf(c), kind, jobId, 0), out var p))
+                {
+                    Context.CancelTimer(p.Timer);
+                }
+            }
+            var w = JobControlWire.Begin(_frame, JobMessage.End, jobId);
+            var s = c;
+            SendReliable(c, JobMessage.End, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(), () => OnEndAcknowledged(s, jobId, -1));
+        }
+    }
+
+    private void ArmStallCheck(JobTracker job)
+    {
+        Context.SetTimer(Options.StallTimeout / 4, () =>
+        {
+            if (job.IsOver || job.Finishing || _stopped)
+            {
+                return;
+            }
+            if (Context.Now - job.LastHeard > Options.StallTimeout)
+            {
+                FailJob(job, $"no server reported progress for {Options.StallTimeout / 1e9:0} s");
+                return;
+            }
+            ArmStallCheck(job);
+        });
+    }
+}
+
+public enum JobState
+{
+    Mapping,
+    Shuffling,
+    Done,
+    Failed,
+}
+
+/// <summary>The coordinator's view of one job. Mutated on the event loop; snapshots are taken there too.</summary>
+public sealed class JobTracker
+{
+    private readonly HashSet<Coordinate> _mapped = [];
+
+    internal JobTracker(JobDescription description, DatasetManifest input, string? outputDataset, int servers, long now)
+    {
+        Description = description;
+        Input = input;
+        OutputDataset = outputDataset;
+        Servers = servers;
+        SubmittedAt = LastHeard = now;
+        Reduces = new (Coordinate, ReduceReport)?[description.ReduceTasks];
+        ShuffleBytesByServer = new long[servers];
+    }
+
+    public JobDescription Description { get; }
+
+    public DatasetManifest Input { get; }
+
+    public string? OutputDataset { get; }
+
+    public int Servers { get; }
+
+    public JobState State { get; internal set; } = JobState.Mapping;
+
+    public bool IsOver => State is JobState.Done or JobState.Failed;
+
+    /// <summary>Every reduce task is done; waiting for the servers to acknowledge the end (and report final counts).</summary>
+    public bool Finishing { get; internal set; }
+
+    public int EndsAcknowledged { get; internal set; }
+
+    public string? Failure { get; internal set; }
+
+    public int MapTasksAssigned { get; internal set; }
+
+    public int MapsDone => _mapped.Count;
+
+    public long InputBytes { get; private set; }
+
+    public long InputRecords { get; private set; }
+
+    /// <summary>Key plus value bytes after the map-side combine: what the shuffle would carry without aggregation.</summary>
+    public long IntermediateBytes { get; private set; }
+
+    public long[] ShuffleBytesByServer { get; }
+
+    public long ShuffleBytes => ShuffleBytesByServer.Sum();
+
+    public (Coordinate Server, ReduceReport Report)?[] Reduces { get; }
+
+    public int ReducesDone { get; internal set; }
+
+    /// <summary>Times on the coordinator's clock (ns).</summary>
+    public long SubmittedAt { get; }
+
+    public long MapsDoneAt { get; internal set; }
+
+    public long ShuffleStartedAt { get; internal set; }
+
+    public long FinishedAt { get; internal set; }
+
+    public long LastHeard { get; private set; }
+
+    internal void Touch(long now) => LastHeard = now;
+
+    internal bool RecordMap(Coordinate server, MapReport report)
+    {
+        if (!_mapped.Add(server))
+        {
+            return false;
+        }
+        InputBytes += report.InputBytes;
+        InputRecords += report.InputRecords;
+        IntermediateBytes += report.IntermediateBytes;
+        return true;
+    }
+}

@@ -1,0 +1,416 @@
+using System.Diagnostics;
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.ChunkStore;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.MapPhase;
+using Camdoop.MapReduce.Records;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.FrontEnd.Jobs;
+
+// Worker: every server's side of a job. Maps the chunks it is the primary of, starts the shuffle when told, reports
+// progress and its reduce tasks, stores outputs in the chunk store when asked, and cleans up at the end.
+public sealed partial class JobControlService
+{
+    private readonly Dictionary<ulong, WorkerJob> _work = [];
+
+    /// <summary>Final shuffle byte counts of ended jobs, to acknowledge a repeated End the same way.</summary>
+    private readonly Dictionary<ulong, long> _ended = [];
+    private bool _progressTimer;
+
+    /// <summary>A job this server takes part in, or null.</summary>
+    internal WorkerJob? GetWork(ulong jobId) => _work.GetValueOrDefault(jobId);
+
+    private bool OnStart(Coordinate from, ulong jobId, ReadOnlySpan<byte> payload)
+    {
+        var r = JobControlWire.Body(payload);
+        var encoded = r.Bytes();
+        string output = r.String();
+        int count = r.U16();
+        var chunks = new List<Key>(count);
+        for (int i = 0; i < count; i++)
+        {
+            chunks.Add(r.Key());
+        }
+        if (!r.Ok || !r.AtEnd)
+        {
+            return false;
+        }
+        if (_work.ContainsKey(jobId))
+        {
+            SendAck(from, JobMessage.Start, jobId, 0); // our first acknowledgement was lost
+            return true;
+        }
+        if (!JobDescriptionCodec.TryDecode(encoded, out var description, out string? error) || description!.JobId != jobId)
+        {
+            Context.Log(LogLevel.Warning, $"job control: bad job description from {ChunkStoreService.Format(from)}: {error}");
+            return false;
+        }
+        if (output.Length > 0 && !ChunkMeta.IsValidName(output))
+        {
+            return false;
+        }
+        var work = new WorkerJob(from, description, output.Length > 0 ? output : null, chunks);
+        _work[jobId] = work;
+        SendAck(from, JobMessage.Start, jobId, 0);
+        PrepareChunks(work);
+        return true;
+    }
+
+    /// <summary>Makes sure this server holds a good replica of every chunk it maps, fetching one when not.</summary>
+    private void PrepareChunks(WorkerJob work)
+    {
+        var store = Store;
+        int pending = 0;
+        foreach (var id in work.Chunks)
+        {
+            if (store.Local.Verify(id) == ReplicaHealth.Good && store.Local.TryGet(id, out var held))
+            {
+                work.ChunkPaths[id] = held.DataPath;
+                continue;
+            }
+            pending++;
+            var chunk = id;
+            store.Read(chunk, result =>
+            {
+                if (work.Ended)
+                {
+                    return;
+                }
+                if (!result.Ok)
+                {
+                    work.PrepareError ??= $"input chunk {chunk}: {result.Error}";
+                }
+                else
+                {
+                    using var source = new MemoryChunkSource(result.Bytes);
+                    if (store.Local.TryWriteLocal(result.Meta!, source, out string? writeError) && store.Local.TryGet(chunk, out var stored))
+                    {
+                        work.ChunkPaths[chunk] = stored.DataPath;
+                        Context.Log(LogLevel.Info, $"job control: fetched input chunk {chunk} from {ChunkStoreService.Format(result.From)} to map it here");
+                    }
+                    else
+                    {
+                        work.PrepareError ??= $"input chunk {chunk}: {writeError}";
+                    }
+                }
+                if (--work.PendingChunks == 0)
+                {
+                    RunMaps(work);
+                }
+            });
+        }
+        work.PendingChunks = pending;
+        if (pending == 0)
+        {
+            RunMaps(work);
+        }
+    }
+
+    private void RunMaps(WorkerJob work)
+    {
+        if (work.PrepareError is not null)
+        {
+            ReportMap(work, new MapReport(false, 0, 0, 0, 0, 0, work.PrepareError));
+            return;
+        }
+        var description = work.Description;
+        string dataDirectory = Context.DataDirectory;
+        long sortBuffer = Options.MapSortBufferBytes;
+        var inputs = work.Chunks.Select(id => (id, work.ChunkPaths[id])).ToList();
+        var outputs = new List<MapOutput>();
+        string? failure = null;
+        long elapsed = 0;
+        void Work()
+        {
+            var clock = Stopwatch.StartNew();
+            try
+            {
+                var job = JobRegistry.Create(description.Job);
+                foreach (var (id, path) in inputs)
+                {
+                    outputs.Add(MapTask.Run(job, path, new MapTaskOptions
+                    {
+                        ReduceTasks = description.ReduceTasks,
+                        JobId = description.JobId,
+                        MapTaskId = id.Middle,
+                        OutputDirectory = RunFileLayout.MapTaskDirectory(dataDirectory, description.JobId, id.Middle),
+                        SortBufferBytes = sortBuffer,
+                    }));
+                }
+            }
+#pragma warning disable CA1031 // a bad job, input or disk fails the job on this server, never the server
+            catch (Exception e)
+#pragma warning restore CA1031
+            {
+                failure = $"{e.GetType().Name}: {e.Message}";
+                foreach (var o in outputs)
+                {
+                    o.Dispose();
+                }
+                outputs.Clear();
+            }
+            elapsed = (long)clock.Elapsed.TotalNanoseconds;
+        }
+        void Then()
+        {
+            if (work.Ended)
+            {
+                foreach (var o in outputs)
+                {
+                    o.Dispose();
+                }
+                return;
+            }
+            work.MapOutputs = outputs;
+            ReportMap(work, failure is not null
+                ? new MapReport(false, 0, 0, 0, 0, elapsed, failure)
+                : new MapReport(true, outputs.Count, outputs.Sum(o => o.Stats.InputBytes), outputs.Sum(o => o.Stats.InputRecords),
+                    outputs.Sum(o => o.Stats.IntermediateLogicalBytes), elapsed, null));
+        }
+        if (Options.RunOffLoop is { } offload)
+        {
+            offload(Work, Then);
+        }
+        else
+        {
+            Work();
+            Then();
+        }
+    }
+
+    private void ReportMap(WorkerJob work, MapReport report)
+    {
+        work.Mapped = report.Ok;
+        if (!report.Ok)
+        {
+            Context.Log(LogLevel.Warning, $"job {work.Description.JobId:x16}: map phase failed here: {report.Error}");
+        }
+        var w = JobControlWire.Begin(_frame, JobMessage.MapDone, work.Description.JobId);
+        w.U8(report.Ok ? (byte)1 : (byte)0);
+        w.U16(report.MapTasks);
+        w.I64(report.InputBytes);
+        w.I64(report.InputRecords);
+        w.I64(report.IntermediateBytes);
+        w.I64(report.MapNanoseconds);
+        w.String(report.Error);
+        SendReliable(work.Coordinator, JobMessage.MapDone, work.Description.JobId, 0, _frame.AsSpan(0, w.Length).ToArray());
+    }
+
+    private bool OnShuffle(Coordinate from, ulong jobId)
+    {
+        if (!_work.TryGetValue(jobId, out var work) || !work.Mapped)
+        {
+            return true; // not ready (or unknown): the coordinator asks again
+        }
+        SendAck(from, JobMessage.Shuffle, jobId, 0);
+        if (work.Shuffling)
+        {
+            return true;
+        }
+        work.Shuffling = true;
+        try
+        {
+            work.ServerJob = Camdoop.StartJob(work.Description, work.MapOutputs);
+        }
+#pragma warning disable CA1031 // a job that cannot start fails, the server carries on
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            ReportFailure(work, $"the shuffle could not start: {e.Message}");
+            return true;
+        }
+        if (!_progressTimer)
+        {
+            _progressTimer = true;
+            Context.SetTimer(Options.ProgressInterval, ReportProgress);
+        }
+        return true;
+    }
+
+    private void ReportProgress()
+    {
+        _progressTimer = false;
+        if (_stopped)
+        {
+            return;
+        }
+        bool any = false;
+        foreach (var work in _work.Values)
+        {
+            if (work.ServerJob is not { } job || work.Ended)
+            {
+                continue;
+            }
+            long delivered = job.Vertices.Sum(v => v.Output.Acknowledged);
+            if (delivered != work.LastReported)
+            {
+                work.LastReported = delivered;
+                var w = JobControlWire.Begin(_frame, JobMessage.Progress, work.Description.JobId);
+                w.I64(delivered);
+                Send(work.Coordinator, _frame.AsSpan(0, w.Length));
+            }
+            any |= !job.IsFinished;
+        }
+        if (any)
+        {
+            _progressTimer = true;
+            Context.SetTimer(Options.ProgressInterval, ReportProgress);
+        }
+    }
+
+    private void OnReduceTaskCompleted(ReduceTaskResult result)
+    {
+        if (!_work.TryGetValue(result.JobId, out var work) || work.Ended)
+        {
+            return;
+        }
+        if (work.OutputDataset is null || result.OutputPath is null)
+        {
+            ReportReduce(work, result, null);
+            return;
+        }
+        // The reducer stores its output as a chunk of which it is the primary replica (paper §4).
+        byte[] bytes;
+        try
+        {
+            bytes = File.ReadAllBytes(result.OutputPath);
+        }
+        catch (IOException e)
+        {
+            ReportFailure(work, $"reading the output of reduce task {result.ReduceTask}: {e.Message}");
+            return;
+        }
+        var torus = Context.Torus;
+        var meta = new ChunkMeta
+        {
+            Id = Key.FromCoordinate(torus, Context.Self, Key.FromString(FormattableString.Invariant($"camdoop/output/{work.OutputDataset}/{result.ReduceTask}/{result.JobId:x16}"))),
+            Kind = ChunkKind.Data,
+            Length = bytes.Length,
+            Checksum = XxHash64.Hash(bytes),
+            Dataset = work.OutputDataset,
+            Index = result.ReduceTask,
+            Count = work.Description.ReduceTasks,
+        };
+        Store.Write(meta, bytes, stored =>
+        {
+            if (stored.Ok)
+            {
+                ReportReduce(work, result, meta);
+            }
+            else
+            {
+                ReportFailure(work, $"storing the output of reduce task {result.ReduceTask}: {stored.Error}");
+            }
+        });
+    }
+
+    private void ReportReduce(WorkerJob work, ReduceTaskResult result, ChunkMeta? stored)
+    {
+        var w = JobControlWire.Begin(_frame, JobMessage.ReduceDone, result.JobId);
+        w.U32((uint)result.ReduceTask);
+        w.I64(result.Records);
+        w.I64(result.LogicalBytes);
+        w.I64(result.FileBytes);
+        w.U64(result.Checksum);
+        w.String(result.OutputPath is null ? null : Path.GetRelativePath(Context.DataDirectory, result.OutputPath));
+        w.U8(stored is null ? (byte)0 : (byte)1);
+        if (stored is not null)
+        {
+            w.Key(stored.Id);
+            w.I64(stored.Length);
+            w.U64(stored.Checksum);
+        }
+        SendReliable(work.Coordinator, JobMessage.ReduceDone, result.JobId, result.ReduceTask, _frame.AsSpan(0, w.Length).ToArray());
+    }
+
+    private void OnCamdoopJobFailed(ServerJob job)
+    {
+        if (_work.TryGetValue(job.JobId, out var work))
+        {
+            ReportFailure(work, job.Failure ?? "the shuffle failed");
+        }
+    }
+
+    private void ReportFailure(WorkerJob work, string reason)
+    {
+        Context.Log(LogLevel.Warning, $"job {work.Description.JobId:x16} failed here: {reason}");
+        var w = JobControlWire.Begin(_frame, JobMessage.Failed, work.Description.JobId);
+        w.String(reason);
+        SendReliable(work.Coordinator, JobMessage.Failed, work.Description.JobId, 0, _frame.AsSpan(0, w.Length).ToArray());
+    }
+
+    private bool OnEnd(Coordinate from, ulong jobId)
+    {
+        if (!_work.Remove(jobId, out var work))
+        {
+            SendAck(from, JobMessage.End, jobId, 0, _ended.GetValueOrDefault(jobId));
+            return true;
+        }
+        // The final count of bytes this server's vertices delivered rides on the acknowledgement.
+        long delivered = work.ServerJob?.Vertices.Sum(v => v.Output.Acknowledged) ?? 0;
+        _ended[jobId] = delivered;
+        SendAck(from, JobMessage.End, jobId, 0, delivered);
+        work.Ended = true;
+        Camdoop.RemoveJob(jobId);
+        work.DisposeMapOutputs();
+        // Map outputs are intermediate data: gone with the job. Reduce outputs stay.
+        string jobDirectory = Path.Combine(Context.DataDirectory, "jobs", jobId.ToString("x16", System.Globalization.CultureInfo.InvariantCulture));
+        try
+        {
+            if (Directory.Exists(jobDirectory))
+            {
+                foreach (var mapDirectory in Directory.EnumerateDirectories(jobDirectory, "map-*"))
+                {
+                    Directory.Delete(mapDirectory, recursive: true);
+                }
+            }
+        }
+        catch (IOException e)
+        {
+            Context.Log(LogLevel.Warning, $"job {jobId:x16}: could not delete its map outputs: {e.Message}");
+        }
+        return true;
+    }
+
+    /// <summary>One job on this server.</summary>
+    internal sealed class WorkerJob(Coordinate coordinator, JobDescription description, string? outputDataset, List<Key> chunks)
+    {
+        public Coordinate Coordinator { get; } = coordinator;
+
+        public JobDescription Description { get; } = description;
+
+        public string? OutputDataset { get; } = outputDataset;
+
+        public List<Key> Chunks { get; } = chunks;
+
+        public Dictionary<Key, string> ChunkPaths { get; } = [];
+
+        public int PendingChunks { get; set; }
+
+        public string? PrepareError { get; set; }
+
+        public IReadOnlyList<MapOutput> MapOutputs { get; set; } = [];
+
+        public bool Mapped { get; set; }
+
+        public bool Shuffling { get; set; }
+
+        public ServerJob? ServerJob { get; set; }
+
+        public long LastReported { get; set; } = -1;
+
+        public bool Ended { get; set; }
+
+        public void DisposeMapOutputs()
+        {
+            foreach (var output in MapOutputs)
+            {
+                output.Dispose();
+            }
+        }
+    }
+}

@@ -1,0 +1,380 @@
+using System.Net;
+using System.Text.Json;
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.ChunkStore;
+using Camdoop.MapReduce.FrontEnd;
+using Camdoop.MapReduce.FrontEnd.Jobs;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Hosting;
+using Camdoop.Runtime.Links.RawEthernet;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Hosting;
+
+/// <summary>
+/// One real CamCube server in a process: an event loop driving a <see cref="NodeHost"/> with the product's services
+/// (key routing, ping, chunk store, Camdoop), one raw-Ethernet link per cabled port, the front-end's TCP server when
+/// the server is on the switch network, and a status file rewritten periodically. The services are the same
+/// classes the simulator hosts. <see cref="Stop"/> shuts everything down in order and records the final status.
+/// </summary>
+public sealed class CamdoopNode : IDisposable
+{
+    private readonly NodeSettings _settings;
+    private readonly NodeLog _log;
+    private readonly Lock _stopLock = new();
+    private readonly DateTime _startedUtc = DateTime.UtcNow;
+    private Timer? _statusTimer;
+    private int _statusBusy;
+    private bool _stopped;
+
+    private CamdoopNode(NodeSettings settings, NodeLog log, NodeEventLoop loop)
+    {
+        _settings = settings;
+        _log = log;
+        Loop = loop;
+        StatusPath = Path.Combine(settings.DataDirectory, "status.json");
+    }
+
+    public NodeSettings Settings => _settings;
+
+    public NodeEventLoop Loop { get; }
+
+    public NodeHost Host => Loop.Host;
+
+    public FrontEndServer? FrontEnd { get; private set; }
+
+    public string StatusPath { get; }
+
+    /// <summary>
+    /// Builds and starts the server: data directory, log, services, links (opened in this process's network
+    /// namespace), front-end and status file. Fails with one clear line (missing interface, MTU too small, no
+    /// CAP_NET_RAW, front-end address in use) and leaves nothing running.
+    /// </summary>
+    public static CamdoopNode Start(NodeSettings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        Directory.CreateDirectory(settings.DataDirectory);
+        Directory.CreateDirectory(Path.GetDirectoryName(settings.LogFile)!);
+        var log = NodeLog.ToFile(settings.LogFile, settings.LogLevel);
+        var pool = new FramePool(1024);
+        var loop = new NodeEventLoop(driver => new NodeHost(settings.Self, settings.Torus, driver, pool, settings.Node), log);
+        var node = new CamdoopNode(settings, log, loop);
+        try
+        {
+            node.RegisterServices();
+            node.OpenLinks(pool);
+            log.Write(settings.Self, LogLevel.Info, $"starting: torus {settings.Torus}, pid {Environment.ProcessId}, data {settings.DataDirectory}, ports {node.DescribePorts()}");
+            loop.Start();
+            node.StartFrontEnd();
+            node.WriteStatus("running");
+            node._statusTimer = new Timer(_ => node.OnStatusTimer(), null, settings.StatusInterval, settings.StatusInterval);
+            return node;
+        }
+        catch
+        {
+            node.Stop();
+            throw;
+        }
+    }
+
+    /// <summary>A status snapshot, taken on the event loop.</summary>
+    public Task<NodeStatus> StatusAsync(string state = "running") => Loop.InvokeAsync(() => BuildStatus(state));
+
+    /// <summary>Stops the front-end, the status timer, the loop (services, links) and writes the final status. Idempotent.</summary>
+    public void Stop()
+    {
+        lock (_stopLock)
+        {
+            if (_stopped)
+            {
+                return;
+            }
+            _stopped = true;
+        }
+        _statusTimer?.Dispose();
+        FrontEnd?.Dispose();
+        NodeStatus? final = null;
+        if (Loop.IsRunning)
+        {
+            try
+            {
+                var snapshot = StatusAsync("stopped");
+                final = snapshot.Wait(TimeSpan.FromSeconds(5)) ? snapshot.Result : null;
+            }
+            catch (AggregateException)
+            {
+                final = null;
+            }
+        }
+        Loop.Dispose();
+        try
+        {
+            final?.Write(StatusPath);
+        }
+        catch (IOException)
+        {
+            // The data directory is gone (the testbed was torn down under us); nothing left to report to.
+        }
+        _log.Write(_settings.Self, LogLevel.Info, "stopped");
+        _log.Dispose();
+    }
+
+    public void Dispose() => Stop();
+
+    private void RegisterServices()
+    {
+        var host = Loop.Host;
+        KeyRoutingService.Install(host);
+        host.Register(new PingService());
+        ChunkStoreService.Install(host);
+        CamdoopService.Install(host);
+        JobControlService.Install(host, new JobControlOptions { RunOffLoop = RunOffLoop });
+    }
+
+    /// <summary>Map tasks run on the thread pool, so the loop keeps serving frames and beacons meanwhile (DESIGN §2).</summary>
+    private void RunOffLoop(Action work, Action then)
+    {
+        Task.Run(work).ContinueWith(
+            _ =>
+            {
+                try
+                {
+                    Loop.Post(then);
+                }
+                catch (InvalidOperationException)
+                {
+                    // The node stopped meanwhile.
+                }
+            },
+            CancellationToken.None,
+            TaskContinuationOptions.None,
+            TaskScheduler.Default);
+    }
+
+    private void OpenLinks(FramePool pool)
+    {
+        var options = new RawEthernetOptions
+        {
+            MaxFrameSize = _settings.MaxFrameSize,
+            ReceiveBufferBytes = _settings.ReceiveBufferBytes ?? new RawEthernetOptions().ReceiveBufferBytes,
+            CarrierPollInterval = _settings.CarrierPollInterval,
+        };
+        foreach (var port in Ports.All)
+        {
+            var name = _settings.Interfaces[(int)port];
+            if (name is null)
+            {
+                continue;
+            }
+            RawEthernetTransport link;
+            try
+            {
+                link = RawEthernetTransport.Open(name, pool, options);
+            }
+            catch (RawEthernetException e)
+            {
+                throw new RawEthernetException($"port {port.Name()}: {e.Message}", e);
+            }
+            Loop.AttachLink(port, link);
+        }
+    }
+
+    private void StartFrontEnd()
+    {
+        if (_settings.FrontEndPort == 0)
+        {
+            return;
+        }
+        var endpoint = new IPEndPoint(_settings.UplinkAddress ?? IPAddress.Any, _settings.FrontEndPort);
+        var frontEndNode = new FrontEndNode(Loop, async () => JsonSerializer.SerializeToElement(await StatusAsync().ConfigureAwait(false), NodeConfig.JsonOptions));
+        var server = new FrontEndServer(endpoint, () => new FrontEndSession(frontEndNode), log: line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        server.Start();
+        FrontEnd = server;
+        _log.Write(_settings.Self, LogLevel.Info, $"front-end listening on {server.EndPoint}");
+    }
+
+    private void OnStatusTimer()
+    {
+        if (Interlocked.Exchange(ref _statusBusy, 1) != 0)
+        {
+            return;
+        }
+        try
+        {
+            WriteStatus("running");
+        }
+#pragma warning disable CA1031 // a failed status write is logged; the server keeps running
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            _log.Write(_settings.Self, LogLevel.Warning, $"cannot write {StatusPath}: {e.Message}");
+        }
+        finally
+        {
+            Volatile.Write(ref _statusBusy, 0);
+        }
+    }
+
+    private void WriteStatus(string state)
+    {
+        var task = StatusAsync(state);
+        if (task.Wait(TimeSpan.FromSeconds(5)))
+        {
+            task.Result.Write(StatusPath);
+        }
+        else
+        {
+            _log.Write(_settings.Self, LogLevel.Warning, "status snapshot: the event loop did not answer within 5 s");
+        }
+    }
+
+    /// <summary>Runs on the event loop.</summary>
+    private NodeStatus BuildStatus(string state)
+    {
+        var host = Loop.Host;
+        var links = new List<LinkStatus>(Ports.Count);
+        int up = 0;
+        foreach (var port in Ports.All)
+        {
+            var link = Loop.Link(port);
+            int p = (int)port;
+            bool isUp = host.IsLinkUp(port);
+            up += isUp ? 1 : 0;
+            links.Add(new LinkStatus
+            {
+                Port = port.Name(),
+                Interface = _settings.Interfaces[p],
+                Neighbour = FormatCoordinate(host.Torus.Neighbour(host.Self, port)),
+                Carrier = host.HasCarrier(port),
+                Up = isUp,
+                Heard = host.Monitor.HasHeard(port),
+                PeerMac = link is null || link.PeerMac.IsGroup ? null : link.PeerMac.ToString(),
+                FramesSent = host.Counters.FramesSent[p],
+                FramesReceived = host.Counters.FramesReceived[p],
+                BytesSent = host.Counters.BytesSent[p],
+                BytesReceived = host.Counters.BytesReceived[p],
+                KernelDrops = link?.Counters.KernelDrops ?? 0,
+                SendErrors = link?.Counters.SendErrors ?? 0,
+            });
+        }
+        var routing = host.GetService<KeyRoutingService>()!;
+        var counters = new Dictionary<string, IReadOnlyDictionary<string, long>>(StringComparer.Ordinal)
+        {
+            ["node"] = NodeCounterValues(host, Loop),
+            ["routing"] = RoutingCounterValues(routing.Counters),
+        };
+        var ping = host.GetService<PingService>();
+        if (ping is not null)
+        {
+            counters["ping"] = new Dictionary<string, long>(StringComparer.Ordinal)
+            {
+                ["requestsAnswered"] = ping.RequestsAnswered,
+                ["repliesDropped"] = ping.RepliesDropped,
+                ["unexpected"] = ping.Unexpected,
+            };
+        }
+        if (host.GetService<ChunkStoreService>() is { } store)
+        {
+            var values = store.Counters.ToDictionary();
+            values["replicasHeld"] = store.Local.Count;
+            values["bytesHeld"] = store.Local.BytesStored;
+            values["activeOutbound"] = store.ActiveOutbound;
+            values["activeInbound"] = store.ActiveInbound;
+            counters["chunkStore"] = values;
+        }
+        if (host.GetService<CamdoopService>() is { } camdoop)
+        {
+            var c = camdoop.Counters;
+            counters["camdoop"] = new Dictionary<string, long>(StringComparer.Ordinal)
+            {
+                ["jobs"] = camdoop.Jobs.Count,
+                ["dataFramesSent"] = c.DataFramesSent,
+                ["dataBytesSent"] = c.DataBytesSent,
+                ["dataBytesReceived"] = c.DataBytesReceived,
+                ["retransmittedBytes"] = c.RetransmittedBytes,
+                ["timeouts"] = c.Timeouts,
+                ["fastRetransmits"] = c.FastRetransmits,
+                ["unknownJob"] = c.UnknownJob,
+                ["malformed"] = c.MalformedTotal,
+            };
+        }
+        if (host.GetService<JobControlService>() is { } jobs)
+        {
+            counters["jobControl"] = new Dictionary<string, long>(StringComparer.Ordinal)
+            {
+                ["coordinated"] = jobs.CoordinatedJobs.Count,
+                ["malformed"] = jobs.MalformedFrames,
+                ["gaveUp"] = jobs.GaveUpMessages,
+            };
+        }
+        if (FrontEnd is { } fe)
+        {
+            counters["frontEnd"] = new Dictionary<string, long>(StringComparer.Ordinal)
+            {
+                ["connections"] = fe.ConnectionsAccepted,
+                ["requests"] = fe.RequestsServed,
+                ["malformed"] = fe.MalformedMessages,
+                ["oversized"] = fe.OversizedMessages,
+                ["refused"] = fe.ConnectionsRefused,
+                ["handlerFailures"] = fe.HandlerFailures,
+            };
+        }
+        return new NodeStatus
+        {
+            Coordinate = FormatCoordinate(host.Self),
+            Torus = host.Torus.ToString(),
+            Pid = Environment.ProcessId,
+            State = state,
+            StartedUtc = _startedUtc,
+            UpdatedUtc = DateTime.UtcNow,
+            FrontEnd = FrontEnd?.EndPoint.ToString(),
+            Links = links,
+            LinksUp = up,
+            ReachableServers = routing.ReachableCount,
+            Counters = counters,
+        };
+    }
+
+    private static Dictionary<string, long> NodeCounterValues(NodeHost host, NodeEventLoop loop)
+    {
+        var c = host.Counters;
+        var values = new Dictionary<string, long>(StringComparer.Ordinal)
+        {
+            ["framesRejected"] = c.TotalRejected,
+            ["framesForwarded"] = c.FramesForwarded,
+            ["forwardDropped"] = c.ForwardDropped,
+            ["queueFull"] = c.QueueFull,
+            ["queueFlushed"] = c.QueueFlushed,
+            ["sentOnDownLink"] = c.SentOnDownLink,
+            ["serviceFaults"] = c.ServiceFaults,
+            ["loopFaults"] = loop.Faults,
+            ["wiringErrors"] = host.Monitor.WiringErrors,
+        };
+        for (int i = 1; i < FrameErrors.Count; i++)
+        {
+            var error = (FrameError)i;
+            values["rejected" + error] = c.RejectedFor(error);
+        }
+        return values;
+    }
+
+    private static Dictionary<string, long> RoutingCounterValues(KeyRoutingCounters r) => new(StringComparer.Ordinal)
+    {
+        ["originated"] = r.Originated,
+        ["forwarded"] = r.Forwarded,
+        ["delivered"] = r.Delivered,
+        ["droppedNoRoute"] = r.DroppedNoRoute,
+        ["droppedTtl"] = r.DroppedTtl,
+        ["droppedForward"] = r.DroppedForward,
+        ["malformedControl"] = r.MalformedControl,
+        ["recomputations"] = r.Recomputations,
+    };
+
+    private string DescribePorts() =>
+        string.Join(", ", Ports.All.ToArray().Select(p => $"{p.Name()}={_settings.Interfaces[(int)p] ?? "-"}"));
+
+    /// <summary>"x,y,z", the form configs and the CLI use.</summary>
+    public static string FormatCoordinate(Coordinate c) => FormattableString.Invariant($"{c.X},{c.Y},{c.Z}");
+}

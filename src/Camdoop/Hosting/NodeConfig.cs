@@ -1,0 +1,253 @@
+using System.Globalization;
+using System.Net;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Hosting;
+
+/// <summary>
+/// What one `camdoop node` process runs: the server's coordinate, the torus, the network interface cabled to each
+/// of its six ports, its data directory, optionally its uplink address and front-end port on the switch network,
+/// its log file, and the liveness tunables. Stored as JSON (camelCase); <see cref="Validate"/> turns it into
+/// <see cref="NodeSettings"/> or fails with one clear line naming the bad field.
+/// </summary>
+public sealed record NodeConfig
+{
+    public static readonly JsonSerializerOptions JsonOptions = new()
+    {
+        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
+        WriteIndented = true,
+        DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
+        ReadCommentHandling = JsonCommentHandling.Skip,
+        AllowTrailingCommas = true,
+    };
+
+    /// <summary>"x,y,z".</summary>
+    public string? Coordinate { get; init; }
+
+    /// <summary>"XxYxZ", e.g. "3x3x3".</summary>
+    public string? Torus { get; init; }
+
+    /// <summary>Port name ("+X", "-X", "+Y", "-Y", "+Z", "-Z") to interface name. A port left out is permanently down.</summary>
+    public Dictionary<string, string> Ports { get; init; } = [];
+
+    public string? DataDirectory { get; init; }
+
+    /// <summary>This server's address on the switch network (the front-end listens there); null: not on the switch.</summary>
+    public string? UplinkAddress { get; init; }
+
+    /// <summary>TCP port of the front-end; 0 runs no front-end.</summary>
+    public int FrontEndPort { get; init; }
+
+    /// <summary>Log file; default node.log in the data directory.</summary>
+    public string? LogFile { get; init; }
+
+    /// <summary>debug, info, warning or error.</summary>
+    public string LogLevel { get; init; } = "info";
+
+    /// <summary>Liveness beacon interval on every link, in milliseconds.</summary>
+    public double BeaconIntervalMs { get; init; } = 10;
+
+    /// <summary>A link is declared down after this many silent beacon intervals.</summary>
+    public int BeaconMisses { get; init; } = 3;
+
+    /// <summary>How often each link's I/O thread checks the interface's carrier and kernel drop counter, in milliseconds.</summary>
+    public int CarrierPollMs { get; init; } = 100;
+
+    /// <summary>How often status.json in the data directory is rewritten, in milliseconds.</summary>
+    public int StatusIntervalMs { get; init; } = 1000;
+
+    /// <summary>Frames each service may queue per port.</summary>
+    public int QueueCapacity { get; init; } = 64;
+
+    /// <summary>Kernel receive buffer per link (bytes); null keeps the runtime's default. Tests shrink it to provoke drops.</summary>
+    public int? ReceiveBufferBytes { get; init; }
+
+    /// <summary>Largest frame on the links, Ethernet header included (9,014 needs MTU 9,000).</summary>
+    public int MaxFrameSize { get; init; } = FrameLayout.MaxFrameSize;
+
+    public static NodeConfig Load(string path)
+    {
+        string text;
+        try
+        {
+            text = File.ReadAllText(path);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            throw new NodeConfigException($"cannot read node config {path}: {e.Message}");
+        }
+        try
+        {
+            return JsonSerializer.Deserialize<NodeConfig>(text, JsonOptions)
+                ?? throw new NodeConfigException($"node config {path} is empty");
+        }
+        catch (JsonException e)
+        {
+            throw new NodeConfigException($"node config {path} is not valid JSON: {e.Message}");
+        }
+    }
+
+    public void Save(string path) => File.WriteAllText(path, JsonSerializer.Serialize(this, JsonOptions));
+
+    /// <summary>Checks every field and resolves the typed settings; throws <see cref="NodeConfigException"/>.</summary>
+    public NodeSettings Validate()
+    {
+        if (Torus is null)
+        {
+            throw new NodeConfigException("node config: 'torus' is missing (e.g. \"3x3x3\")");
+        }
+        if (!Runtime.Topology.Torus.TryParse(Torus, out var torus, out var torusError))
+        {
+            throw new NodeConfigException($"node config: {torusError}");
+        }
+        if (Coordinate is null || !Runtime.Topology.Coordinate.TryParse(Coordinate, out var self) || !torus!.Contains(self))
+        {
+            throw new NodeConfigException($"node config: 'coordinate' must be a server of the {torus} torus, like \"0,1,2\" (got {Show(Coordinate)})");
+        }
+        if (string.IsNullOrWhiteSpace(DataDirectory))
+        {
+            throw new NodeConfigException("node config: 'dataDirectory' is missing");
+        }
+        var interfaces = new string?[Runtime.Topology.Ports.Count];
+        foreach (var (name, iface) in Ports)
+        {
+            if (!Runtime.Topology.Ports.TryParse(name, out var port))
+            {
+                throw new NodeConfigException($"node config: port '{name}' is not one of +X, -X, +Y, -Y, +Z, -Z");
+            }
+            if (string.IsNullOrWhiteSpace(iface) || iface.Length > 15 || iface.Contains('/', StringComparison.Ordinal))
+            {
+                throw new NodeConfigException($"node config: port {name}: '{iface}' is not a network interface name");
+            }
+            if (interfaces[(int)port] is not null)
+            {
+                throw new NodeConfigException($"node config: port {port.Name()} is given twice");
+            }
+            interfaces[(int)port] = iface;
+        }
+        IPAddress? uplink = null;
+        if (UplinkAddress is not null && !IPAddress.TryParse(UplinkAddress, out uplink))
+        {
+            throw new NodeConfigException($"node config: 'uplinkAddress' {Show(UplinkAddress)} is not an IP address");
+        }
+        if (FrontEndPort is < 0 or > 65535)
+        {
+            throw new NodeConfigException($"node config: 'frontEndPort' {FrontEndPort} is not a TCP port");
+        }
+        var level = LogLevel.ToLowerInvariant() switch
+        {
+            "debug" => Runtime.Node.LogLevel.Debug,
+            "info" => Runtime.Node.LogLevel.Info,
+            "warning" or "warn" => Runtime.Node.LogLevel.Warning,
+            "error" => Runtime.Node.LogLevel.Error,
+            _ => throw new NodeConfigException($"node config: 'logLevel' {Show(LogLevel)} is not debug, info, warning or error"),
+        };
+        if (!(BeaconIntervalMs is >= 0.1 and <= 60_000))
+        {
+            throw new NodeConfigException("node config: 'beaconIntervalMs' must be between 0.1 and 60000");
+        }
+        if (BeaconMisses is < 1 or > 1000)
+        {
+            throw new NodeConfigException("node config: 'beaconMisses' must be between 1 and 1000");
+        }
+        if (StatusIntervalMs is < 10 or > 3_600_000)
+        {
+            throw new NodeConfigException("node config: 'statusIntervalMs' must be between 10 and 3600000");
+        }
+        if (CarrierPollMs is < 1 or > 60_000)
+        {
+            throw new NodeConfigException("node config: 'carrierPollMs' must be between 1 and 60000");
+        }
+        if (QueueCapacity is < 1 or > 65536)
+        {
+            throw new NodeConfigException("node config: 'queueCapacity' must be between 1 and 65536");
+        }
+        if (ReceiveBufferBytes is < 1024)
+        {
+            throw new NodeConfigException("node config: 'receiveBufferBytes' must be at least 1024");
+        }
+        if (MaxFrameSize is < FrameLayout.MinFrameSize or > FrameLayout.MaxFrameSize)
+        {
+            throw new NodeConfigException($"node config: 'maxFrameSize' must be between {FrameLayout.MinFrameSize} and {FrameLayout.MaxFrameSize}");
+        }
+        string data = Path.GetFullPath(DataDirectory);
+        return new NodeSettings
+        {
+            Self = self,
+            Torus = torus!,
+            Interfaces = interfaces,
+            DataDirectory = data,
+            UplinkAddress = uplink,
+            FrontEndPort = FrontEndPort,
+            LogFile = Path.GetFullPath(LogFile ?? Path.Combine(data, "node.log")),
+            LogLevel = level,
+            Node = new NodeOptions
+            {
+                BeaconInterval = (long)(BeaconIntervalMs * NodeOptions.Millisecond),
+                BeaconMisses = BeaconMisses,
+                QueueCapacity = QueueCapacity,
+                DataDirectory = data,
+                IsolateServiceFaults = true,
+            },
+            StatusInterval = TimeSpan.FromMilliseconds(StatusIntervalMs),
+            ReceiveBufferBytes = ReceiveBufferBytes,
+            MaxFrameSize = MaxFrameSize,
+            CarrierPollInterval = TimeSpan.FromMilliseconds(CarrierPollMs),
+        };
+    }
+
+    private static string Show(string? value) => value is null ? "nothing" : string.Create(CultureInfo.InvariantCulture, $"'{value}'");
+}
+
+/// <summary>A validated <see cref="NodeConfig"/>.</summary>
+public sealed record NodeSettings
+{
+    public required Coordinate Self { get; init; }
+
+    public required Torus Torus { get; init; }
+
+    /// <summary>Interface per port index; null where the port is not cabled.</summary>
+    public required string?[] Interfaces { get; init; }
+
+    public required string DataDirectory { get; init; }
+
+    public IPAddress? UplinkAddress { get; init; }
+
+    public int FrontEndPort { get; init; }
+
+    public required string LogFile { get; init; }
+
+    public LogLevel LogLevel { get; init; } = LogLevel.Info;
+
+    public required NodeOptions Node { get; init; }
+
+    public TimeSpan StatusInterval { get; init; } = TimeSpan.FromSeconds(1);
+
+    public int? ReceiveBufferBytes { get; init; }
+
+    public int MaxFrameSize { get; init; } = FrameLayout.MaxFrameSize;
+
+    public TimeSpan CarrierPollInterval { get; init; } = TimeSpan.FromMilliseconds(100);
+}
+
+/// <summary>A node config that cannot be used; the message is one line naming the problem.</summary>
+public sealed class NodeConfigException : Exception
+{
+    public NodeConfigException(string message)
+        : base(message)
+    {
+    }
+
+    public NodeConfigException()
+    {
+    }
+
+    public NodeConfigException(string message, Exception innerException)
+        : base(message, innerException)
+    {
+    }
+}

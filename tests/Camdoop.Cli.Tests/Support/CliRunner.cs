@@ -1,0 +1,85 @@
+using System.Diagnostics;
+using System.Text;
+
+namespace Camdoop.Cli.Tests.Support;
+
+/// <summary>The outcome of one `camdoop` run.</summary>
+public sealed record CliResult(int ExitCode, string Stdout, string Stderr)
+{
+    public override string ToString() => $"exit {ExitCode}\nstdout:\n{Stdout}\nstderr:\n{Stderr}";
+}
+
+/// <summary>
+/// Runs the real `camdoop` command (the apphost built next to this test assembly) in a child process, as a user
+/// would, and captures its exit code and output.
+/// </summary>
+internal static class CliRunner
+{
+    public static string Executable => Path.Combine(AppContext.BaseDirectory, "camdoop");
+
+    public static CliResult Run(params string[] args) => RunAs(null, TimeSpan.FromMinutes(5), args);
+
+    public static CliResult Run(TimeSpan timeout, params string[] args) => RunAs(null, timeout, args);
+
+    /// <summary>Runs as another user id (through setpriv) when <paramref name="uid"/> is given.</summary>
+    public static CliResult RunAs(int? uid, TimeSpan timeout, params string[] args)
+    {
+        var psi = new ProcessStartInfo(uid is null ? Executable : "setpriv")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+            WorkingDirectory = Path.GetTempPath(),
+        };
+        if (uid is { } id)
+        {
+            psi.ArgumentList.Add($"--reuid={id}");
+            psi.ArgumentList.Add($"--regid={id}");
+            psi.ArgumentList.Add("--clear-groups");
+            psi.ArgumentList.Add(Executable);
+        }
+        foreach (var a in args)
+        {
+            psi.ArgumentList.Add(a);
+        }
+        using var process = Process.Start(psi) ?? throw new InvalidOperationException("cannot start camdoop");
+        var stdout = new StringBuilder();
+        var stderr = new StringBuilder();
+        process.OutputDataReceived += (_, e) =>
+        {
+            if (e.Data is not null)
+            {
+                lock (stdout)
+                {
+                    stdout.AppendLine(e.Data);
+                }
+            }
+        };
+        process.ErrorDataReceived += (_, e) =>
+        {
+            if (e.Data is not null)
+            {
+                lock (stderr)
+                {
+                    stderr.AppendLine(e.Data);
+                }
+            }
+        };
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        if (!process.WaitForExit(timeout))
+        {
+            process.Kill(entireProcessTree: true);
+            process.WaitForExit();
+            throw new TimeoutException($"camdoop {string.Join(' ', args)} did not finish in {timeout.TotalSeconds:0} s; output so far:\n{stdout}\n{stderr}");
+        }
+        process.WaitForExit();
+        lock (stdout)
+        {
+            lock (stderr)
+            {
+                return new CliResult(process.ExitCode, stdout.ToString(), stderr.ToString());
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+using System.Diagnostics;
+using System.Text.Json;
+using Camdoop.Cli.Testbed;
+using Camdoop.Cli.Tests.Support;
+using Camdoop.MapReduce.FrontEnd;
+using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.MapReduce.Hosting;
+
+namespace Camdoop.Cli.Tests.Testbed;
+
+[Collection(TestbedCollection.Name)]
+public class TestbedLifecycleTests
+{
+    [RootFact]
+    public void UpStatusStopOneNodeAndDownLeaveNothingBehind()
+    {
+        const string prefix = "cdtl";
+        try
+        {
+            var up = CliRunner.Run("testbed", "up", "--torus", "2x2x3", "--prefix", prefix, "--subnet", "203", "--json");
+            Assert.True(up.ExitCode == 0, up.ToString());
+            using var upJson = JsonDocument.Parse(up.Stdout);
+            string frontEnd = upJson.RootElement.GetProperty("frontend").GetString()!;
+            Assert.Equal("10.203.0.1:7070", frontEnd);
+
+            var status = CliRunner.Run("testbed", "status", "--prefix", prefix, "--json");
+            Assert.True(status.ExitCode == 0, status.ToString());
+            using var statusJson = JsonDocument.Parse(status.Stdout);
+            Assert.Equal(frontEnd, statusJson.RootElement.GetProperty("frontend").GetString());
+            var servers = statusJson.RootElement.GetProperty("servers").EnumerateArray().ToList();
+            Assert.Equal(12, servers.Count);
+            Assert.All(servers, s =>
+            {
+                Assert.Equal("running", s.GetProperty("state").GetString());
+                Assert.Equal(6, s.GetProperty("linksUp").GetInt32());
+                Assert.Equal(12, s.GetProperty("reachable").GetInt32());
+                Assert.All(s.GetProperty("links").EnumerateArray(), l => Assert.True(l.GetProperty("heard").GetBoolean()));
+            });
+
+            // The front-end answers from outside the cube (this host, over the switch network).
+            using (var client = FrontEndClient.Connect(frontEnd))
+            {
+                var hello = client.Call(new WireMessage("hello"));
+                Assert.Equal("2x2x3", hello.GetString("torus"));
+                Assert.Equal(12, hello.GetInt64("reachable"));
+                var node = client.Call(new WireMessage("status")).GetMessage("status");
+                Assert.Equal("0,0,0", node.GetString("coordinate"));
+                Assert.Equal(6, node.GetInt64("linksUp"));
+            }
+
+            // SIGTERM stops one node cleanly: it records "stopped" and its neighbours see the link go down.
+            var state = TestbedState.TryLoad(prefix)!;
+            var victim = state.Servers.Single(s => s.Coordinate == "1,1,2");
+            var neighbour = state.Servers.Single(s => s.Coordinate == "0,1,2");
+            Process.Start("kill", ["-TERM", victim.Pid.ToString(System.Globalization.CultureInfo.InvariantCulture)]).WaitForExit();
+            WaitFor(() => !TestbedLauncher.IsAlive(victim.Pid), TimeSpan.FromSeconds(10), "the stopped node to exit");
+            Assert.Equal("stopped", NodeStatus.TryRead(victim.StatusPath)!.State);
+            Assert.Contains("stopped", File.ReadAllText(Path.Combine(victim.DataDirectory, "node.log")), StringComparison.Ordinal);
+            WaitFor(
+                () => NodeStatus.TryRead(neighbour.StatusPath) is { } n && n.Links.Where(l => l.Neighbour == "1,1,2").All(l => !l.Up) && n.ReachableServers == 11,
+                TimeSpan.FromSeconds(10),
+                "the neighbour to see its links to the stopped node down");
+
+            // The stopped node and its four neighbours (two of them over both links of a 2-wide ring) are unhealthy
+            // (status files are rewritten every second, so give every neighbour time to notice).
+            CliResult? notHealthy = null;
+            WaitFor(
+                () => (notHealthy = CliRunner.Run("testbed", "status", "--prefix", prefix)).Stdout.Contains("7/12 servers running with all six links up", StringComparison.Ordinal),
+                TimeSpan.FromSeconds(10),
+                "testbed status to report the stopped node and its neighbours");
+            Assert.Equal(1, notHealthy!.ExitCode);
+
+            var down = CliRunner.Run("testbed", "down", "--prefix", prefix);
+            Assert.True(down.ExitCode == 0, down.ToString());
+            Assert.Contains("13 namespaces removed", down.Stdout, StringComparison.Ordinal);
+            AssertNothingLeft(prefix, state);
+
+            var again = CliRunner.Run("testbed", "down", "--prefix", prefix);
+            Assert.Equal(0, again.ExitCode);
+            Assert.Contains("nothing to remove", again.Stdout, StringComparison.Ordinal);
+        }
+        finally
+        {
+            CliRunner.Run("testbed", "down", "--prefix", prefix);
+        }
+    }
+
+    [RootFact]
+    public void DownCleansUpAfterACrashedUp()
+    {
+        // A crash of `up` after the network and the processes exist but before the state file was written.
+        const string prefix = "cdtc";
+        var layout = new TestbedLayout(prefix, Runtime.Topology.Torus.Parse("2x2x2"), subnet: 204);
+        string dataRoot = Path.Combine(Path.GetTempPath(), "camdoop-crash-" + Environment.ProcessId);
+        try
+        {
+            TestbedNetwork.Create(layout, new LinkShaping(null, 0, 0));
+            var state = TestbedLauncher.Launch(layout, dataRoot, null, new TestbedNodeOptions());
+            TestbedLauncher.WaitUntilUp(state, TimeSpan.FromSeconds(120));
+            Assert.Null(TestbedState.TryLoad(prefix));
+
+            var down = CliRunner.Run("testbed", "down", "--prefix", prefix);
+            Assert.True(down.ExitCode == 0, down.ToString());
+            AssertNothingLeft(prefix, state);
+        }
+        finally
+        {
+            TestbedNetwork.Destroy(layout);
+            if (Directory.Exists(dataRoot))
+            {
+                Directory.Delete(dataRoot, recursive: true);
+            }
+        }
+    }
+
+    [RootFact]
+    public void WithoutRootUpAndDownExplainInOneLine()
+    {
+        foreach (var verb in new[] { "up", "down" })
+        {
+            var result = CliRunner.RunAs(65534, TimeSpan.FromMinutes(1), "testbed", verb, "--prefix", "cdtn");
+            Assert.NotEqual(0, result.ExitCode);
+            var lines = result.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+            Assert.Single(lines);
+            Assert.Contains("needs root", lines[0], StringComparison.Ordinal);
+        }
+    }
+
+    private static void AssertNothingLeft(string prefix, TestbedState state)
+    {
+        Assert.DoesNotContain(TestbedNetwork.ListNamespaces(), ns => ns.StartsWith(prefix + "-", StringComparison.Ordinal));
+        Assert.DoesNotContain($"{prefix}host", SystemCommand.Ip("-o", "link", "show"), StringComparison.Ordinal);
+        Assert.Null(TestbedState.TryLoad(prefix));
+        Assert.All(state.Servers, s => Assert.False(TestbedLauncher.IsAlive(s.Pid), $"node {s.Coordinate} (pid {s.Pid}) still runs"));
+    }
+
+    private static void WaitFor(Func<bool> condition, TimeSpan timeout, string what)
+    {
+        var clock = Stopwatch.StartNew();
+        while (!condition())
+        {
+            if (clock.Elapsed > timeout)
+            {
+                Assert.Fail($"timed out after {timeout.TotalSeconds:0} s waiting for {what}");
+            }
+            Thread.Sleep(100);
+        }
+    }
+}
+
+/// <summary>Testbeds share two CPUs and the machine's namespaces: one at a time.</summary>
+[CollectionDefinition(Name)]
+public sealed class TestbedCollection
+{
+    public const string Name = "Testbed";
+}

@@ -1,0 +1,120 @@
+using System.Text;
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.ChunkStore;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Tests.ChunkStore;
+
+public class ChunkFormatTests
+{
+    private static readonly Torus Cube = new(3, 3, 3);
+
+    [Fact]
+    public void ChunkMetadataRoundTripsAndMalformedBytesAreRefused()
+    {
+        var meta = new ChunkMeta
+        {
+            Id = Key.FromString("x"),
+            Kind = ChunkKind.Data,
+            Length = 123_456,
+            Checksum = ulong.MaxValue - 5,
+            Dataset = "wiki-2010.en",
+            Index = 3,
+            Count = 27,
+            DatasetBytes = 9_999_999,
+            Format = DatasetFormat.Records,
+            RecordSize = 100,
+        };
+        var bytes = meta.ToBytes();
+        Assert.True(ChunkMeta.TryRead(bytes, out var back, out int used));
+        Assert.Equal(meta, back);
+        Assert.Equal(bytes.Length, used);
+        for (int cut = 0; cut < bytes.Length; cut++)
+        {
+            Assert.False(ChunkMeta.TryRead(bytes.AsSpan(0, cut), out _, out _));
+        }
+        var badIndex = (byte[])bytes.Clone();
+        badIndex[Key.Size + 1 + 8 + 8] = 0x7f; // index far beyond the count
+        Assert.False(ChunkMeta.TryRead(badIndex, out _, out _));
+        var badName = (byte[])bytes.Clone();
+        badName[^1] = (byte)'/';
+        Assert.False(ChunkMeta.TryRead(badName, out _, out _));
+    }
+
+    [Fact]
+    public void ManifestsRoundTripAndDamageIsReported()
+    {
+        var manifest = new DatasetManifest
+        {
+            Name = "corpus",
+            TotalBytes = 30,
+            CreatedUnixMs = 1_700_000_000_000,
+            Chunks = [new ManifestChunk(Key.FromString("a"), 10, ulong.MaxValue), new ManifestChunk(Key.FromString("b"), 20, 1)],
+        };
+        var back = DatasetManifest.Decode(manifest.Encode());
+        Assert.Equal(manifest.Name, back.Name);
+        Assert.Equal(manifest.Chunks, back.Chunks);
+        Assert.Equal("text", back.FormatName);
+        var (meta, bytes) = manifest.ToChunk();
+        Assert.Equal(ChunkKind.Manifest, meta.Kind);
+        Assert.Equal(ChunkPlacement.ManifestId("corpus"), meta.Id);
+        Assert.Equal(2, meta.Count);
+        Assert.Equal(bytes.Length, meta.Length);
+
+        var wrongTotal = manifest with { TotalBytes = 31 };
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(wrongTotal.Encode()));
+        var encoded = manifest.Encode();
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(encoded.AsSpan(0, encoded.Length - 3)));
+    }
+
+    [Fact]
+    public void ChunkIdsPutOneChunkOnEveryServerWhenThereAreNChunks()
+    {
+        var owners = Enumerable.Range(0, 27)
+            .Select(i => KeyMapper.Shared(Cube).Owner(ChunkPlacement.ChunkId(Cube, "d", i, nonce: 12345), ServerSet.AllOf(Cube)))
+            .ToList();
+        Assert.Equal(27, owners.Distinct().Count());
+        Assert.NotEqual(ChunkPlacement.ChunkId(Cube, "d", 0, 1), ChunkPlacement.ChunkId(Cube, "d", 0, 2));
+    }
+
+    [Fact]
+    public void TextIsCutAtLineEndsIntoOneChunkPerServerWhenSmall()
+    {
+        var text = new StringBuilder();
+        var random = new Random(1);
+        for (int i = 0; i < 500; i++)
+        {
+            text.Append(new string('w', random.Next(0, 40))).Append(' ').Append(i).Append('\n');
+        }
+        text.Append("last line without newline");
+        var bytes = Encoding.ASCII.GetBytes(text.ToString());
+        using var stream = new MemoryStream(bytes);
+        var chunks = DatasetChunker.Split(stream, DatasetFormat.Text, 0, chunkSize: 64 << 20, servers: 27);
+        Assert.Equal(27, chunks.Count);
+        Assert.Equal(0, chunks[0].Offset);
+        Assert.Equal(bytes.Length, chunks.Sum(c => c.Length));
+        for (int i = 1; i < chunks.Count; i++)
+        {
+            Assert.Equal(chunks[i - 1].Offset + chunks[i - 1].Length, chunks[i].Offset);
+            Assert.Equal((byte)'\n', bytes[chunks[i].Offset - 1]);
+        }
+        // Balanced: no chunk is more than a line longer than an even share.
+        Assert.All(chunks, c => Assert.InRange(c.Length, (bytes.Length / 27) - 60, (bytes.Length / 27) + 60));
+    }
+
+    [Fact]
+    public void LargeInputsUseTheChunkSizeAndRecordsStayWhole()
+    {
+        var bytes = new byte[100 * 1000];
+        using var stream = new MemoryStream(bytes);
+        var chunks = DatasetChunker.Split(stream, DatasetFormat.Records, 100, chunkSize: 3_000, servers: 4);
+        Assert.Equal(34, chunks.Count); // ceil(100000 / 3000)
+        Assert.All(chunks, c => Assert.Equal(0, c.Length % 100));
+        Assert.All(chunks, c => Assert.InRange(c.Length, 1, 3_000));
+        Assert.Equal(bytes.Length, chunks.Sum(c => c.Length));
+
+        using var ragged = new MemoryStream(new byte[1050]);
+        var e = Assert.Throws<InvalidDataException>(() => DatasetChunker.Split(ragged, DatasetFormat.Records, 100, 64 << 20, 27));
+        Assert.Contains("not a whole number of 100-byte records", e.Message, StringComparison.Ordinal);
+    }
+}

@@ -1,0 +1,215 @@
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.ChunkStore;
+using Camdoop.MapReduce.DataGen;
+using Camdoop.MapReduce.FrontEnd.Jobs;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Records;
+using Camdoop.MapReduce.Reference;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Network;
+
+namespace Camdoop.MapReduce.Tests.FrontEnd;
+
+/// <summary>
+/// Job submission end to end on the simulator: a dataset in the chunk store, a job submitted to one server's job
+/// control, maps at the primary replicas, the Camdoop shuffle, reduce outputs compared byte for byte with the
+/// single-process reference.
+/// </summary>
+public class JobControlTests
+{
+    private const long Ms = SimTime.Millisecond;
+    private static readonly Torus Cube = new(3, 3, 3);
+    private static readonly Coordinate FrontEnd = new(0, 0, 0);
+
+    private sealed class Cluster : IDisposable
+    {
+        public Cluster()
+        {
+            // No failures here: rare beacons keep the event count down.
+            Sim = new Simulation(new SimulationOptions { Torus = Cube, Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * Ms } }, host =>
+            {
+                KeyRoutingService.Install(host);
+                ChunkStoreService.Install(host);
+                CamdoopService.Install(host);
+                JobControlService.Install(host);
+            });
+            Sim.Start();
+        }
+
+        public Simulation Sim { get; }
+
+        public ChunkStoreService Store(Coordinate c) => Sim.Host(c).GetService<ChunkStoreService>()!;
+
+        public JobControlService Jobs(Coordinate c) => Sim.Host(c).GetService<JobControlService>()!;
+
+        /// <summary>Stores each input as one chunk (chunk i's primary is server i) and the manifest; returns the manifest.</summary>
+        public DatasetManifest Put(string name, IReadOnlyList<byte[]> inputs)
+        {
+            var chunks = new List<ManifestChunk>();
+            for (int i = 0; i < inputs.Count; i++)
+            {
+                var bytes = inputs[i];
+                var meta = new ChunkMeta
+                {
+                    Id = ChunkPlacement.ChunkId(Cube, name, i, nonce: 0),
+                    Length = bytes.Length,
+                    Checksum = XxHash64.Hash(bytes),
+                    Dataset = name,
+                    Index = i,
+                    Count = inputs.Count,
+                    DatasetBytes = inputs.Sum(x => (long)x.Length),
+                };
+                Assert.True(Write(meta, bytes).Ok);
+                chunks.Add(new ManifestChunk(meta.Id, meta.Length, meta.Checksum));
+            }
+            var manifest = new DatasetManifest { Name = name, TotalBytes = chunks.Sum(c => c.Length), Chunks = chunks };
+            var (m, b) = manifest.ToChunk();
+            Assert.True(Write(m, b).Ok);
+            return manifest;
+        }
+
+        public JobTracker Run(JobDescription description, DatasetManifest input, string? output = null)
+        {
+            var tracker = Jobs(FrontEnd).Submit(description, input, output);
+            Assert.True(Sim.RunUntil(() => tracker.IsOver, Sim.Now + (120_000 * Ms)), "the job did not finish");
+            return tracker;
+        }
+
+        public void Dispose() => Sim.Dispose();
+
+        private WriteResult Write(ChunkMeta meta, byte[] bytes)
+        {
+            WriteResult? result = null;
+            Store(FrontEnd).Write(meta, bytes, r => result = r);
+            Assert.True(Sim.RunUntil(() => result is not null, Sim.Now + (60_000 * Ms)));
+            return result!;
+        }
+    }
+
+    private static byte[][] Corpus(int bytesPerServer = 20_000)
+    {
+        var generator = new DatasetGenerator(new DatasetOptions { Kind = DatasetKind.Text, Servers = Cube.Count, BytesPerServer = bytesPerServer, Seed = 5 });
+        return Enumerable.Range(0, Cube.Count).Select(generator.GenerateServer).ToArray();
+    }
+
+    private static JobDescription WordCount(int reducers, ShuffleMode mode) => new()
+    {
+        JobId = (ulong)(1000 + (reducers * 2) + (int)mode),
+        Job = new JobSpec(WordCountJob.JobName),
+        ReduceTasks = reducers,
+        Mode = mode,
+    };
+
+    [Theory]
+    [InlineData(1, ShuffleMode.Camdoop)]
+    [InlineData(1, ShuffleMode.NoAgg)]
+    [InlineData(27, ShuffleMode.Camdoop)]
+    [InlineData(5, ShuffleMode.NoAgg)]
+    public void WordCountOutputsEqualTheReference(int reducers, ShuffleMode mode)
+    {
+        using var cluster = new Cluster();
+        var inputs = Corpus();
+        var manifest = cluster.Put("corpus", inputs);
+        var job = cluster.Run(WordCount(reducers, mode), manifest);
+        Assert.True(job.State == JobState.Done, job.Failure);
+        Assert.Equal(27, job.MapsDone);
+        Assert.Equal(inputs.Sum(i => (long)i.Length), job.InputBytes);
+
+        var reference = ReferenceMapReduce.Run(new WordCountJob(), inputs.Select(i => (ReadOnlyMemory<byte>)i).ToList(), reducers);
+        for (int r = 0; r < reducers; r++)
+        {
+            var (server, report) = job.Reduces[r]!.Value;
+            var file = Path.Combine(cluster.Sim.DataDirectoryOf(server), report.OutputPath!);
+            Assert.Equal(reference.Format(r), File.ReadAllBytes(file));
+        }
+        // Every map ran at the primary replica of its chunk: each server mapped exactly its own chunk.
+        cluster.Sim.RunUntil(cluster.Sim.Now + (2_000 * Ms));
+        foreach (var c in Cube.All())
+        {
+            Assert.False(Directory.Exists(Path.Combine(cluster.Sim.DataDirectoryOf(c), "jobs", $"{job.Description.JobId:x16}", "map-0")), "map outputs are deleted at the end");
+        }
+    }
+
+    [Fact]
+    public void OnPathAggregationShufflesFewerBytesThanNoAgg()
+    {
+        using var cluster = new Cluster();
+        var manifest = cluster.Put("corpus", Corpus());
+        var camdoop = cluster.Run(WordCount(1, ShuffleMode.Camdoop), manifest);
+        var noagg = cluster.Run(WordCount(1, ShuffleMode.NoAgg), manifest);
+        Assert.Equal(JobState.Done, camdoop.State);
+        Assert.Equal(JobState.Done, noagg.State);
+        // Final counts arrive with the servers' end acknowledgements.
+        Assert.True(camdoop.ShuffleBytes > 0);
+        Assert.True(camdoop.ShuffleBytes < noagg.ShuffleBytes, $"camdoop shuffled {camdoop.ShuffleBytes} bytes, noagg {noagg.ShuffleBytes}");
+        Assert.Equal(camdoop.Reduces[0]!.Value.Report.Checksum, noagg.Reduces[0]!.Value.Report.Checksum);
+    }
+
+    [Fact]
+    public void OutputCanGoToTheChunkStoreWithTheReducerAsPrimary()
+    {
+        using var cluster = new Cluster();
+        var inputs = Corpus(10_000);
+        var manifest = cluster.Put("corpus", inputs);
+        var job = cluster.Run(WordCount(3, ShuffleMode.Camdoop), manifest, output: "counts");
+        Assert.True(job.State == JobState.Done, job.Failure);
+        var reference = ReferenceMapReduce.Run(new WordCountJob(), inputs.Select(i => (ReadOnlyMemory<byte>)i).ToList(), 3);
+        var mapper = KeyMapper.Shared(Cube);
+        for (int r = 0; r < 3; r++)
+        {
+            var (server, report) = job.Reduces[r]!.Value;
+            var chunk = report.Chunk!.Value;
+            Assert.Equal(server, mapper.Owner(chunk, ServerSet.AllOf(Cube)));
+            ReadResult? read = null;
+            cluster.Store(new Coordinate(2, 2, 2)).Read(chunk, x => read = x);
+            Assert.True(cluster.Sim.RunUntil(() => read is not null, cluster.Sim.Now + (30_000 * Ms)));
+            Assert.Equal(reference.Format(r), read!.Bytes);
+        }
+        ReadResult? manifestRead = null;
+        cluster.Store(FrontEnd).Read(ChunkPlacement.ManifestId("counts"), x => manifestRead = x);
+        Assert.True(cluster.Sim.RunUntil(() => manifestRead is not null, cluster.Sim.Now + (30_000 * Ms)));
+        var output = DatasetManifest.Decode(manifestRead!.Bytes);
+        Assert.Equal(3, output.Chunks.Count);
+        Assert.Equal(reference.Outputs.Sum(o => o.Count), job.Reduces.Sum(r => r!.Value.Report.Records));
+    }
+
+    [Fact]
+    public void AMissingPrimaryReplicaIsFetchedBeforeItsMapTaskRuns()
+    {
+        using var cluster = new Cluster();
+        var inputs = Corpus(5_000);
+        var manifest = cluster.Put("corpus", inputs);
+        var victim = manifest.Chunks[4].Id;
+        var primary = cluster.Store(FrontEnd).PlacementOf(victim)[0];
+        Assert.True(cluster.Store(primary).Local.TryGet(victim, out var replica));
+        File.Delete(replica.DataPath);
+
+        var job = cluster.Run(WordCount(1, ShuffleMode.Camdoop), manifest);
+        Assert.True(job.State == JobState.Done, job.Failure);
+        var reference = ReferenceMapReduce.Run(new WordCountJob(), inputs.Select(i => (ReadOnlyMemory<byte>)i).ToList(), 1);
+        var (server, report) = job.Reduces[0]!.Value;
+        Assert.Equal(reference.Format(0), File.ReadAllBytes(Path.Combine(cluster.Sim.DataDirectoryOf(server), report.OutputPath!)));
+        Assert.Equal(inputs[4], File.ReadAllBytes(replica.DataPath));
+    }
+
+    [Fact]
+    public void AJobWhoseInputIsGoneEverywhereFailsWithTheReason()
+    {
+        using var cluster = new Cluster();
+        var manifest = cluster.Put("corpus", Corpus(2_000));
+        var victim = manifest.Chunks[0].Id;
+        foreach (var c in Cube.All())
+        {
+            if (cluster.Store(c).Local.TryGet(victim, out var replica))
+            {
+                File.Delete(replica.DataPath);
+            }
+        }
+        var job = cluster.Run(WordCount(2, ShuffleMode.Camdoop), manifest);
+        Assert.Equal(JobState.Failed, job.State);
+        Assert.Contains($"input chunk {victim}", job.Failure, StringComparison.Ordinal);
+    }
+}

@@ -1,0 +1,88 @@
+using System.Runtime.InteropServices;
+using Camdoop.Cli.CommandLine;
+using Camdoop.MapReduce.FrontEnd;
+using Camdoop.MapReduce.Hosting;
+using Camdoop.Runtime.Links.RawEthernet;
+
+namespace Camdoop.Cli.Commands;
+
+/// <summary>`camdoop node --config node.json`: runs one CamCube server until SIGTERM or SIGINT.</summary>
+public static class NodeCommand
+{
+    public static Command Create() =>
+        new Command("node", "Run one CamCube server: raw-Ethernet links on its six ports, key routing, chunk store, Camdoop, front-end.")
+        {
+            Details = "The config names the server's coordinate, the torus, the interface cabled to each port, its data\n" +
+                      "directory and, on the switch network, its uplink address and front-end port (see --example).\n" +
+                      "Needs root or CAP_NET_RAW. Logs to the config's log file; stops cleanly on SIGTERM or SIGINT.",
+        }
+            .Option("config", "Node config file (JSON)", "FILE")
+            .Flag("example", "Print an example config and exit")
+            .Handle(Run);
+
+    private static int Run(ParsedArguments args)
+    {
+        if (args.Flag("example"))
+        {
+            Console.Out.WriteLine(System.Text.Json.JsonSerializer.Serialize(Example, NodeConfig.JsonOptions));
+            return 0;
+        }
+        NodeSettings settings;
+        try
+        {
+            settings = NodeConfig.Load(args.Required("config")).Validate();
+        }
+        catch (NodeConfigException e)
+        {
+            throw new CliException(e.Message);
+        }
+        using var stop = new ManualResetEventSlim();
+        using var term = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
+        using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
+        CamdoopNode node;
+        try
+        {
+            node = CamdoopNode.Start(settings);
+        }
+        catch (Exception e) when (e is RawEthernetException or FrontEndException or IOException or UnauthorizedAccessException)
+        {
+            throw new CliException($"node {CamdoopNode.FormatCoordinate(settings.Self)}: {e.Message}");
+        }
+        using (node)
+        {
+            Console.Out.WriteLine($"node {CamdoopNode.FormatCoordinate(settings.Self)} of {settings.Torus} running (pid {Environment.ProcessId}); " +
+                                  $"log {settings.LogFile}; status {node.StatusPath}" +
+                                  (node.FrontEnd is { } fe ? $"; front-end {fe.EndPoint}" : ""));
+            Console.Out.Flush();
+            stop.Wait();
+            node.Stop();
+        }
+        Console.Out.WriteLine($"node {CamdoopNode.FormatCoordinate(settings.Self)} stopped");
+        return 0;
+
+        void OnSignal(PosixSignalContext context)
+        {
+            context.Cancel = true;
+            stop.Set();
+        }
+    }
+
+    private static NodeConfig Example => new()
+    {
+        Coordinate = "0,0,0",
+        Torus = "3x3x3",
+        Ports = new Dictionary<string, string>
+        {
+            ["+X"] = "enp1s0f0",
+            ["-X"] = "enp1s0f1",
+            ["+Y"] = "enp2s0f0",
+            ["-Y"] = "enp2s0f1",
+            ["+Z"] = "enp3s0f0",
+            ["-Z"] = "enp3s0f1",
+        },
+        DataDirectory = "/var/lib/camdoop",
+        UplinkAddress = "192.168.10.1",
+        FrontEndPort = 7070,
+        LogFile = "/var/log/camdoop/node.log",
+    };
+}

@@ -1,0 +1,91 @@
+using System.Globalization;
+using Camdoop.Cli.CommandLine;
+using Camdoop.Cli.Testbed;
+using Camdoop.MapReduce.FrontEnd;
+using Camdoop.MapReduce.FrontEnd.Wire;
+
+namespace Camdoop.Cli.Commands;
+
+/// <summary>`camdoop submit`: runs a MapReduce job on the cube through a front-end.</summary>
+public static class SubmitCommand
+{
+    public static Command Create() =>
+        new Command("submit", "Submit a job to a front-end: the job is broadcast over the torus, mapped at the input's primary replicas, shuffled over the trees.")
+        {
+            Details = "With --wait a progress bar shows the map phase, the bytes shuffled and the reduce tasks done, then the\n" +
+                      "output location, the job time and the shuffle-and-reduce time (from the end of the map phase, paper §5.1).",
+        }
+            .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
+            .Option("job", "Built-in job (wordcount, sort, topk?k=N, median, synthetic) or path.dll#Type (a path every server can read)", "JOB")
+            .Option("input", "Input dataset", "NAME")
+            .Option("reducers", "Reduce tasks R", "R", "1")
+            .Option("mode", "camdoop (on-path aggregation) or noagg (the paper's Camdoop (no agg.))", "MODE", "camdoop")
+            .Option("output", "Store the output in the chunk store as this dataset (default: each reducer's local disk)", "NAME")
+            .Flag("wait", "Wait for the job to finish, with a progress bar")
+            .Flag("json", "Print the result as JSON (with the jobId)")
+            .Handle(Run);
+
+    private static int Run(ParsedArguments args)
+    {
+        var request = new WireMessage("submit")
+        {
+            { "job", args.Required("job") },
+            { "input", args.Required("input") },
+            { "reducers", (long)args.Int("reducers", 1, 1 << 20) },
+            { "mode", args.Required("mode").ToLowerInvariant() },
+        };
+        if (args.String("output") is { } output)
+        {
+            request["output"] = output;
+        }
+        bool json = args.Flag("json");
+        using var client = FrontEndAddress.Connect(args);
+        string jobId = FrontEndAddress.Call(() => client.Call(request)).GetString("jobId");
+        if (!args.Flag("wait"))
+        {
+            if (json)
+            {
+                JsonOutput.Write(Console.Out, new { jobId, frontend = client.Address, state = "submitted" });
+            }
+            else
+            {
+                Console.Out.WriteLine($"job {jobId} submitted to {client.Address}; follow it with 'camdoop status {jobId}'");
+            }
+            return 0;
+        }
+        var status = WaitForJob(client, jobId);
+        if (json)
+        {
+            StatusCommand.WriteJson(status, client.Address);
+        }
+        else
+        {
+            StatusCommand.WriteText(status);
+        }
+        return status.GetString("state") == "done" ? 0 : 1;
+    }
+
+    /// <summary>Polls the job until it is done or failed, drawing its progress.</summary>
+    internal static WireMessage WaitForJob(FrontEndClient client, string jobId)
+    {
+        using var bar = new ProgressBar("job");
+        while (true)
+        {
+            var status = FrontEndAddress.Call(() => client.Call(new WireMessage("job-status") { { "jobId", jobId } }));
+            string state = status.GetString("state");
+            long servers = status.GetInt64("servers");
+            long maps = status.GetInt64("mapsDone");
+            long reducers = status.GetInt64("reducers");
+            long reduces = status.GetInt64("reducesDone");
+            // Map counts for a third of the bar, shuffle and reduce for the rest.
+            double fraction = (0.33 * maps / servers) + (0.67 * reduces / reducers);
+            bar.Report(state is "done" or "failed" ? 1 : fraction, string.Create(CultureInfo.InvariantCulture,
+                $"map {maps * 100 / servers}%, shuffle {Units.Bytes(status.GetInt64("shuffleBytes"))}, reduce {reduces * 100 / reducers}%"));
+            if (state is "done" or "failed")
+            {
+                return status;
+            }
+            Thread.Sleep(200);
+        }
+    }
+}

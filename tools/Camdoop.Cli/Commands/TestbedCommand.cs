@@ -1,0 +1,296 @@
+using System.Globalization;
+using Camdoop.Cli.CommandLine;
+using Camdoop.Cli.Testbed;
+using Camdoop.MapReduce.Hosting;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.Cli.Commands;
+
+/// <summary>`camdoop testbed up|status|down`: the emulated cube of network namespaces and node processes.</summary>
+public static class TestbedCommand
+{
+    public static Command Create() =>
+        new Command("testbed", "Emulated CamCube: one network namespace and node process per server, veth torus links, a switch.")
+            .Add(Up())
+            .Add(StatusCommand())
+            .Add(Down());
+
+    private static Command Up() =>
+        new Command("up", "Create the namespaces and links, start one `camdoop node` per server, wait until every server hears its six neighbours.")
+        {
+            Details = "Needs root. Links are veth pairs with MTU 9000; --link-rate shapes every link with tc tbf. The switch\n" +
+                      "network (10.<subnet>.0.0/16) reaches every server's front-end from this host.",
+        }
+            .Option("torus", "Torus size", "XxYxZ", "3x3x3")
+            .Option("link-rate", "Rate of every torus link (tc tbf), e.g. 1gbit or 100mbit", "RATE")
+            .Option("link-delay", "One-way delay of every link (needs the kernel's netem)", "DURATION")
+            .Option("prefix", "Namespace prefix (2-6 letters or digits)", "NAME", TestbedState.DefaultPrefix)
+            .Option("subnet", "Second octet of the switch network 10.N.0.0/16", "N", "77")
+            .Option("data-root", "Directory for the servers' data, configs and logs", "DIR")
+            .Option("frontend-port", "TCP port of every server's front-end", "PORT", "7070")
+            .Option("beacon-interval", "Liveness beacon interval", "DURATION", "100ms")
+            .Option("beacon-misses", "Silent intervals before a link is declared down", "N", "10")
+            .Option("timeout", "How long to wait for every server to be up", "DURATION", "180s")
+            .Option("receive-buffer", "Kernel receive buffer of the links (tests make it tiny so that the kernel drops frames)", "SIZE")
+            .Option("receive-buffer-at", "Apply --receive-buffer only to this server", "X,Y,Z")
+            .Flag("json", "Print the testbed as JSON")
+            .Handle(RunUp);
+
+    private static Command StatusCommand() =>
+        new Command("status", "Show the testbed's servers, their links and their state, and the front-end address.")
+            .Option("prefix", "Namespace prefix", "NAME", TestbedState.DefaultPrefix)
+            .Flag("json", "Print as JSON (with a `frontend` field)")
+            .Handle(RunStatus);
+
+    private static Command Down() =>
+        new Command("down", "Stop the node processes and remove every namespace and link of the testbed (idempotent, also after a crash).")
+            .Option("prefix", "Namespace prefix", "NAME", TestbedState.DefaultPrefix)
+            .Flag("keep-data", "Keep the data directories (chunks, logs)")
+            .Handle(RunDown);
+
+    private static int RunUp(ParsedArguments args)
+    {
+        var torus = CommonOptions.Torus(args);
+        string prefix = args.Required("prefix");
+        int subnet = args.Int("subnet", 1, 254);
+        TestbedLayout layout;
+        try
+        {
+            layout = new TestbedLayout(prefix, torus, subnet);
+        }
+        catch (ArgumentException e)
+        {
+            throw CliException.Usage($"testbed up: {e.Message}");
+        }
+        string? rate = args.String("link-rate");
+        if (rate is not null && !IsRate(rate))
+        {
+            throw CliException.Usage($"testbed up: --link-rate must be a rate like 1gbit or 100mbit, not '{rate}'");
+        }
+        long delay = args.Has("link-delay") ? args.Nanoseconds("link-delay") : 0;
+        var shaping = new LinkShaping(rate, delay, 0);
+        if (!SystemCommand.IsRoot)
+        {
+            throw new CliException("the emulated testbed needs root (network namespaces, veth links, tc, raw sockets); run it with sudo");
+        }
+        if (shaping.NeedsNetem && !TestbedNetwork.NetemAvailable())
+        {
+            throw new CliException("--link-delay needs the kernel's sch_netem module, which this kernel does not have; use --link-rate alone");
+        }
+        if (TestbedState.TryLoad(prefix) is { } existing)
+        {
+            throw new CliException($"testbed '{prefix}' is already up ({existing.Torus}, front-end {existing.FrontEnd}); run 'camdoop testbed down --prefix {prefix}' first");
+        }
+        string dataRoot = args.String("data-root") ?? Path.Combine(Path.GetTempPath(), $"camdoop-testbed-{prefix}");
+        if (Directory.Exists(dataRoot))
+        {
+            // Leftovers of an earlier testbed of this prefix (down --keep-data): start from empty stores.
+            Directory.Delete(dataRoot, recursive: true);
+        }
+        var receiveBuffers = new Dictionary<Coordinate, int>();
+        if (args.Has("receive-buffer"))
+        {
+            long bytes = args.Bytes("receive-buffer");
+            if (bytes is < 1024 or > int.MaxValue)
+            {
+                throw CliException.Usage("testbed up: --receive-buffer must be at least 1KB");
+            }
+            if (args.String("receive-buffer-at") is { } at)
+            {
+                if (!Coordinate.TryParse(at, out var c) || !torus.Contains(c))
+                {
+                    throw CliException.Usage($"testbed up: --receive-buffer-at must be a server of the {torus} torus, like 1,1,1");
+                }
+                receiveBuffers[c] = (int)bytes;
+            }
+            else
+            {
+                foreach (var c in torus.All())
+                {
+                    receiveBuffers[c] = (int)bytes;
+                }
+            }
+        }
+        var options = new TestbedNodeOptions
+        {
+            FrontEndPort = args.Int("frontend-port", 1, 65535),
+            BeaconIntervalMs = args.Nanoseconds("beacon-interval") / 1e6,
+            BeaconMisses = args.Int("beacon-misses", 1, 1000),
+            ReceiveBufferBytes = receiveBuffers,
+        };
+        var timeout = TimeSpan.FromTicks(args.Nanoseconds("timeout") / 100);
+        bool json = args.Flag("json");
+        TestbedState state;
+        using (var bar = new ProgressBar("testbed up"))
+        {
+            TestbedNetwork.Create(layout, shaping, step => bar.Report(0, step));
+            bar.Report(0, $"starting {torus.Count} node processes");
+            try
+            {
+                state = TestbedLauncher.Launch(layout, dataRoot, rate, options);
+                state.Save();
+            }
+            catch
+            {
+                TestbedNetwork.Destroy(layout);
+                throw;
+            }
+            try
+            {
+                TestbedLauncher.WaitUntilUp(state, timeout, (up, n) => bar.Report((double)up / n, $"{up}/{n} servers hear their six neighbours"));
+            }
+            catch (CliException e)
+            {
+                throw new CliException($"{e.Message} (inspect with 'camdoop testbed status --prefix {prefix}', remove with 'camdoop testbed down --prefix {prefix}')");
+            }
+        }
+        if (json)
+        {
+            JsonOutput.Write(Console.Out, StatusJson(state));
+        }
+        else
+        {
+            Console.Out.WriteLine($"testbed '{prefix}' up: {torus.Count} servers ({torus}), links {rate ?? "unshaped"}, data in {state.DataRoot}");
+            Console.Out.WriteLine($"front-end: {state.FrontEnd}");
+        }
+        return 0;
+    }
+
+    private static int RunStatus(ParsedArguments args)
+    {
+        string prefix = args.Required("prefix");
+        var state = TestbedState.TryLoad(prefix)
+            ?? throw new CliException($"no testbed '{prefix}' is up (no {TestbedState.PathFor(prefix)}); start one with 'camdoop testbed up'");
+        var report = StatusJson(state);
+        if (args.Flag("json"))
+        {
+            JsonOutput.Write(Console.Out, report);
+            return 0;
+        }
+        Console.Out.WriteLine($"testbed '{state.Prefix}': {state.Torus}, links {state.LinkRate ?? "unshaped"}, front-end {state.FrontEnd}, data {state.DataRoot}");
+        Console.Out.WriteLine($"{"server",-8} {"address",-14} {"pid",7} {"state",-8} {"links",-5} {"reach",5} {"drops",7} {"rejected",8}  down links");
+        foreach (var s in report.Servers)
+        {
+            Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"{s.Coordinate,-8} {s.Address,-14} {s.Pid,7} {s.State,-8} {s.LinksUp + "/6",-5} {s.Reachable,5} {s.KernelDrops,7} {s.FramesRejected,8}  {string.Join(' ', s.Links.Where(l => !l.Up).Select(l => l.Port))}"));
+        }
+        int healthy = report.Servers.Count(s => s.State == "running" && s.LinksUp == Ports.Count);
+        Console.Out.WriteLine($"{healthy}/{report.Servers.Count} servers running with all six links up");
+        return healthy == report.Servers.Count ? 0 : 1;
+    }
+
+    private static int RunDown(ParsedArguments args)
+    {
+        string prefix = args.Required("prefix");
+        if (!SystemCommand.IsRoot)
+        {
+            throw new CliException("removing the emulated testbed needs root (network namespaces); run it with sudo");
+        }
+        var state = TestbedState.TryLoad(prefix);
+        TestbedLayout layout;
+        try
+        {
+            layout = state?.Layout() ?? new TestbedLayout(prefix, new Torus(2, 2, 2));
+        }
+        catch (ArgumentException e)
+        {
+            throw CliException.Usage($"testbed down: {e.Message}");
+        }
+        if (state is not null)
+        {
+            TestbedLauncher.StopNodes(state.Servers, TimeSpan.FromSeconds(10));
+        }
+        int removed = TestbedNetwork.Destroy(layout);
+        if (state is not null)
+        {
+            if (!args.Flag("keep-data") && Directory.Exists(state.DataRoot))
+            {
+                Directory.Delete(state.DataRoot, recursive: true);
+            }
+            TestbedState.Delete(prefix);
+        }
+        Console.Out.WriteLine(removed == 0 && state is null
+            ? $"testbed '{prefix}': nothing to remove"
+            : $"testbed '{prefix}' down: {removed} namespaces removed");
+        return 0;
+    }
+
+    private static bool IsRate(string text)
+    {
+        int i = 0;
+        while (i < text.Length && (char.IsAsciiDigit(text[i]) || text[i] == '.'))
+        {
+            i++;
+        }
+        return i > 0 && text[i..].ToLowerInvariant() is "bit" or "kbit" or "mbit" or "gbit" or "bps" or "kbps" or "mbps" or "gbps";
+    }
+
+    private static TestbedReport StatusJson(TestbedState state) => new()
+    {
+        Prefix = state.Prefix,
+        Torus = state.Torus,
+        Frontend = state.FrontEnd,
+        DataRoot = state.DataRoot,
+        LinkRate = state.LinkRate,
+        Servers = state.Servers.Select(s =>
+        {
+            var status = NodeStatus.TryRead(s.StatusPath);
+            bool alive = TestbedLauncher.IsAlive(s.Pid);
+            return new TestbedServerReport
+            {
+                Coordinate = s.Coordinate,
+                Namespace = s.Namespace,
+                Address = s.Address,
+                Pid = s.Pid,
+                State = !alive ? "dead" : status?.State ?? "starting",
+                LinksUp = alive ? status?.LinksUp ?? 0 : 0,
+                Reachable = status?.ReachableServers ?? 0,
+                KernelDrops = status?.Links.Sum(l => l.KernelDrops) ?? 0,
+                FramesRejected = status?.Counters.GetValueOrDefault("node")?.GetValueOrDefault("framesRejected") ?? 0,
+                Links = status?.Links.Select(l => new TestbedLinkReport
+                {
+                    Port = l.Port,
+                    Interface = l.Interface,
+                    Neighbour = l.Neighbour,
+                    Up = alive && l.Up,
+                    Carrier = l.Carrier,
+                    Heard = l.Heard,
+                }).ToList() ?? [],
+            };
+        }).ToList(),
+    };
+
+    private sealed record TestbedReport
+    {
+        public required string Prefix { get; init; }
+        public required string Torus { get; init; }
+        public required string Frontend { get; init; }
+        public required string DataRoot { get; init; }
+        public string? LinkRate { get; init; }
+        public required IReadOnlyList<TestbedServerReport> Servers { get; init; }
+    }
+
+    private sealed record TestbedServerReport
+    {
+        public required string Coordinate { get; init; }
+        public required string Namespace { get; init; }
+        public required string Address { get; init; }
+        public int Pid { get; init; }
+        public required string State { get; init; }
+        public int LinksUp { get; init; }
+        public int Reachable { get; init; }
+        public long KernelDrops { get; init; }
+        public long FramesRejected { get; init; }
+        public required IReadOnlyList<TestbedLinkReport> Links { get; init; }
+    }
+
+    private sealed record TestbedLinkReport
+    {
+        public required string Port { get; init; }
+        public string? Interface { get; init; }
+        public required string Neighbour { get; init; }
+        public bool Up { get; init; }
+        public bool Carrier { get; init; }
+        public bool Heard { get; init; }
+    }
+}

@@ -1,0 +1,50 @@
+using Camdoop.Cli.CommandLine;
+using Camdoop.MapReduce.FrontEnd;
+
+namespace Camdoop.Cli.Testbed;
+
+/// <summary>
+/// Which front-end a client command talks to: --frontend HOST:PORT, else $CAMDOOP_FRONTEND, else the front-end of
+/// the emulated testbed that is up (its state file).
+/// </summary>
+public static class FrontEndAddress
+{
+    public const string Option = "frontend";
+
+    public static string Resolve(ParsedArguments args)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        return args.String(Option)
+            ?? Environment.GetEnvironmentVariable("CAMDOOP_FRONTEND")
+            ?? TestbedState.TryLoad(TestbedState.DefaultPrefix)?.FrontEnd
+            ?? throw CliException.Usage($"{args.CommandPath}: give --frontend HOST:PORT (or set CAMDOOP_FRONTEND, or bring up a testbed with 'camdoop testbed up')");
+    }
+
+    /// <summary>Connects, turning an unreachable front-end into one clear line.</summary>
+    public static FrontEndClient Connect(ParsedArguments args)
+    {
+        string address = Resolve(args);
+        try
+        {
+            return FrontEndClient.Connect(address);
+        }
+        catch (FrontEndException e)
+        {
+            throw new CliException(e.Message);
+        }
+    }
+
+    /// <summary>Runs a client call, turning the front-end's error reply into one clear line.</summary>
+    public static T Call<T>(Func<T> call)
+    {
+        ArgumentNullException.ThrowIfNull(call);
+        try
+        {
+            return call();
+        }
+        catch (FrontEndException e)
+        {
+            throw new CliException(e.Message);
+        }
+    }
+}

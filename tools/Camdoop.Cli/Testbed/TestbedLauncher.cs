@@ -1,0 +1,250 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using Camdoop.Cli.CommandLine;
+using Camdoop.MapReduce.Hosting;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.Cli.Testbed;
+
+/// <summary>Options of `testbed up` beyond the network itself.</summary>
+public sealed record TestbedNodeOptions
+{
+    public int FrontEndPort { get; init; } = 7070;
+
+    /// <summary>
+    /// Liveness beacons every 100 ms, a link down after 10 misses (1 s): tolerant of dozens of node processes sharing
+    /// a couple of cores, and cheap while idle (every beacon wakes two threads on each side).
+    /// </summary>
+    public double BeaconIntervalMs { get; init; } = 100;
+
+    public int BeaconMisses { get; init; } = 10;
+
+    public int StatusIntervalMs { get; init; } = 1000;
+
+    public int CarrierPollMs { get; init; } = 250;
+
+    public string LogLevel { get; init; } = "info";
+
+    /// <summary>Per-server overrides of the kernel receive buffer (tests provoke drops with a tiny one).</summary>
+    public IReadOnlyDictionary<Coordinate, int> ReceiveBufferBytes { get; init; } = new Dictionary<Coordinate, int>();
+}
+
+/// <summary>
+/// Starts and stops the node processes of an emulated testbed: writes one node config per server, launches
+/// `camdoop node` inside each server's namespace (detached, in its own session, output to a file in its data
+/// directory), waits until every server hears its six neighbours, and stops them with SIGTERM.
+/// </summary>
+public static class TestbedLauncher
+{
+    /// <summary>Writes the configs and launches every node; returns the state to save.</summary>
+    public static TestbedState Launch(TestbedLayout layout, string dataRoot, string? linkRate, TestbedNodeOptions options)
+    {
+        var torus = layout.Torus;
+        Directory.CreateDirectory(dataRoot);
+        var command = NodeCommandLine();
+        var servers = new List<TestbedServer>(torus.Count);
+        foreach (var c in torus.All())
+        {
+            string dir = Path.Combine(dataRoot, string.Create(CultureInfo.InvariantCulture, $"{c.X}-{c.Y}-{c.Z}"));
+            Directory.CreateDirectory(dir);
+            var config = new NodeConfig
+            {
+                Coordinate = CamdoopNode.FormatCoordinate(c),
+                Torus = torus.ToString(),
+                Ports = Ports.All.ToArray().ToDictionary(p => p.Name(), TestbedLayout.PortInterface),
+                DataDirectory = dir,
+                UplinkAddress = layout.ServerAddress(c),
+                FrontEndPort = options.FrontEndPort,
+                LogFile = Path.Combine(dir, "node.log"),
+                LogLevel = options.LogLevel,
+                BeaconIntervalMs = options.BeaconIntervalMs,
+                BeaconMisses = options.BeaconMisses,
+                StatusIntervalMs = options.StatusIntervalMs,
+                CarrierPollMs = options.CarrierPollMs,
+                ReceiveBufferBytes = options.ReceiveBufferBytes.TryGetValue(c, out int rcv) ? rcv : null,
+            };
+            string configPath = Path.Combine(dir, "node.json");
+            config.Save(configPath);
+            // A stale status from an earlier run must not count as "up".
+            File.Delete(Path.Combine(dir, "status.json"));
+            servers.Add(new TestbedServer
+            {
+                Coordinate = config.Coordinate,
+                Namespace = layout.ServerNamespace(c),
+                Address = layout.ServerAddress(c),
+                Config = configPath,
+                DataDirectory = dir,
+            });
+        }
+        for (int i = 0; i < servers.Count; i++)
+        {
+            servers[i] = servers[i] with { Pid = StartDetached(servers[i], command) };
+        }
+        var first = torus.CoordinateOf(0);
+        return new TestbedState
+        {
+            Prefix = layout.Prefix,
+            Subnet = layout.Subnet,
+            Torus = torus.ToString(),
+            DataRoot = Path.GetFullPath(dataRoot),
+            FrontEnd = $"{layout.ServerAddress(first)}:{options.FrontEndPort}",
+            FrontEndPort = options.FrontEndPort,
+            LinkRate = linkRate,
+            CreatedUtc = DateTime.UtcNow,
+            Servers = servers,
+        };
+    }
+
+    /// <summary>
+    /// Waits until every server reports all six links up and the whole torus reachable; reports progress as the
+    /// number of servers up. Throws with the servers and links still missing on timeout or when a node died.
+    /// </summary>
+    public static void WaitUntilUp(TestbedState state, TimeSpan timeout, Action<int, int>? progress = null)
+    {
+        int n = state.Servers.Count;
+        var clock = Stopwatch.StartNew();
+        while (true)
+        {
+            int up = 0;
+            var missing = new List<string>();
+            foreach (var server in state.Servers)
+            {
+                var status = NodeStatus.TryRead(server.StatusPath);
+                if (status is { State: "running", LinksUp: Ports.Count } && status.ReachableServers == n)
+                {
+                    up++;
+                    continue;
+                }
+                if (!IsAlive(server.Pid) && status?.State != "running")
+                {
+                    throw new CliException($"node {server.Coordinate} (pid {server.Pid}) exited during startup: {LastLines(server.OutputPath)}");
+                }
+                missing.Add(status is null
+                    ? $"{server.Coordinate} (no status yet)"
+                    : $"{server.Coordinate} (links up {status.LinksUp}/6: down {string.Join(' ', status.Links.Where(l => !l.Up).Select(l => l.Port))}; reaches {status.ReachableServers}/{n})");
+            }
+            progress?.Invoke(up, n);
+            if (up == n)
+            {
+                return;
+            }
+            if (clock.Elapsed > timeout)
+            {
+                throw new CliException($"testbed not up after {timeout.TotalSeconds:0} s: {missing.Count} servers not ready: {string.Join("; ", missing.Take(5))}{(missing.Count > 5 ? "; ..." : "")}");
+            }
+            Thread.Sleep(200);
+        }
+    }
+
+    /// <summary>Sends SIGTERM to every node and waits for them to exit (a node that hangs is killed later with its namespace).</summary>
+    public static void StopNodes(IEnumerable<TestbedServer> servers, TimeSpan timeout)
+    {
+        var alive = new List<int>();
+        foreach (var server in servers)
+        {
+            if (server.Pid > 0 && IsAlive(server.Pid) && IsOurNode(server.Pid))
+            {
+                SystemCommand.Run("kill", ["-TERM", server.Pid.ToString(CultureInfo.InvariantCulture)], allowFailure: true);
+                alive.Add(server.Pid);
+            }
+        }
+        var clock = Stopwatch.StartNew();
+        while (alive.Count > 0 && clock.Elapsed < timeout)
+        {
+            alive.RemoveAll(pid => !IsAlive(pid));
+            Thread.Sleep(50);
+        }
+    }
+
+    public static bool IsAlive(int pid)
+    {
+        if (pid <= 0 || !Directory.Exists($"/proc/{pid}"))
+        {
+            return false;
+        }
+        try
+        {
+            // A zombie (exited, not yet reaped by its parent) is not alive.
+            var stat = File.ReadAllText($"/proc/{pid}/stat");
+            int close = stat.LastIndexOf(')');
+            return close < 0 || close + 2 >= stat.Length || stat[close + 2] != 'Z';
+        }
+        catch (IOException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>Whether the process looks like a `camdoop node` (guards against a recycled pid).</summary>
+    private static bool IsOurNode(int pid)
+    {
+        try
+        {
+            var cmdline = File.ReadAllText($"/proc/{pid}/cmdline").Replace('\0', ' ');
+            return cmdline.Contains(" node ", StringComparison.Ordinal) && cmdline.Contains("--config", StringComparison.Ordinal);
+        }
+        catch (IOException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>
+    /// The command that runs this very CLI: the apphost next to camdoop.dll when there is one, else the dotnet host
+    /// running camdoop.dll.
+    /// </summary>
+    public static IReadOnlyList<string> NodeCommandLine()
+    {
+        string dir = AppContext.BaseDirectory;
+        string dll = Path.Combine(dir, "camdoop.dll");
+        if (!File.Exists(dll))
+        {
+            dll = typeof(TestbedLauncher).Assembly.Location;
+            dir = Path.GetDirectoryName(dll)!;
+        }
+        string apphost = Path.Combine(dir, "camdoop");
+        if (!OperatingSystem.IsWindows() && File.Exists(apphost) && (File.GetUnixFileMode(apphost) & UnixFileMode.UserExecute) != 0)
+        {
+            return [apphost];
+        }
+        string? host = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH");
+        if (host is null || !File.Exists(host))
+        {
+            host = Environment.ProcessPath is { } p && Path.GetFileNameWithoutExtension(p) == "dotnet" ? p : "dotnet";
+        }
+        return [host, dll];
+    }
+
+    private static int StartDetached(TestbedServer server, IReadOnlyList<string> command)
+    {
+        // sh backgrounds the node in its own session (setsid), so it outlives this CLI and never holds our
+        // terminal or pipes; `ip netns exec` and setsid exec in place, so $! is the node's own pid.
+        var script = new StringBuilder("setsid ip netns exec ").Append(Quote(server.Namespace));
+        foreach (var part in command)
+        {
+            script.Append(' ').Append(Quote(part));
+        }
+        script.Append(" node --config ").Append(Quote(server.Config))
+            .Append(" </dev/null >").Append(Quote(server.OutputPath)).Append(" 2>&1 & echo $!");
+        var output = SystemCommand.Run("/bin/sh", ["-c", script.ToString()]);
+        return int.TryParse(output.Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out int pid)
+            ? pid
+            : throw new CliException($"could not start the node of {server.Coordinate}: {output.Trim()}");
+    }
+
+    private static string Quote(string text) => "'" + text.Replace("'", "'\\''", StringComparison.Ordinal) + "'";
+
+    private static string LastLines(string path)
+    {
+        try
+        {
+            var lines = File.ReadAllLines(path).Where(l => l.Length > 0).TakeLast(3);
+            return string.Join(" | ", lines) is { Length: > 0 } text ? text : "(no output)";
+        }
+        catch (IOException)
+        {
+            return "(no output)";
+        }
+    }
+}

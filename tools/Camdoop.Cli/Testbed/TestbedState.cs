@@ -1,0 +1,97 @@
+using System.Text.Json;
+using Camdoop.MapReduce.Hosting;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.Cli.Testbed;
+
+/// <summary>
+/// What `testbed up` made, so that `status`, `down` and the client commands find it again: the layout (prefix,
+/// subnet, torus), the data root, the front-end address and one entry per server with its node process id.
+/// Kept in /run/camdoop (a tmpfs, like the namespaces it describes: both vanish on reboot).
+/// </summary>
+public sealed record TestbedState
+{
+    public const string Directory = "/run/camdoop";
+
+    public const string DefaultPrefix = "cdb";
+
+    public required string Prefix { get; init; }
+
+    public required int Subnet { get; init; }
+
+    public required string Torus { get; init; }
+
+    public required string DataRoot { get; init; }
+
+    /// <summary>"address:port" of the default front-end (server 0,0,0).</summary>
+    public required string FrontEnd { get; init; }
+
+    public int FrontEndPort { get; init; }
+
+    public string? LinkRate { get; init; }
+
+    public DateTime CreatedUtc { get; init; }
+
+    public required IReadOnlyList<TestbedServer> Servers { get; init; }
+
+    public TestbedLayout Layout() => new(Prefix, Runtime.Topology.Torus.Parse(Torus), Subnet);
+
+    public static string PathFor(string prefix) => System.IO.Path.Combine(Directory, $"testbed-{prefix}.json");
+
+    public static TestbedState? TryLoad(string prefix)
+    {
+        string path = PathFor(prefix);
+        if (!File.Exists(path))
+        {
+            return null;
+        }
+        try
+        {
+            return JsonSerializer.Deserialize<TestbedState>(File.ReadAllText(path), NodeConfig.JsonOptions);
+        }
+        catch (JsonException)
+        {
+            return null;
+        }
+    }
+
+    public void Save()
+    {
+        System.IO.Directory.CreateDirectory(Directory);
+        string path = PathFor(Prefix);
+        File.WriteAllText(path + ".tmp", JsonSerializer.Serialize(this, NodeConfig.JsonOptions));
+        File.Move(path + ".tmp", path, overwrite: true);
+    }
+
+    public static void Delete(string prefix)
+    {
+        string path = PathFor(prefix);
+        if (File.Exists(path))
+        {
+            File.Delete(path);
+        }
+    }
+}
+
+/// <summary>One server of the testbed.</summary>
+public sealed record TestbedServer
+{
+    /// <summary>"x,y,z".</summary>
+    public required string Coordinate { get; init; }
+
+    public required string Namespace { get; init; }
+
+    public required string Address { get; init; }
+
+    public required string Config { get; init; }
+
+    public required string DataDirectory { get; init; }
+
+    public int Pid { get; init; }
+
+    public Coordinate Parsed => Runtime.Topology.Coordinate.TryParse(Coordinate, out var c) ? c : default;
+
+    public string StatusPath => Path.Combine(DataDirectory, "status.json");
+
+    public string OutputPath => Path.Combine(DataDirectory, "stdout.log");
+}
