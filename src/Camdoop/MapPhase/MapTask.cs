@@ -40,7 +40,7 @@ public static class MapTask
         ArgumentNullException.ThrowIfNull(job);
         options.Validate();
         int buckets = options.ReduceTasks * Stripes.Count;
-        var buffer = new SortBuffer(job, options.ReduceTasks, options.SortBufferBytes);
+        using var buffer = new SortBuffer(job, options.ReduceTasks, options.SortBufferBytes);
         var spills = new List<SpillFile>();
         try
         {
@@ -58,7 +58,7 @@ public static class MapTask
             MemorySink? memory = null;
             if (options.OutputDirectory is null)
             {
-                memory = new MemorySink(buckets);
+                memory = new MemorySink(buckets, (int)Math.Min(buffer.EncodedBytes, Array.MaxLength));
                 WriteOutput(job, buffer, spills, memory, buckets);
                 memory.Complete();
                 headers = MemoryHeaders(memory, options, job.IsAssociativeCommutative);

@@ -3,9 +3,9 @@ using Camdoop.MapReduce.Records;
 namespace Camdoop.MapReduce.MapPhase;
 
 /// <summary>Keeps all buckets in one byte array, back to back, with their start offsets.</summary>
-internal sealed class MemorySink(int buckets) : IBucketSink
+internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) : IBucketSink
 {
-    private byte[] _data = new byte[64 * 1024];
+    private byte[] _data = new byte[Math.Max(16, initialCapacity)];
     private int _bucket = -1;
 
     public int Length { get; private set; }

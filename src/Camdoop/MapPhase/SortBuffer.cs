@@ -6,28 +6,36 @@ namespace Camdoop.MapReduce.MapPhase;
 /// <summary>
 /// Collects a map task's records (it is the map function's emitter), then sorts them by (bucket, key, value),
 /// folds equal keys with the combiner when the job is associative, and writes them to a sink bucket by bucket.
-/// Keys and values live back to back in one arena; the sort moves 24-byte entries only.
+/// Keys and values live back to back in one arena; the sort moves 24-byte entries only. The arena and the entry
+/// arrays are kept per thread between map tasks (a server maps many chunks, the simulator 512 servers' inputs):
+/// growing them afresh for every task was most of what the map phase allocated.
 /// </summary>
-internal sealed class SortBuffer : IMapEmitter
+internal sealed class SortBuffer : IMapEmitter, IDisposable
 {
     private const int EntryBytes = 24;
+
+    // Arrays larger than this are not kept for the next task on the thread.
+    private const long MaxCachedBytes = 32L * 1024 * 1024;
+
+    [ThreadStatic]
+    private static Arrays? t_cached;
 
     private readonly IMapReduceJob _job;
     private readonly IKeyComparer? _comparer;
     private readonly int _reduceTasks;
     private readonly long _budgetBytes;
     private readonly ValueFolder _folder;
-    private byte[] _arena = new byte[64 * 1024];
+    private byte[] _arena;
     private int _arenaLength;
-    private Entry[] _entries = new Entry[4096];
+    private Entry[] _entries;
     private int _count;
 
     // Sort scratch, kept between sorts.
-    private Entry[] _sorted = [];
-    private int[] _bucketStart = [];
-    private int[] _bucketNext = [];
-    private ulong[] _keys = [];
-    private int[] _order = [];
+    private Entry[] _sorted;
+    private int[] _bucketStart;
+    private int[] _bucketNext;
+    private ulong[] _keys;
+    private int[] _order;
 
     public SortBuffer(IMapReduceJob job, int reduceTasks, long budgetBytes)
     {
@@ -36,6 +44,35 @@ internal sealed class SortBuffer : IMapEmitter
         _reduceTasks = reduceTasks;
         _budgetBytes = budgetBytes;
         _folder = new ValueFolder(job);
+        var arrays = t_cached ?? new Arrays();
+        t_cached = null;
+        (_arena, _entries, _sorted, _bucketStart, _bucketNext, _keys, _order) =
+            (arrays.Arena, arrays.Entries, arrays.Sorted, arrays.BucketStart, arrays.BucketNext, arrays.Keys, arrays.Order);
+    }
+
+    /// <summary>
+    /// Encoded size of the records collected since the last sort: what the sort writes at most (combining only
+    /// shrinks it), so an in-memory sink is sized once instead of doubled.
+    /// </summary>
+    public long EncodedBytes { get; private set; }
+
+    /// <summary>Hands the arrays to the next map task on this thread, unless they grew too large to keep.</summary>
+    public void Dispose()
+    {
+        long bytes = _arena.LongLength + (_entries.LongLength + _sorted.LongLength) * EntryBytes + _keys.LongLength * 12;
+        if (bytes <= MaxCachedBytes)
+        {
+            t_cached = new Arrays
+            {
+                Arena = _arena, Entries = _entries, Sorted = _sorted, BucketStart = _bucketStart,
+                BucketNext = _bucketNext, Keys = _keys, Order = _order,
+            };
+        }
+        _arena = [];
+        _entries = [];
+        _sorted = [];
+        _count = 0;
+        _arenaLength = 0;
     }
 
     public long EmittedRecords { get; private set; }
@@ -88,6 +125,7 @@ internal sealed class SortBuffer : IMapEmitter
             Bucket = reduceTask * Stripes.Count + Stripes.Of(key),
         };
         _arenaLength += length;
+        EncodedBytes += RecordCodec.EncodedLength(key.Length, value.Length);
         EmittedRecords++;
         EmittedLogicalBytes += length;
     }
@@ -143,6 +181,7 @@ internal sealed class SortBuffer : IMapEmitter
         }
         _count = 0;
         _arenaLength = 0;
+        EncodedBytes = 0;
     }
 
     /// <summary>
@@ -179,7 +218,8 @@ internal sealed class SortBuffer : IMapEmitter
         {
             byBucket[next[e.Bucket]++] = e;
         }
-        var comparer = new EntryComparer(_arena, _comparer);
+        // One delegate per sort: sorting a span with a struct comparer boxes it and allocates a delegate per call.
+        Comparison<Entry> comparer = new EntryComparer(_arena, _comparer).Compare;
         for (int b = 0; b < buckets; b++)
         {
             var bucket = byBucket[start[b]..start[b + 1]];
@@ -247,6 +287,17 @@ internal sealed class SortBuffer : IMapEmitter
         var x = _arena.AsSpan(a.Offset, a.KeyLength);
         var y = _arena.AsSpan(b.Offset, b.KeyLength);
         return _comparer is null ? x.SequenceEqual(y) : _comparer.Compare(x, y) == 0;
+    }
+
+    private sealed class Arrays
+    {
+        public byte[] Arena = new byte[64 * 1024];
+        public Entry[] Entries = new Entry[4096];
+        public Entry[] Sorted = [];
+        public int[] BucketStart = [];
+        public int[] BucketNext = [];
+        public ulong[] Keys = [];
+        public int[] Order = [];
     }
 
     private struct Entry
