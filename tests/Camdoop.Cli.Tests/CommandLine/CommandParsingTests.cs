@@ -65,6 +65,24 @@ public class CommandParsingTests
         Assert.Contains("--json", help, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public void HelpKeepsALongOptionApartFromItsDescription()
+    {
+        var command = new Command("camdoop", "root").Add(
+            new Command("up", "brings up")
+                .Option("receive-buffer-at", "Apply it to one server", "X,Y,Z")
+                .Option("torus", "Torus size", "XxYxZ")
+                .Handle(_ => 0));
+        var writer = new StringWriter();
+        Assert.Equal(0, command.Invoke(["up", "--help"], writer));
+        var lines = writer.ToString().Split('\n');
+        var longLine = lines.Single(l => l.Contains("--receive-buffer-at", StringComparison.Ordinal));
+        var shortLine = lines.Single(l => l.Contains("--torus", StringComparison.Ordinal));
+        Assert.Contains("<X,Y,Z>  Apply", longLine, StringComparison.Ordinal);
+        // Descriptions start in one column.
+        Assert.Equal(longLine.IndexOf("Apply", StringComparison.Ordinal), shortLine.IndexOf("Torus size", StringComparison.Ordinal));
+    }
+
     [Theory]
     [InlineData("2MB", 2L * 1024 * 1024)]
     [InlineData("64KB", 64L * 1024)]

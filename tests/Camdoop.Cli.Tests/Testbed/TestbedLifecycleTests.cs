@@ -126,6 +126,32 @@ public class TestbedLifecycleTests
         }
     }
 
+    [RootFact]
+    public void LinkLossNeedsNetemAndSaysSoInOneLineWhenTheKernelLacksIt()
+    {
+        var result = CliRunner.Run("testbed", "up", "--torus", "2x2x2", "--prefix", "cdtq", "--subnet", "206", "--link-loss", "1");
+        if (TestbedNetwork.NetemAvailable())
+        {
+            // A kernel with netem: every link drops 1% of its frames.
+            try
+            {
+                Assert.True(result.ExitCode == 0, result.ToString());
+                var qdiscs = SystemCommand.Run("ip", ["netns", "exec", "cdtq-0-0-0", "tc", "qdisc", "show"]);
+                Assert.Contains("loss 1%", qdiscs, StringComparison.Ordinal);
+            }
+            finally
+            {
+                CliRunner.Run("testbed", "down", "--prefix", "cdtq");
+            }
+            return;
+        }
+        Assert.NotEqual(0, result.ExitCode);
+        var lines = result.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Single(lines);
+        Assert.Contains("sch_netem", lines[0], StringComparison.Ordinal);
+        Assert.DoesNotContain(TestbedNetwork.ListNamespaces(), ns => ns.StartsWith("cdtq-", StringComparison.Ordinal));
+    }
+
     private static void AssertNothingLeft(string prefix, TestbedState state)
     {
         Assert.DoesNotContain(TestbedNetwork.ListNamespaces(), ns => ns.StartsWith(prefix + "-", StringComparison.Ordinal));

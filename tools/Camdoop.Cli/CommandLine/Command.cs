@@ -108,29 +108,40 @@ public sealed class Command
             sb.AppendLine().AppendLine("Commands:");
             foreach (var c in _subcommands)
             {
-                sb.Append("  ").Append(c.Name.PadRight(14)).AppendLine(c.Summary);
+                sb.Append("  ").Append(c.Name.PadRight(Math.Max(14, c.Name.Length + 2))).AppendLine(c.Summary);
             }
+        }
+        // One column for every name, wide enough for the longest, so a description never runs into its option.
+        int column = 26;
+        foreach (var (name, _, _) in _arguments)
+        {
+            column = Math.Max(column, name.Length + 2);
+        }
+        foreach (var o in _options)
+        {
+            column = Math.Max(column, OptionLabel(o).Length + 2);
         }
         if (_arguments.Count > 0)
         {
             sb.AppendLine().AppendLine("Arguments:");
             foreach (var (name, help, _) in _arguments)
             {
-                sb.Append("  ").Append(name.PadRight(26)).AppendLine(help);
+                sb.Append("  ").Append(name.PadRight(column)).AppendLine(help);
             }
         }
         sb.AppendLine().AppendLine("Options:");
         foreach (var o in _options)
         {
-            var left = o.IsFlag ? $"--{o.Name}" : $"--{o.Name} <{o.ValueName}>";
-            sb.Append("  ").Append(left.PadRight(26)).Append(o.Help);
+            sb.Append("  ").Append(OptionLabel(o).PadRight(column)).Append(o.Help);
             if (o.Default is not null)
             {
                 sb.Append(" (default: ").Append(o.Default).Append(')');
             }
             sb.AppendLine();
         }
-        sb.Append("  ").Append("--help".PadRight(26)).AppendLine("Show this help");
+        sb.Append("  ").Append("--help".PadRight(column)).AppendLine("Show this help");
         return sb.ToString();
     }
+
+    private static string OptionLabel(OptionSpec o) => o.IsFlag ? $"--{o.Name}" : $"--{o.Name} <{o.ValueName}>";
 }

@@ -24,6 +24,7 @@ public static class TestbedCommand
             .Option("torus", "Torus size", "XxYxZ", "3x3x3")
             .Option("link-rate", "Rate of every torus link (tc tbf), e.g. 1gbit or 100mbit", "RATE")
             .Option("link-delay", "One-way delay of every link (needs the kernel's netem)", "DURATION")
+            .Option("link-loss", "Percent of frames every link drops at random, e.g. 1 (needs the kernel's netem)", "PERCENT")
             .Option("prefix", "Namespace prefix (2-6 letters or digits)", "NAME", TestbedState.DefaultPrefix)
             .Option("subnet", "Second octet of the switch network 10.N.0.0/16", "N", "77")
             .Option("data-root", "Directory for the servers' data, configs and logs", "DIR")
@@ -68,14 +69,15 @@ public static class TestbedCommand
             throw CliException.Usage($"testbed up: --link-rate must be a rate like 1gbit or 100mbit, not '{rate}'");
         }
         long delay = args.Has("link-delay") ? args.Nanoseconds("link-delay") : 0;
-        var shaping = new LinkShaping(rate, delay, 0);
+        double loss = args.Has("link-loss") ? args.Double("link-loss", 0, 100) : 0;
+        var shaping = new LinkShaping(rate, delay, loss);
         if (!SystemCommand.IsRoot)
         {
             throw new CliException("the emulated testbed needs root (network namespaces, veth links, tc, raw sockets); run it with sudo");
         }
         if (shaping.NeedsNetem && !TestbedNetwork.NetemAvailable())
         {
-            throw new CliException("--link-delay needs the kernel's sch_netem module, which this kernel does not have; use --link-rate alone");
+            throw new CliException("--link-delay and --link-loss need the kernel's sch_netem module, which this kernel does not have; use --link-rate alone (--receive-buffer makes the kernel drop frames instead)");
         }
         if (TestbedState.TryLoad(prefix) is { } existing)
         {
