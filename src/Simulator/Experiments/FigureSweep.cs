@@ -125,7 +125,8 @@ public static class FigureSweep
             }
             using var input = JobSimulationInput.Prepare(baseOptions, rawInputs: raw);
             var results = new JobSimulationResult[options.Modes.Count];
-            Parallel.For(0, options.Modes.Count, new ParallelOptions { MaxDegreeOfParallelism = parallelism }, m =>
+            int atOnce = Math.Min(parallelism, RunsThatFitInMemory(torus.Count, r, options.BytesPerServer));
+            Parallel.For(0, options.Modes.Count, new ParallelOptions { MaxDegreeOfParallelism = atOnce }, m =>
             {
                 var mode = options.Modes[m];
                 results[m] = JobSimulation.Run(baseOptions with { Mode = mode }, input);
@@ -142,6 +143,19 @@ public static class FigureSweep
             }
         }
         return rows;
+    }
+
+    /// <summary>
+    /// How many simulations of this size run side by side without exhausting memory: at R = N every server holds
+    /// R x 6 vertices and their streams (about 8 KB each, measured on 8x8x8 at R = 512, where two runs at once
+    /// needed more than 24 GB), next to three copies of the input (raw, map output, in flight).
+    /// </summary>
+    public static int RunsThatFitInMemory(int servers, int reduceTasks, long bytesPerServer)
+    {
+        const long BytesPerVertex = 8 * 1024;
+        long perRun = (long)servers * reduceTasks * Camdoop.MapReduce.Trees.TreeTopology.TreeCount * BytesPerVertex + 3L * servers * bytesPerServer;
+        long available = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
+        return (int)Math.Clamp(available * 8 / 10 / Math.Max(1, perRun), 1, int.MaxValue);
     }
 
     /// <summary>1, 2, 4, ... below N, then N.</summary>

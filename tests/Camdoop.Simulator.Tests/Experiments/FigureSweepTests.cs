@@ -50,6 +50,18 @@ public sealed class FigureSweepTests : IDisposable
     }
 
     [Fact]
+    public void RunsAtRNOnALargeCubeDoNotRunSideBySideWhenMemoryIsShort()
+    {
+        long available = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
+        // R = 512 on 8x8x8: about 12.9 GB of vertex state per run.
+        int large = FigureSweep.RunsThatFitInMemory(512, 512, 2 << 20);
+        Assert.True(large >= 1);
+        Assert.True(large * 12_884_901_888L <= available, $"{large} runs of R=512 side by side with {available} bytes available");
+        // R = 1 on the same cube is small: as many as memory allows, at least as many as at R = 512.
+        Assert.True(FigureSweep.RunsThatFitInMemory(512, 1, 2 << 20) >= Math.Max(large, 2) || available < 8_000_000_000L);
+    }
+
+    [Fact]
     public void Figure7VariesRAtBothEndsOfS()
     {
         var rows = FigureSweep.Run(Figure.Figure7, new Torus(3, 3, 3), new SweepOptions { BytesPerServer = 4_000, ReduceTasks = [1, 27], Parallelism = 1 });
