@@ -158,7 +158,9 @@ public abstract class VertexBase
     {
         var merger = _merger!;
         bool changed = false;
-        int block = Owner.Options.LocalBlockBytes;
+        // No larger than the merger's input buffers: a bigger block would grow them, and at R = N every vertex of a
+        // server merges at once (4x4x4, R = 64: 47 KB per vertex with 16 KB blocks).
+        int block = Math.Min(Owner.Options.LocalBlockBytes, Owner.MergerInitialInputBytes);
         for (int i = 0; i < _locals.Length; i++)
         {
             int input = _children.Length + i;

@@ -125,7 +125,8 @@ public static class FigureSweep
             }
             using var input = JobSimulationInput.Prepare(baseOptions, rawInputs: raw);
             var results = new JobSimulationResult[options.Modes.Count];
-            int atOnce = Math.Min(parallelism, RunsThatFitInMemory(torus.Count, r, options.BytesPerServer));
+            int atOnce = Math.Min(parallelism, RunsThatFitInMemory(torus.Count, r, options.BytesPerServer,
+                (options.Service ?? new CamdoopServiceOptions()).MemoryBudgetBytes));
             Parallel.For(0, options.Modes.Count, new ParallelOptions { MaxDegreeOfParallelism = atOnce }, m =>
             {
                 var mode = options.Modes[m];
@@ -146,14 +147,16 @@ public static class FigureSweep
     }
 
     /// <summary>
-    /// How many simulations of this size run side by side without exhausting memory: at R = N every server holds
-    /// R x 6 vertices and their streams (about 8 KB each, measured on 8x8x8 at R = 512, where two runs at once
-    /// needed more than 24 GB), next to three copies of the input (raw, map output, in flight).
+    /// How many simulations of this size run side by side without exhausting memory. A run holds three copies of its
+    /// input (raw, map output, in flight) and, per server, its vertices' buffers: about 48 KB per vertex (R x 6 of
+    /// them; measured on 4x4x4 at R = 64) up to about three times the server's buffer budget (receive windows,
+    /// send buffers, mergers). Two runs at R = 512 on 8x8x8 side by side exceeded 24 GB and were OOM-killed.
     /// </summary>
-    public static int RunsThatFitInMemory(int servers, int reduceTasks, long bytesPerServer)
+    public static int RunsThatFitInMemory(int servers, int reduceTasks, long bytesPerServer, long bufferBudgetPerServer)
     {
-        const long BytesPerVertex = 8 * 1024;
-        long perRun = (long)servers * reduceTasks * Camdoop.MapReduce.Trees.TreeTopology.TreeCount * BytesPerVertex + 3L * servers * bytesPerServer;
+        const long BytesPerVertex = 48 * 1024;
+        long perServer = Math.Min((long)reduceTasks * Camdoop.MapReduce.Trees.TreeTopology.TreeCount * BytesPerVertex, 3 * bufferBudgetPerServer);
+        long perRun = servers * (perServer + 3 * bytesPerServer);
         long available = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
         return (int)Math.Clamp(available * 8 / 10 / Math.Max(1, perRun), 1, int.MaxValue);
     }

@@ -53,12 +53,15 @@ public sealed class FigureSweepTests : IDisposable
     public void RunsAtRNOnALargeCubeDoNotRunSideBySideWhenMemoryIsShort()
     {
         long available = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
-        // R = 512 on 8x8x8: about 12.9 GB of vertex state per run.
-        int large = FigureSweep.RunsThatFitInMemory(512, 512, 2 << 20);
+        const long budget = 8 << 20;
+        // R = 512 on 8x8x8 with 2 MB per server: about 15 GB per run (12 GB of buffers, 3 GB of input copies).
+        int large = FigureSweep.RunsThatFitInMemory(512, 512, 2 << 20, budget);
         Assert.True(large >= 1);
-        Assert.True(large * 12_884_901_888L <= available, $"{large} runs of R=512 side by side with {available} bytes available");
-        // R = 1 on the same cube is small: as many as memory allows, at least as many as at R = 512.
-        Assert.True(FigureSweep.RunsThatFitInMemory(512, 1, 2 << 20) >= Math.Max(large, 2) || available < 8_000_000_000L);
+        Assert.True(large == 1 || large * 15_000_000_000L <= available, $"{large} runs of R=512 side by side with {available} bytes available");
+        // R = 1 on the same cube needs about 3 GB: more of them fit than at R = 512 when memory allows two.
+        int small = FigureSweep.RunsThatFitInMemory(512, 1, 2 << 20, budget);
+        Assert.True(small >= large);
+        Assert.True(small >= 2 || available < 8_000_000_000L, $"{small} runs of R=1 with {available} bytes available");
     }
 
     [Fact]
