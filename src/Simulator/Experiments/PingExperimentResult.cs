@@ -76,6 +76,8 @@ public sealed record PingExperimentResult(
             sb.AppendLine(ci, $"{row.Hops,4}  {row.Replies,7}  {row.MeanRttMs,13:0.0000}  {row.MinRttMs,8:0.0000}  {row.MaxRttMs,8:0.0000}  {row.RttPerHopMs,12:0.0000}");
         }
         var (slope, intercept) = Fit;
+        // A fitted intercept within rounding of zero prints as 0.0000, not -0.0000.
+        intercept = Math.Round(intercept, 4) == 0 ? 0 : intercept;
         sb.AppendLine(ci, $"RTT per hop: mean {MeanRttPerHopMs:0.0000} ms; fit RTT = {intercept:0.0000} ms + {slope:0.0000} ms x hops (paper testbed: 0.13 ms per hop)");
         sb.Append(ci, $"simulated {SimulatedNs / 1e6:0.###} ms in {WallTime.TotalSeconds:0.###} s wall, {Events} events");
         return sb.ToString();
