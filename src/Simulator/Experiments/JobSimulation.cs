@@ -197,6 +197,12 @@ public static class JobSimulation
             aggregated.Add(service.GetJob(description.JobId)?.AggregatedBytes ?? 0);
         }
         var links = sim.LinkTotals;
+        long busiestBytes = 0, busiestTime = 0;
+        foreach (var link in sim.Links)
+        {
+            busiestBytes = Math.Max(busiestBytes, link.Bytes);
+            busiestTime = Math.Max(busiestTime, link.BusyTime);
+        }
         long last = completions.Count == 0 ? sim.Now : completions.Max(c => c.CompletedAt);
         return new JobSimulationResult
         {
@@ -217,6 +223,8 @@ public static class JobSimulation
             LowerBounds = new LowerBounds(bounds.Switch1G, bounds.Switch6G, bounds.Switch1GOversubscribed),
             LinkBytes = links.Bytes,
             LinkFrames = links.Frames,
+            BusiestLinkBytes = busiestBytes,
+            BusiestLinkBusySeconds = busiestTime / 1e9,
             DataByteHops = dataByteHops,
             DataBytesSent = dataSent,
             DataFrames = dataFrames,

@@ -96,6 +96,17 @@ public sealed record JobSimulationResult
     [JsonPropertyName("linkBytes")]
     public required long LinkBytes { get; init; }
 
+    /// <summary>
+    /// Bytes on the most loaded directed link, and how long it was busy sending: with the shuffle time, how close the
+    /// run came to its own bottleneck (the trees' busiest link, not a switch's).
+    /// </summary>
+    [JsonPropertyName("busiestLinkBytes")]
+    public required long BusiestLinkBytes { get; init; }
+
+    /// <inheritdoc cref="BusiestLinkBytes"/>
+    [JsonPropertyName("busiestLinkBusySeconds")]
+    public required double BusiestLinkBusySeconds { get; init; }
+
     [JsonPropertyName("linkFrames")]
     public required long LinkFrames { get; init; }
 

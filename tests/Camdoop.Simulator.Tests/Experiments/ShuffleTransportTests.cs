@@ -214,4 +214,18 @@ public sealed class ShuffleTransportTests
         Assert.Equal(camdoop.DataBytesSent, noAgg.DataBytesSent);
         Assert.Equal(camdoop.Reducers.Select(r => r.Checksum), noAgg.Reducers.Select(r => r.Checksum));
     }
+
+    [Fact]
+    public void TheBusiestLinkIsReportedAndBoundsTheShuffle()
+    {
+        var result = JobSimulation.Run(Options(s: 1, r: 1));
+        Assert.True(result.Verified, result.VerificationError);
+        // Six in-links of the single reducer share everything: the busiest carries at least a sixth of the data
+        // that crosses links into it, and never more than all link bytes.
+        Assert.InRange(result.BusiestLinkBytes, result.LinkBytes / (6L * result.Servers), result.LinkBytes);
+        Assert.True(result.BusiestLinkBusySeconds > 0);
+        // A link cannot be busy longer than the run (beacons and acks continue a little after the last reducer).
+        Assert.True(result.BusiestLinkBusySeconds <= result.ShuffleReduceSeconds * 1.05,
+            $"busiest link busy {result.BusiestLinkBusySeconds} s in a {result.ShuffleReduceSeconds} s shuffle");
+    }
 }
