@@ -6,8 +6,8 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.MapReduce.Service;
 
 /// <summary>
-/// Where a job's pieces live (paper §4.1), the same on every server: reduce task r's root server (spread evenly,
-/// rotated by a hash of the job id), the job's N vertex ids (top bits a server coordinate, the rest a hash of the
+/// Where a job's pieces live (paper §4.1), the same on every server: reduce task r's root server (spread over the
+/// cube, starting from a server picked by a hash of the job id), the job's N vertex ids (top bits a server coordinate, the rest a hash of the
 /// job id), map task ids, and <see cref="GetParent"/> over keys, which wraps the six disjoint trees.
 /// </summary>
 public sealed class JobPlacement
@@ -30,11 +30,49 @@ public sealed class JobPlacement
         JobKey = Key.FromBytes(idBytes);
         int n = torus.Count;
         int rotation = (int)(JobKey.Middle % (ulong)n);
-        _rootIndex = new int[reduceTasks];
+        _rootIndex = SpreadRoots(torus, reduceTasks, rotation);
+    }
+
+    /// <summary>
+    /// Roots far apart in the torus, not just in index order: evenly spaced indices put R = 64 roots of 8x8x8 in
+    /// one plane and R = 8 on one line, where their trees pile onto the same links. Farthest-point order: each root
+    /// is the server farthest from the roots chosen so far (ties: the first in index order from
+    /// <paramref name="start"/>), so R = 8 and R = 64 on 8x8x8 form lattices 4 and 2 hops apart.
+    /// </summary>
+    private static int[] SpreadRoots(Torus torus, int reduceTasks, int start)
+    {
+        int n = torus.Count;
+        var roots = new int[reduceTasks];
+        if (reduceTasks == n)
+        {
+            for (int r = 0; r < n; r++)
+            {
+                roots[r] = (start + r) % n;
+            }
+            return roots;
+        }
+        var nearest = new int[n];
+        Array.Fill(nearest, int.MaxValue);
+        int next = start;
         for (int r = 0; r < reduceTasks; r++)
         {
-            _rootIndex[r] = (int)(((long)r * n / reduceTasks + rotation) % n);
+            roots[r] = next;
+            var chosen = torus.CoordinateOf(next);
+            int best = -1, bestIndex = next;
+            for (int k = 0; k < n; k++)
+            {
+                int i = (start + k) % n;
+                int d = Math.Min(nearest[i], torus.Distance(chosen, torus.CoordinateOf(i)));
+                nearest[i] = d;
+                if (d > best)
+                {
+                    best = d;
+                    bestIndex = i;
+                }
+            }
+            next = bestIndex;
         }
+        return roots;
     }
 
     public Torus Torus { get; }

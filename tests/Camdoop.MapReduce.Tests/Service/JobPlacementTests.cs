@@ -7,19 +7,25 @@ namespace Camdoop.MapReduce.Tests.Service;
 public sealed class JobPlacementTests
 {
     [Theory]
-    [InlineData(1)]
-    [InlineData(7)]
-    [InlineData(64)]
-    public void RootsAreDistinctEvenlySpreadAndDeterministic(int reduceTasks)
+    [InlineData("4x4x4", 1, 0)]
+    [InlineData("4x4x4", 7, 2)]
+    [InlineData("4x4x4", 8, 2)]
+    [InlineData("4x4x4", 64, 1)]
+    [InlineData("8x8x8", 8, 4)]
+    [InlineData("8x8x8", 64, 2)]
+    [InlineData("8x8x8", 512, 1)]
+    [InlineData("3x4x5", 20, 1)]
+    public void RootsAreDistinctSpreadOverTheCubeAndDeterministic(string size, int reduceTasks, int minimumSpacing)
     {
-        var torus = new Torus(4, 4, 4);
+        var torus = Torus.Parse(size);
         var a = new JobPlacement(torus, 77, reduceTasks);
         var b = new JobPlacement(torus, 77, reduceTasks);
         Assert.Equal(a.RootIndices, b.RootIndices);
         Assert.Equal(reduceTasks, a.RootIndices.Distinct().Count());
-        // Consecutive roots are N/R apart (mod N), up to rounding.
-        var gaps = a.RootIndices.Zip(a.RootIndices.Skip(1), (x, y) => (y - x + torus.Count) % torus.Count).ToList();
-        Assert.All(gaps, g => Assert.InRange(g, torus.Count / reduceTasks, (torus.Count + reduceTasks - 1) / reduceTasks));
+        // No two roots closer than a lattice of R points would put them (8 on 8x8x8: 4 hops; 64: 2 hops).
+        var roots = a.RootIndices.Select(torus.CoordinateOf).ToList();
+        int closest = roots.SelectMany((x, i) => roots.Skip(i + 1).Select(y => torus.Distance(x, y))).DefaultIfEmpty(0).Min();
+        Assert.True(closest >= minimumSpacing, $"two of {reduceTasks} roots on {size} are {closest} hops apart");
         // Another job lands elsewhere (the rotation is a hash of the job id).
         var others = Enumerable.Range(1, 20).Select(j => new JobPlacement(torus, (ulong)j, 1).RootIndex(0)).Distinct().Count();
         Assert.True(others > 5);
