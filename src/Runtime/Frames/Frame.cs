@@ -18,7 +18,7 @@ public sealed class Frame
     /// <summary>Bytes of the buffer in use, Ethernet header included.</summary>
     public int Length { get; set; }
 
-    internal FramePool? Pool { get; }
+    internal FramePool? Pool { get; set; }
 
     /// <summary>True while the frame sits in its pool's free list (guards against releasing it twice).</summary>
     internal bool IsFree { get; set; }

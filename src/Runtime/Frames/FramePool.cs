@@ -37,6 +37,20 @@ public sealed class FramePool
         }
     }
 
+    /// <summary>
+    /// Takes over a frame rented from another pool: releasing it returns it here. For a frame that moves for good to
+    /// another thread that has its own unsynchronised pool (a simulator partition receiving a frame from another).
+    /// </summary>
+    public void Adopt(Frame frame)
+    {
+        ArgumentNullException.ThrowIfNull(frame);
+        if (frame.IsFree)
+        {
+            throw new InvalidOperationException("a free frame cannot be adopted");
+        }
+        frame.Pool = this;
+    }
+
     public Frame Rent()
     {
         if (_lock is null)

@@ -3,35 +3,34 @@ using System.Runtime.CompilerServices;
 namespace Camdoop.Simulator.Engine;
 
 /// <summary>
-/// The simulator's future event list, ordered by (time, sequence number) so that events due at the same time run
-/// in the order they were scheduled and every run is reproducible (.NET's PriorityQueue is not stable).
+/// The future event list of one simulator partition, ordered by (time, order key). The caller gives every event a
+/// unique order key (<see cref="EventOrder"/>: the entity it concerns, then a sequence number of whoever scheduled
+/// it), so events due at the same time come out in an order that depends only on the events themselves, not on how
+/// the cube is split into partitions or in which order partitions exchanged them: every run is reproducible, and
+/// one thread or several give the same run.
 /// <para>
-/// Two structures share one sequence counter: a hand-written 4-ary min-heap, and a FIFO lane for events whose
-/// times never decrease in scheduling order (e.g. every frame arrival is "now + a fixed delay"). A FIFO of such
-/// events is already sorted, so popping the smaller of the two heads gives exactly the order one heap would, with
-/// the bulk of the events kept out of the heap. The heap holds only 16-byte keys; payloads sit in a slab whose
-/// slot index rides in the low bits of the key. Nothing is allocated per event once the arrays have grown.
+/// Two structures: a hand-written 4-ary min-heap, and a FIFO lane for events scheduled in nondecreasing (time,
+/// order) (e.g. frame arrivals, "now + a fixed delay", pushed while transmissions complete in order). The lane is
+/// sorted, so popping the smaller of the two heads gives exactly the order one heap would, with the bulk of the
+/// events kept out of the heap; an event that would break the lane's order goes to the heap instead. Payloads sit
+/// in a slab named by a slot index. Nothing is allocated per event once the arrays have grown.
 /// </para>
 /// </summary>
 public sealed class EventQueue
 {
-    private const int SlotBits = 24;
-    private const long SlotMask = (1L << SlotBits) - 1;
-    private const long MaxSequence = long.MaxValue >> SlotBits;
-
     private Entry[] _heap;
     private SimEvent[] _slab;
     private int[] _freeSlots;
     private int _freeCount;
     private int _slotsUsed;
     private int _count;
-    private long _sequence;
+    private long _scheduled;
 
     private Entry[] _lane;
     private SimEvent[] _lanePayload;
     private int _laneHead;
     private int _laneCount;
-    private long _laneLastTime = long.MinValue;
+    private Entry _laneTail = new(long.MinValue, 0, 0);
 
     public EventQueue(int initialCapacity = 1024)
     {
@@ -46,41 +45,55 @@ public sealed class EventQueue
     /// <summary>Events waiting.</summary>
     public int Count => _count + _laneCount;
 
-    /// <summary>Events ever scheduled (the next sequence number).</summary>
-    public long Scheduled => _sequence;
+    /// <summary>Events ever scheduled.</summary>
+    public long Scheduled => _scheduled;
 
     /// <summary>Time of the earliest event, or <see cref="long.MaxValue"/> when empty.</summary>
     public long NextTime => Math.Min(_count == 0 ? long.MaxValue : _heap[0].Time, _laneCount == 0 ? long.MaxValue : _lane[_laneHead].Time);
 
-    public void Push(long time, in SimEvent ev)
+    /// <summary>Time and order key of the earliest event; false when empty.</summary>
+    public bool TryPeek(out long time, out ulong order)
     {
-        if (_sequence == MaxSequence)
+        if (_laneCount != 0 && (_count == 0 || Less(_lane[_laneHead], _heap[0])))
         {
-            throw new InvalidOperationException("event sequence numbers exhausted");
+            time = _lane[_laneHead].Time;
+            order = _lane[_laneHead].Order;
+            return true;
         }
+        if (_count != 0)
+        {
+            time = _heap[0].Time;
+            order = _heap[0].Order;
+            return true;
+        }
+        time = long.MaxValue;
+        order = ulong.MaxValue;
+        return false;
+    }
+
+    public void Push(long time, ulong order, in SimEvent ev)
+    {
         int slot = TakeSlot();
         _slab[slot] = ev;
         if (_count == _heap.Length)
         {
             Array.Resize(ref _heap, _count * 2);
         }
-        SiftUp(_count++, new Entry(time, (_sequence++ << SlotBits) | (uint)slot));
+        SiftUp(_count++, new Entry(time, order, slot));
+        _scheduled++;
     }
 
     /// <summary>
-    /// Schedules an event whose time is usually no earlier than the previous one scheduled this way (a constant
-    /// delay from now): it then goes into the FIFO lane in O(1); otherwise it simply goes into the heap.
+    /// Schedules an event that usually sorts after every event scheduled this way before (a constant delay from
+    /// now, in order): it then goes into the FIFO lane in O(1); otherwise it simply goes into the heap.
     /// </summary>
-    public void PushOrdered(long time, in SimEvent ev)
+    public void PushOrdered(long time, ulong order, in SimEvent ev)
     {
-        if (time < _laneLastTime)
+        var entry = new Entry(time, order, 0);
+        if (Less(entry, _laneTail))
         {
-            Push(time, ev);
+            Push(time, order, ev);
             return;
-        }
-        if (_sequence == MaxSequence)
-        {
-            throw new InvalidOperationException("event sequence numbers exhausted");
         }
         if (_laneCount == _lane.Length)
         {
@@ -91,10 +104,11 @@ public sealed class EventQueue
         {
             tail -= _lane.Length;
         }
-        _lane[tail] = new Entry(time, _sequence++ << SlotBits);
+        _lane[tail] = entry;
         _lanePayload[tail] = ev;
         _laneCount++;
-        _laneLastTime = time;
+        _laneTail = entry;
+        _scheduled++;
     }
 
     /// <summary>Removes the earliest event if it is due at or before <paramref name="limit"/>.</summary>
@@ -124,7 +138,7 @@ public sealed class EventQueue
         }
         var top = _heap[0];
         time = top.Time;
-        int slot = (int)(top.Key & SlotMask);
+        int slot = top.Slot;
         ev = _slab[slot];
         _freeSlots[_freeCount++] = slot;
         int last = --_count;
@@ -135,11 +149,12 @@ public sealed class EventQueue
         return true;
     }
 
-    /// <summary>Drops every pending event (the sequence counter keeps counting).</summary>
+    /// <summary>Drops every pending event.</summary>
     public void Clear()
     {
         _laneCount = 0;
         _laneHead = 0;
+        _laneTail = new Entry(long.MinValue, 0, 0);
         _count = 0;
         _freeCount = 0;
         _slotsUsed = 0;
@@ -172,10 +187,6 @@ public sealed class EventQueue
         }
         if (_slotsUsed == _slab.Length)
         {
-            if (_slotsUsed > SlotMask)
-            {
-                throw new InvalidOperationException($"more than {SlotMask + 1} events pending");
-            }
             Array.Resize(ref _slab, _slotsUsed * 2);
             Array.Resize(ref _freeSlots, _slotsUsed * 2);
         }
@@ -183,7 +194,7 @@ public sealed class EventQueue
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool Less(in Entry a, in Entry b) => a.Time < b.Time || (a.Time == b.Time && a.Key < b.Key);
+    private static bool Less(in Entry a, in Entry b) => a.Time < b.Time || (a.Time == b.Time && a.Order < b.Order);
 
     private void SiftUp(int hole, Entry entry)
     {
@@ -233,5 +244,5 @@ public sealed class EventQueue
         heap[hole] = entry;
     }
 
-    private readonly record struct Entry(long Time, long Key);
+    private readonly record struct Entry(long Time, ulong Order, int Slot);
 }

@@ -72,6 +72,7 @@ public static class JobSimulation
             LinkRateBitsPerSecond = options.LinkRateBitsPerSecond,
             LossRate = options.LossRate,
             DataRoot = options.DataRoot,
+            Threads = options.SimulationThreads > 0 ? options.SimulationThreads : Environment.ProcessorCount,
             // No failures are injected here, so liveness beacons can be rare: they would otherwise be a third of the events.
             Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * SimTime.Millisecond },
         };
@@ -90,10 +91,23 @@ public static class JobSimulation
         var completions = new List<ReduceTaskResult>();
         var failures = new List<string>();
         sim.Start();
+        // Partitions may report at once (simulation threads).
         foreach (var service in services)
         {
-            service.ReduceTaskCompleted += completions.Add;
-            service.JobFailed += j => failures.Add($"{service.Context.Self}: {j.Failure}");
+            service.ReduceTaskCompleted += c =>
+            {
+                lock (completions)
+                {
+                    completions.Add(c);
+                }
+            };
+            service.JobFailed += j =>
+            {
+                lock (failures)
+                {
+                    failures.Add($"{service.Context.Self}: {j.Failure}");
+                }
+            };
         }
         long t0 = sim.Now;
         sim.Schedule(t0, () =>

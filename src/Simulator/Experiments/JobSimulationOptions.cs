@@ -58,6 +58,12 @@ public sealed record JobSimulationOptions
     /// <summary>Threads for generating and mapping the inputs (independent per server); 0 = all cores.</summary>
     public int MapParallelism { get; init; }
 
+    /// <summary>
+    /// Threads for the shuffle's simulation (<see cref="Network.SimulationOptions.Threads"/>); 0 = all cores. The
+    /// results do not depend on it.
+    /// </summary>
+    public int SimulationThreads { get; init; } = 1;
+
     /// <summary>Give up when the shuffle has not finished after this much simulated time (ns).</summary>
     public long TimeLimit { get; init; } = 3_600L * 1_000_000_000;
 
@@ -98,6 +104,10 @@ public sealed record JobSimulationOptions
         if (LossRate is < 0 or >= 1 || double.IsNaN(LossRate))
         {
             throw new ArgumentException("the loss rate must be in [0, 1)");
+        }
+        if (SimulationThreads < 0)
+        {
+            throw new ArgumentException("simulation threads must be 0 (all cores) or more");
         }
         if (TimeLimit <= 0)
         {

@@ -2,6 +2,7 @@ using System.Numerics;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Engine;
 
 namespace Camdoop.Simulator.Network;
 
@@ -10,27 +11,34 @@ namespace Camdoop.Simulator.Network;
 /// serialised) and the frames on the wire. Frames on a link all take the same propagation and forwarding delay,
 /// so they arrive in the order they left and the wire is a FIFO too; events name the link, not the frame.
 /// <para>
-/// Both live in one circular buffer, oldest first: [wire head, ring head) is on the wire, [ring head, tail) is in
-/// the transmit ring. One array per link, each slot holding the frame and its length, keeps the per-event working
-/// set small: a transmit completion does not touch the frame itself.
+/// The ring belongs to the sender's partition and the wire to the receiver's, so that the two may run on different
+/// threads: a frame that finishes serialising moves to the wire at once when both ends are in one partition, or
+/// through the sender partition's outbox at the end of the time window otherwise (it is not due before then).
 /// </para>
 /// </summary>
 public sealed class SimulatedLink : ILinkTransport
 {
-    private readonly Simulation _sim;
     private readonly int _ringDepth;
-    private Slot[] _frames;
-    private int _mask;
-    private int _wireHead;
+    private readonly Xoshiro256StarStar _loss;
+    private Slot[] _ring;
+    private int _ringMask;
     private int _ringHead;
-    private int _tail;
+    private int _ringTail;
+    private Frame?[] _wire;
+    private int _wireMask;
+    private int _wireHead;
+    private int _wireTail;
+    private long _sendDrops;
+    private long _receiveDrops;
 
-    internal SimulatedLink(Simulation sim, int index, Coordinate from, Port port, Coordinate to, int ringDepth, double lossRate)
+    internal SimulatedLink(Simulation sim, int index, Coordinate from, Port port, Coordinate to, int ringDepth, double lossRate, Xoshiro256StarStar loss)
     {
-        _sim = sim;
         _ringDepth = ringDepth;
-        _frames = new Slot[Math.Max(16, (int)BitOperations.RoundUpToPowerOf2((uint)ringDepth * 2))];
-        _mask = _frames.Length - 1;
+        _ring = new Slot[Math.Max(4, (int)BitOperations.RoundUpToPowerOf2((uint)ringDepth))];
+        _ringMask = _ring.Length - 1;
+        _wire = new Frame?[16];
+        _wireMask = _wire.Length - 1;
+        _loss = loss;
         Index = index;
         From = from;
         Port = port;
@@ -59,6 +67,11 @@ public sealed class SimulatedLink : ILinkTransport
     /// <summary>The other direction of the same cable.</summary>
     public SimulatedLink Peer { get; internal set; } = null!;
 
+    /// <summary>The partitions of the sender and of the receiver.</summary>
+    internal SimulationPartition Sender { get; set; } = null!;
+
+    internal SimulationPartition Receiver { get; set; } = null!;
+
     public long Frames { get; private set; }
 
     public long Bytes { get; private set; }
@@ -66,42 +79,39 @@ public sealed class SimulatedLink : ILinkTransport
     /// <summary>Nanoseconds spent serialising, framing overhead included.</summary>
     public long BusyTime { get; private set; }
 
-    public long Drops { get; private set; }
+    /// <summary>Frames lost: at random, by a failure, or arriving at a crashed server.</summary>
+    public long Drops => _sendDrops + _receiveDrops;
 
-    /// <summary>Probability that a frame is lost on this link (drawn from the simulation's seeded generator).</summary>
+    /// <summary>Probability that a frame is lost on this link (drawn from the link's own stream of the run's seed).</summary>
     public double LossRate { get; set; }
 
     public LinkStats Stats => new(Frames, Bytes, BusyTime, Drops);
 
     /// <summary>Frames in the transmit ring, the one being serialised included.</summary>
-    public int Queued => _tail - _ringHead;
+    public int Queued => _ringTail - _ringHead;
 
     /// <summary>Frames serialised and not yet handed to the receiver.</summary>
-    public int InFlight => _ringHead - _wireHead;
+    public int InFlight => _wireTail - _wireHead;
 
     public bool CarrierUp { get; internal set; } = true;
 
-    public bool CanSend => _tail - _ringHead < _ringDepth && CarrierUp;
+    public bool CanSend => _ringTail - _ringHead < _ringDepth && CarrierUp;
 
     /// <summary>Bumped when the link or its sender fails: events scheduled before that are void.</summary>
     internal int Epoch { get; private set; }
 
     public bool TrySend(Frame frame)
     {
-        int queued = _tail - _ringHead;
+        int queued = _ringTail - _ringHead;
         if (queued >= _ringDepth || !CarrierUp)
         {
             return false;
         }
-        if (_tail - _wireHead == _frames.Length)
-        {
-            Grow();
-        }
         int length = frame.Length;
-        _frames[_tail++ & _mask] = new Slot(frame, length);
+        _ring[_ringTail++ & _ringMask] = new Slot(frame, length);
         if (queued == 0)
         {
-            _sim.ScheduleTransmitComplete(this, length);
+            Sender.ScheduleTransmitComplete(this, length);
         }
         return true;
     }
@@ -110,48 +120,55 @@ public sealed class SimulatedLink : ILinkTransport
 
     /// <summary>Length of the frame the next event concerns (for the trace): the oldest on the wire, or the one being serialised.</summary>
     internal int HeadLength(bool wire) => wire
-        ? (_ringHead != _wireHead ? _frames[_wireHead & _mask].Length : 0)
-        : (_tail != _ringHead ? _frames[_ringHead & _mask].Length : 0);
+        ? (_wireTail != _wireHead ? _wire[_wireHead & _wireMask]!.Length : 0)
+        : (_ringTail != _ringHead ? _ring[_ringHead & _ringMask].Length : 0);
 
     /// <summary>The head of the ring is on the wire: count it, lose it or send it on its way, start the next one.</summary>
     internal void CompleteTransmit()
     {
-        ref var head = ref _frames[_ringHead & _mask];
+        ref var head = ref _ring[_ringHead & _ringMask];
+        var frame = head.Frame!;
         int length = head.Length;
+        head = default;
+        _ringHead++;
+        var sender = Sender;
         Frames++;
         Bytes += length;
-        BusyTime += _sim.SerialisationTime(length);
-        if (_sim.ShouldDrop(this, head.Frame!))
+        BusyTime += sender.Simulation.SerialisationTime(length);
+        if (ShouldDrop(frame))
         {
-            // Take it out of the buffer: the frames behind it in the ring (fewer than the ring depth) move up.
-            Drops++;
-            head.Frame!.Release();
-            for (int i = _ringHead; i != _tail - 1; i++)
-            {
-                _frames[i & _mask] = _frames[(i + 1) & _mask];
-            }
-            _frames[--_tail & _mask] = default;
+            _sendDrops++;
+            frame.Release();
         }
         else
         {
-            _ringHead++;
-            _sim.ScheduleArrival(this);
+            sender.ScheduleArrival(this, frame);
         }
-        if (_tail != _ringHead)
+        if (_ringTail != _ringHead)
         {
-            _sim.ScheduleTransmitComplete(this, _frames[_ringHead & _mask].Length);
+            sender.ScheduleTransmitComplete(this, _ring[_ringHead & _ringMask].Length);
         }
+    }
+
+    /// <summary>A frame that left the sender joins the wire (on the receiver's side).</summary>
+    internal void PutOnWire(Frame frame)
+    {
+        if (_wireTail - _wireHead == _wire.Length)
+        {
+            GrowWire();
+        }
+        _wire[_wireTail++ & _wireMask] = frame;
     }
 
     /// <summary>The oldest frame on the wire reaches the receiver; null (and counted) when the receiver is down.</summary>
     internal Frame? Arrive(bool receiverFailed)
     {
-        ref var slot = ref _frames[_wireHead++ & _mask];
-        var frame = slot.Frame!;
-        slot = default;
+        ref var slot = ref _wire[_wireHead++ & _wireMask];
+        var frame = slot!;
+        slot = null;
         if (receiverFailed)
         {
-            Drops++;
+            _receiveDrops++;
             frame.Release();
             return null;
         }
@@ -161,7 +178,7 @@ public sealed class SimulatedLink : ILinkTransport
     /// <summary>Loses everything in the ring and on the wire (link cut or sender crashed) and voids pending events.</summary>
     internal void DropAll()
     {
-        Drops += _tail - _wireHead;
+        _sendDrops += (_ringTail - _ringHead) + (_wireTail - _wireHead);
         ReleaseAll();
         Epoch++;
     }
@@ -169,26 +186,42 @@ public sealed class SimulatedLink : ILinkTransport
     /// <summary>Returns every held frame to the pool without counting it (the simulation is being torn down).</summary>
     internal void ReleaseAll()
     {
-        for (int i = _wireHead; i != _tail; i++)
+        for (int i = _ringHead; i != _ringTail; i++)
         {
-            _frames[i & _mask].Frame!.Release();
-            _frames[i & _mask] = default;
+            _ring[i & _ringMask].Frame!.Release();
+            _ring[i & _ringMask] = default;
         }
-        _wireHead = _ringHead = _tail = 0;
+        for (int i = _wireHead; i != _wireTail; i++)
+        {
+            _wire[i & _wireMask]!.Release();
+            _wire[i & _wireMask] = null;
+        }
+        _ringHead = _ringTail = 0;
+        _wireHead = _wireTail = 0;
     }
 
-    private void Grow()
+    private bool ShouldDrop(Frame frame)
     {
-        var bigger = new Slot[_frames.Length * 2];
-        for (int i = _wireHead; i != _tail; i++)
+        double rate = LossRate;
+        if (rate > 0 && _loss.NextDouble() < rate)
         {
-            bigger[i - _wireHead] = _frames[i & _mask];
+            return true;
         }
-        _ringHead -= _wireHead;
-        _tail -= _wireHead;
+        var filter = Sender.Simulation.DropFilter;
+        return filter is not null && filter(this, frame);
+    }
+
+    private void GrowWire()
+    {
+        var bigger = new Frame?[_wire.Length * 2];
+        for (int i = _wireHead; i != _wireTail; i++)
+        {
+            bigger[i - _wireHead] = _wire[i & _wireMask];
+        }
+        _wireTail -= _wireHead;
         _wireHead = 0;
-        _frames = bigger;
-        _mask = bigger.Length - 1;
+        _wire = bigger;
+        _wireMask = bigger.Length - 1;
     }
 
     private readonly record struct Slot(Frame? Frame, int Length);

@@ -1,37 +1,53 @@
 using System.Diagnostics;
-using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Engine;
 
 namespace Camdoop.Simulator.Network;
 
-// The event loop: pop the earliest event, advance virtual time, dispatch by kind (no virtual calls, no allocation).
+// Driving the run: one event at a time in (time, order) across partitions, or windows of partitions in parallel.
+// Scheduled actions (failures, test hooks) run on the driving thread, before any event due at the same time.
 public sealed partial class Simulation
 {
     private const int NoPort = 0xFF;
 
-    private readonly EventQueue _queue = new(4096);
+    private readonly EventQueue _actionQueue = new(16);
     private readonly ActionTable _actions = new();
-    private readonly long[] _eventsByKind = new long[4];
+    private long _actionSequence;
+    private long _actionsRun;
     private long _now;
-    private long _staleEvents;
     private long _wallTicks;
+    private PartitionWorkers? _workers;
+    private bool _inWindow;
 
     /// <summary>Events processed so far, all kinds.</summary>
-    public long EventsProcessed => _eventsByKind[0] + _eventsByKind[1] + _eventsByKind[2] + _eventsByKind[3];
+    public long EventsProcessed
+    {
+        get
+        {
+            long total = _actionsRun;
+            foreach (var p in _partitions)
+            {
+                total += p.EventsOf(EventKind.Timer) + p.EventsOf(EventKind.TransmitComplete) + p.EventsOf(EventKind.FrameArrival);
+            }
+            return total;
+        }
+    }
 
     /// <summary>Transmit-complete and frame-arrival events processed.</summary>
-    public long FrameEventsProcessed => _eventsByKind[(int)EventKind.TransmitComplete] + _eventsByKind[(int)EventKind.FrameArrival];
+    public long FrameEventsProcessed => EventsOf(EventKind.TransmitComplete) + EventsOf(EventKind.FrameArrival);
 
-    public long EventsOf(EventKind kind) => _eventsByKind[(int)kind];
+    public long EventsOf(EventKind kind) => kind == EventKind.Action ? _actionsRun : _partitions.Sum(p => p.EventsOf(kind));
 
     /// <summary>Events that were void when they fell due (a failed link's or a crashed server's frames).</summary>
-    public long StaleEvents => _staleEvents;
+    public long StaleEvents => _partitions.Sum(p => p.StaleEvents);
 
-    /// <summary>Events waiting in the queue.</summary>
-    public int PendingEvents => _queue.Count;
+    /// <summary>Events waiting, scheduled actions included.</summary>
+    public int PendingEvents => _actionQueue.Count + _partitions.Sum(p => p.Pending);
 
     /// <summary>Time of the next event, or <see cref="long.MaxValue"/> when none is pending.</summary>
-    public long NextEventTime => _queue.NextTime;
+    public long NextEventTime => Math.Min(_actionQueue.NextTime, _partitions.Min(p => p.NextTime));
+
+    /// <summary>Parallel windows run so far (see <see cref="RunsInParallel"/>).</summary>
+    public long ParallelWindows => _workers?.Windows ?? 0;
 
     /// <summary>Wall-clock time spent inside the run methods.</summary>
     public TimeSpan WallTime => Stopwatch.GetElapsedTime(0, _wallTicks);
@@ -39,15 +55,28 @@ public sealed partial class Simulation
     /// <summary>Events processed per wall-clock second so far.</summary>
     public double EventsPerSecond => _wallTicks == 0 ? 0 : EventsProcessed / WallTime.TotalSeconds;
 
-    /// <summary>Runs <paramref name="action"/> at virtual time <paramref name="at"/> (after anything already scheduled for that time).</summary>
+    /// <summary>
+    /// Whether runs use a thread per partition: more than one partition, a link delay to run ahead by, and no trace
+    /// (the trace records events in their one global order).
+    /// </summary>
+    public bool RunsInParallel => _partitions.Length > 1 && Trace is null && Lookahead > 0;
+
+    /// <summary>
+    /// Runs <paramref name="action"/> at virtual time <paramref name="at"/>, on the driving thread, before any event
+    /// due at that time that has not run yet (after actions scheduled before it for the same time).
+    /// </summary>
     public void Schedule(long at, Action action)
     {
         ArgumentNullException.ThrowIfNull(action);
+        if (_inWindow)
+        {
+            throw new InvalidOperationException("schedule actions from the thread that drives the simulation, not from inside an event");
+        }
         if (at < _now)
         {
             throw new ArgumentOutOfRangeException(nameof(at), at, $"time {at} is in the past (now {_now})");
         }
-        _queue.Push(at, SimEvent.ForAction(_actions.Add(action)));
+        _actionQueue.Push(at, (ulong)_actionSequence++, SimEvent.ForAction(_actions.Add(action)));
     }
 
     /// <summary>Processes one event; false when none is pending.</summary>
@@ -65,14 +94,24 @@ public sealed partial class Simulation
     {
         EnsureRunnable();
         long started = Stopwatch.GetTimestamp();
-        while (ProcessNext(time, out _))
+        try
         {
+            if (RunsInParallel)
+            {
+                RunWindows(null, time);
+            }
+            else
+            {
+                while (ProcessNext(time, out _))
+                {
+                }
+            }
+            AdvanceClock(time);
         }
-        if (time > _now)
+        finally
         {
-            _now = time;
+            _wallTicks += Stopwatch.GetTimestamp() - started;
         }
-        _wallTicks += Stopwatch.GetTimestamp() - started;
     }
 
     public void RunFor(long duration) => RunUntil(_now + duration);
@@ -95,7 +134,8 @@ public sealed partial class Simulation
     /// Runs until <paramref name="predicate"/> holds or virtual time reaches <paramref name="timeLimit"/>. The
     /// predicate is checked before starting, after every timer and scheduled action, and every
     /// <paramref name="checkEvery"/> frame events (so the run may overshoot by fewer than that many events;
-    /// pass 1 for an exact stop). Returns whether the predicate holds.
+    /// pass 1 for an exact stop). Running in parallel, it is checked after every scheduled action and every window
+    /// instead. Returns whether the predicate holds.
     /// </summary>
     public bool RunUntil(Func<bool> predicate, long timeLimit, int checkEvery = 256)
     {
@@ -109,22 +149,29 @@ public sealed partial class Simulation
         long started = Stopwatch.GetTimestamp();
         try
         {
-            int sinceCheck = 0;
-            while (ProcessNext(timeLimit, out var kind))
+            if (RunsInParallel)
             {
-                if ((++sinceCheck >= checkEvery || kind <= EventKind.Timer) && predicate())
+                if (RunWindows(predicate, timeLimit))
                 {
                     return true;
                 }
-                if (sinceCheck >= checkEvery)
+            }
+            else
+            {
+                int sinceCheck = 0;
+                while (ProcessNext(timeLimit, out var kind))
                 {
-                    sinceCheck = 0;
+                    if ((++sinceCheck >= checkEvery || kind <= EventKind.Timer) && predicate())
+                    {
+                        return true;
+                    }
+                    if (sinceCheck >= checkEvery)
+                    {
+                        sinceCheck = 0;
+                    }
                 }
             }
-            if (timeLimit > _now)
-            {
-                _now = timeLimit;
-            }
+            AdvanceClock(timeLimit);
             return predicate();
         }
         finally
@@ -142,75 +189,131 @@ public sealed partial class Simulation
         }
     }
 
+    private void AdvanceClock(long time)
+    {
+        if (time > _now && time != long.MaxValue)
+        {
+            _now = time;
+            foreach (var p in _partitions)
+            {
+                p.AdvanceTo(time);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Processes the next event in the one global order, on this thread: a scheduled action if one is due no later
+    /// than every partition's next event, else the partition event with the smallest (time, order).
+    /// </summary>
     private bool ProcessNext(long limit, out EventKind kind)
     {
-        if (!_queue.TryPop(limit, out long time, out var ev))
+        long actionTime = _actionQueue.NextTime;
+        SimulationPartition best = _partitions[0];
+        long bestTime;
+        if (_partitions.Length == 1)
+        {
+            bestTime = best.NextTime;
+        }
+        else
+        {
+            best.TryPeek(out bestTime, out ulong bestOrder);
+            for (int p = 1; p < _partitions.Length; p++)
+            {
+                if (_partitions[p].TryPeek(out long time, out ulong order) && (time < bestTime || (time == bestTime && order < bestOrder)))
+                {
+                    best = _partitions[p];
+                    bestTime = time;
+                    bestOrder = order;
+                }
+            }
+        }
+        if (actionTime <= bestTime)
+        {
+            kind = EventKind.Action;
+            return actionTime <= limit && RunNextAction();
+        }
+        if (bestTime > limit || !best.ProcessNext(bestTime, out kind))
         {
             kind = default;
             return false;
         }
-        _now = time;
-        kind = ev.Kind;
-        _eventsByKind[(int)kind]++;
-        switch (kind)
+        _now = bestTime;
+        if (best.HasOutbound)
         {
-            case EventKind.TransmitComplete:
-                OnTransmitComplete(_links[ev.Target], ev.Epoch);
-                break;
-            case EventKind.FrameArrival:
-                OnArrival(_links[ev.Target], ev.Epoch);
-                break;
-            case EventKind.Timer:
-                OnTimer(ev.Target, ev.Epoch, ev.Arg);
-                break;
-            default:
-                Trace?.Record(time, EventKind.Action, -1, NoPort, 0);
-                _actions.Take(ev.Target)();
-                break;
+            best.DeliverOutbound();
         }
         return true;
     }
 
-    private void OnTransmitComplete(SimulatedLink link, int epoch)
+    /// <summary>Runs the earliest scheduled action with every partition's clock at its time.</summary>
+    private bool RunNextAction()
     {
-        if (epoch != link.Epoch)
+        if (!_actionQueue.TryPop(long.MaxValue, out long time, out var ev))
         {
-            _staleEvents++;
-            Trace?.Record(_now, EventKind.TransmitComplete, link.FromIndex, (int)link.Port, -1);
-            return;
+            return false;
         }
-        Trace?.Record(_now, EventKind.TransmitComplete, link.FromIndex, (int)link.Port, link.HeadLength(wire: false));
-        link.CompleteTransmit();
-        int from = link.FromIndex;
-        if (!_failed[from])
-        {
-            _hosts[from]!.OnTransmitReady(link.Port);
-        }
+        AdvanceClock(time);
+        _actionsRun++;
+        Trace?.Record(time, EventKind.Action, -1, NoPort, 0);
+        _actions.Take(ev.Target)();
+        return true;
     }
 
-    private void OnArrival(SimulatedLink link, int epoch)
+    /// <summary>
+    /// Conservative parallel run: every partition processes the events due before the window's end, at most one
+    /// link delay after the earliest pending event, on its own thread; then the frames that crossed partitions are
+    /// handed over. Actions run between windows. Returns true when <paramref name="predicate"/> holds.
+    /// </summary>
+    private bool RunWindows(Func<bool>? predicate, long timeLimit)
     {
-        if (epoch != link.Epoch)
+        _workers ??= new PartitionWorkers(_partitions);
+        long lookahead = Lookahead;
+        while (true)
         {
-            _staleEvents++;
-            Trace?.Record(_now, EventKind.FrameArrival, link.ToIndex, (int)link.ToPort, -1);
-            return;
-        }
-        Trace?.Record(_now, EventKind.FrameArrival, link.ToIndex, (int)link.ToPort, link.HeadLength(wire: true));
-        int to = link.ToIndex;
-        var frame = link.Arrive(_failed[to]);
-        if (frame is not null)
-        {
-            _hosts[to]!.OnFrameReceived(link.ToPort, frame);
-        }
-    }
-
-    private void OnTimer(int node, int boot, long timerId)
-    {
-        Trace?.Record(_now, EventKind.Timer, node, NoPort, 0);
-        if (_boots[node] == boot && !_failed[node])
-        {
-            _hosts[node]!.FireTimer(timerId);
+            long actionTime = _actionQueue.NextTime;
+            long next = long.MaxValue;
+            foreach (var p in _partitions)
+            {
+                next = Math.Min(next, p.NextTime);
+            }
+            long start = Math.Min(next, actionTime);
+            if (start == long.MaxValue || start > timeLimit)
+            {
+                return false;
+            }
+            if (actionTime == start)
+            {
+                RunNextAction();
+                if (predicate is not null && predicate())
+                {
+                    return true;
+                }
+                continue;
+            }
+            long bound = start > long.MaxValue - lookahead ? long.MaxValue : start + lookahead;
+            bound = Math.Min(bound, actionTime);
+            if (timeLimit < long.MaxValue)
+            {
+                bound = Math.Min(bound, timeLimit + 1);
+            }
+            _inWindow = true;
+            try
+            {
+                _workers.Run(bound);
+            }
+            finally
+            {
+                _inWindow = false;
+            }
+            foreach (var p in _partitions)
+            {
+                p.DeliverOutbound();
+                _now = Math.Max(_now, p.Now);
+            }
+            if (predicate is not null && predicate())
+            {
+                return true;
+            }
         }
     }
 }

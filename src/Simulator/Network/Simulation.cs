@@ -8,15 +8,22 @@ namespace Camdoop.Simulator.Network;
 
 /// <summary>
 /// A packet-level simulated CamCube: one <see cref="NodeHost"/> per server running the very same services as a
-/// real server, full-duplex simulated links between torus neighbours, and one global event queue in virtual
-/// time (nanoseconds). Single-threaded and deterministic: the same options, seed and inputs give the same run.
+/// real server, full-duplex simulated links between torus neighbours, and events in virtual time (nanoseconds).
+/// Deterministic: the same options, seed and inputs give the same run, whatever <see cref="SimulationOptions.Threads"/>.
+/// <para>
+/// The servers are dealt out to partitions (a checkerboard), one per thread, each with its own event queue. Partitions
+/// run in parallel in windows as long as the link delay (<see cref="Lookahead"/>): no frame sent in a window can
+/// arrive in it, so they only exchange frames at the window's end (conservative parallel simulation). Events due at
+/// the same time are ordered by what they concern (<see cref="EventOrder"/>), so any split gives the same run.
+/// </para>
 /// <para>
 /// Usage: construct, <see cref="Configure"/> the services every node boots with, <see cref="Start"/>, then drive
 /// it with <see cref="RunUntil(long)"/> / <see cref="RunUntil(Func{bool}, long, int)"/> / <see cref="Step"/>;
-/// inject failures with <see cref="FailServer"/>, <see cref="FailLink"/> and their restores.
+/// inject failures with <see cref="FailServer"/>, <see cref="FailLink"/> and their restores. Drive it from one
+/// thread; scheduled actions run on that thread while every partition is paused.
 /// </para>
 /// </summary>
-public sealed partial class Simulation : INodeDriver, IDisposable
+public sealed partial class Simulation : IDisposable
 {
     private static long s_runs;
 
@@ -25,7 +32,10 @@ public sealed partial class Simulation : INodeDriver, IDisposable
     private readonly int[] _boots;
     private readonly bool[] _failed;
     private readonly SimulatedLink[] _links;
+    private readonly SimulationPartition[] _partitions;
+    private readonly SimulationPartition[] _partitionOf;
     private readonly List<LogEntry> _warnings = [];
+    private readonly Lock _logLock = new();
     private Action<NodeHost>? _configure;
     private bool _started;
     private bool _disposed;
@@ -38,14 +48,34 @@ public sealed partial class Simulation : INodeDriver, IDisposable
         _configure = configure;
         Torus = options.Torus;
         int n = Torus.Count;
+        if ((long)n * (Ports.Count + 1) > EventOrder.MaxEntity)
+        {
+            throw new ArgumentException($"a {Torus} torus has more servers than the simulator can order events for", nameof(options));
+        }
         _hosts = new NodeHost?[n];
         _boots = new int[n];
         _failed = new bool[n];
         Random = new Xoshiro256StarStar(options.Seed);
-        _lossRandom = Random.Fork(ulong.MaxValue);
+        var lossRoot = Random.Fork(ulong.MaxValue);
         Trace = options.TraceEvents ? new EventTrace(options.TraceLines) : null;
-        _arrivalDelay = options.PropagationDelay + options.ForwardingLatency;
+        ArrivalDelay = options.PropagationDelay + options.ForwardingLatency;
         _nsPerByte = 8_000_000_000L % options.LinkRateBitsPerSecond == 0 ? 8_000_000_000L / options.LinkRateBitsPerSecond : 0;
+
+        // Servers dealt out like a checkerboard ((x + y + z) mod P): traffic converges on the reducers, so slabs of
+        // planes would leave the slab holding a root with most of the work; this spreads every region evenly.
+        int count = Math.Clamp(options.Threads, 1, n);
+        _partitions = new SimulationPartition[count];
+        _partitionOf = new SimulationPartition[n];
+        for (int p = 0; p < count; p++)
+        {
+            _partitions[p] = new SimulationPartition(this, p);
+        }
+        for (int i = 0; i < n; i++)
+        {
+            var c = Torus.CoordinateOf(i);
+            _partitionOf[i] = _partitions[(c.X + c.Y + c.Z) % count];
+        }
+
         _links = new SimulatedLink[n * Ports.Count];
         for (int i = 0; i < n; i++)
         {
@@ -53,12 +83,15 @@ public sealed partial class Simulation : INodeDriver, IDisposable
             foreach (var port in Ports.All)
             {
                 int index = (i * Ports.Count) + (int)port;
-                _links[index] = new SimulatedLink(this, index, c, port, Torus.Neighbour(c, port), options.TransmitRingDepth, options.LossRate);
+                _links[index] = new SimulatedLink(this, index, c, port, Torus.Neighbour(c, port), options.TransmitRingDepth, options.LossRate,
+                    lossRoot.Fork((ulong)index));
             }
         }
         foreach (var link in _links)
         {
             link.Peer = _links[(link.ToIndex * Ports.Count) + (int)link.ToPort];
+            link.Sender = _partitionOf[link.FromIndex];
+            link.Receiver = _partitionOf[link.ToIndex];
         }
         string root = options.DataRoot ?? Path.Combine(Path.GetTempPath(), "camdoop-sim");
         RunDirectory = Path.Combine(root, string.Create(CultureInfo.InvariantCulture,
@@ -69,16 +102,22 @@ public sealed partial class Simulation : INodeDriver, IDisposable
 
     public Torus Torus { get; }
 
-    /// <summary>Virtual time in nanoseconds.</summary>
+    /// <summary>Virtual time in nanoseconds: of the last event processed (or the time a run was asked to reach).</summary>
     public long Now => _now;
 
-    /// <summary>The frame pool every node shares.</summary>
-    public FramePool Frames { get; } = new(4096, threadSafe: false);
+    /// <summary>Partitions the servers are split into (each runs on its own thread when it pays).</summary>
+    public int Partitions => _partitions.Length;
 
-    /// <summary>The run's seeded generator, for test traffic and workloads (loss injection has its own stream).</summary>
+    /// <summary>The frame pool of the first partition (tests rent frames from it); <see cref="FramesInUse"/> counts all.</summary>
+    public FramePool Frames => _partitions[0].Frames;
+
+    /// <summary>Frames rented from every partition's pool and not yet returned.</summary>
+    public long FramesInUse => _partitions.Sum(p => p.Frames.InUse);
+
+    /// <summary>The run's seeded generator, for test traffic and workloads (loss injection has its own streams).</summary>
     public Xoshiro256StarStar Random { get; }
 
-    /// <summary>The event trace, when <see cref="SimulationOptions.TraceEvents"/> is on.</summary>
+    /// <summary>The event trace, when <see cref="SimulationOptions.TraceEvents"/> is on (the run then uses one thread).</summary>
     public EventTrace? Trace { get; }
 
     /// <summary>Every directed link, indexed by server index x 6 + port.</summary>
@@ -159,6 +198,7 @@ public sealed partial class Simulation : INodeDriver, IDisposable
             return;
         }
         _disposed = true;
+        _workers?.Dispose();
         foreach (var host in _hosts)
         {
             host?.Stop();
@@ -167,7 +207,11 @@ public sealed partial class Simulation : INodeDriver, IDisposable
         {
             link.ReleaseAll();
         }
-        _queue.Clear();
+        foreach (var partition in _partitions)
+        {
+            partition.Clear();
+        }
+        _actionQueue.Clear();
         _actions.Clear();
         if (_options.DeleteDataOnDispose && Directory.Exists(RunDirectory))
         {
@@ -175,19 +219,20 @@ public sealed partial class Simulation : INodeDriver, IDisposable
         }
     }
 
-    long INodeDriver.Now => _now;
+    internal SimulatedLink LinkAt(int index) => _links[index];
 
-    void INodeDriver.ScheduleTimer(NodeHost host, long dueTime, long timerId)
-    {
-        int index = Torus.IndexOf(host.Self);
-        if (!ReferenceEquals(_hosts[index], host) || _failed[index])
-        {
-            return; // a dead incarnation's timer must never reach its successor
-        }
-        _queue.Push(Math.Max(dueTime, _now), SimEvent.ForTimer(index, _boots[index], timerId));
-    }
+    internal NodeHost HostAt(int index) => _hosts[index]!;
 
-    void INodeDriver.Log(Coordinate node, LogLevel level, string message)
+    internal bool IsFailed(int index) => _failed[index];
+
+    internal int BootOf(int index) => _boots[index];
+
+    internal bool IsCurrentHost(int index, NodeHost host) => ReferenceEquals(_hosts[index], host) && !_failed[index];
+
+    /// <summary>Order-key entity of server <paramref name="index"/>'s timers (after every link's).</summary>
+    internal int TimerEntity(int index) => _links.Length + index;
+
+    internal void Log(long now, Coordinate node, LogLevel level, string message)
     {
         bool keep = level >= LogLevel.Warning;
         var sink = _options.LogSink;
@@ -196,18 +241,22 @@ public sealed partial class Simulation : INodeDriver, IDisposable
         {
             return;
         }
-        var entry = new LogEntry(_now, node, level, message);
-        if (keep)
+        var entry = new LogEntry(now, node, level, message);
+        // Partitions may log at once; entries from one window come in partition order.
+        lock (_logLock)
         {
-            WarningCount++;
-            if (_warnings.Count < _options.MaxKeptWarnings)
+            if (keep)
             {
-                _warnings.Add(entry);
+                WarningCount++;
+                if (_warnings.Count < _options.MaxKeptWarnings)
+                {
+                    _warnings.Add(entry);
+                }
             }
-        }
-        if (emit)
-        {
-            sink!(entry);
+            if (emit)
+            {
+                sink!(entry);
+            }
         }
     }
 
@@ -226,7 +275,8 @@ public sealed partial class Simulation : INodeDriver, IDisposable
         var c = Torus.CoordinateOf(index);
         string directory = DataDirectoryOf(c);
         Directory.CreateDirectory(directory);
-        var host = new NodeHost(c, Torus, this, Frames, _options.Node with { DataDirectory = directory });
+        var partition = _partitionOf[index];
+        var host = new NodeHost(c, Torus, partition, partition.Frames, _options.Node with { DataDirectory = directory });
         foreach (var port in Ports.All)
         {
             host.Attach(port, _links[(index * Ports.Count) + (int)port]);

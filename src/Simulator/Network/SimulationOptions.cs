@@ -52,6 +52,12 @@ public sealed record SimulationOptions
     /// <summary>Whether <see cref="Simulation.Dispose"/> deletes the run directory it created.</summary>
     public bool DeleteDataOnDispose { get; init; } = true;
 
+    /// <summary>
+    /// Threads to run the cube on: the servers are dealt out to this many partitions (by (x + y + z) mod P; at most
+    /// one per server) that run in parallel, synchronised every link delay. The run is the same whatever the number.
+    /// </summary>
+    public int Threads { get; init; } = 1;
+
     /// <summary>Fold every event into <see cref="Simulation.Trace"/>'s hash.</summary>
     public bool TraceEvents { get; init; }
 
@@ -80,5 +86,6 @@ public sealed record SimulationOptions
             throw new ArgumentOutOfRangeException(nameof(LossRate), LossRate, "a loss rate is a probability");
         }
         ArgumentOutOfRangeException.ThrowIfNegative(TraceLines);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(Threads);
     }
 }

@@ -15,17 +15,21 @@ public class EventQueueTests
     }
 
     [Fact]
-    public void EventsComeOutByTimeThenInSchedulingOrder()
+    public void EventsComeOutByTimeThenOrderKey()
     {
         var queue = new EventQueue();
-        queue.Push(30, SimEvent.ForAction(0));
-        queue.Push(10, SimEvent.ForAction(1));
-        queue.Push(20, SimEvent.ForAction(2));
-        queue.Push(10, SimEvent.ForAction(3));
-        queue.Push(10, SimEvent.ForAction(4));
+        queue.Push(30, EventOrder.Of(1, 0), SimEvent.ForAction(0));
+        queue.Push(10, EventOrder.Of(5, 1), SimEvent.ForAction(1));
+        queue.Push(20, EventOrder.Of(1, 2), SimEvent.ForAction(2));
+        queue.Push(10, EventOrder.Of(5, 3), SimEvent.ForAction(3));
+        queue.Push(10, EventOrder.Of(2, 4), SimEvent.ForAction(4));
         Assert.Equal(5, queue.Count);
         Assert.Equal(10, queue.NextTime);
-        Assert.Equal([(10L, 1), (10L, 3), (10L, 4), (20L, 2), (30L, 0)], Drain(queue));
+        Assert.True(queue.TryPeek(out long time, out ulong order));
+        Assert.Equal((10L, EventOrder.Of(2, 4)), (time, order));
+        Assert.Equal(2, EventOrder.EntityOf(order));
+        // Same time: the smaller entity first, then one entity's events in the order they were scheduled.
+        Assert.Equal([(10L, 4), (10L, 1), (10L, 3), (20L, 2), (30L, 0)], Drain(queue));
         Assert.Equal(0, queue.Count);
         Assert.Equal(long.MaxValue, queue.NextTime);
     }
@@ -34,9 +38,9 @@ public class EventQueueTests
     public void PopStopsAtTheLimit()
     {
         var queue = new EventQueue();
-        queue.Push(5, SimEvent.ForAction(0));
-        queue.PushOrdered(7, SimEvent.ForAction(1));
-        queue.Push(9, SimEvent.ForAction(2));
+        queue.Push(5, 0, SimEvent.ForAction(0));
+        queue.PushOrdered(7, 1, SimEvent.ForAction(1));
+        queue.Push(9, 2, SimEvent.ForAction(2));
         Assert.Equal([(5L, 0), (7L, 1)], Drain(queue, limit: 8));
         Assert.Equal(1, queue.Count);
         Assert.Equal([(9L, 2)], Drain(queue, limit: 9));
@@ -46,8 +50,8 @@ public class EventQueueTests
     public void PayloadsSurviveTheTrip()
     {
         var queue = new EventQueue();
-        queue.Push(1, SimEvent.ForTimer(node: 17, boot: 3, timerId: 0x1234_5678_9ABCL));
-        queue.PushOrdered(2, SimEvent.ForLink(EventKind.FrameArrival, link: 3071, epoch: 9));
+        queue.Push(1, 0, SimEvent.ForTimer(node: 17, boot: 3, timerId: 0x1234_5678_9ABCL));
+        queue.PushOrdered(2, 1, SimEvent.ForLink(EventKind.FrameArrival, link: 3071, epoch: 9));
         Assert.True(queue.TryPop(long.MaxValue, out _, out var timer));
         Assert.Equal(new SimEvent(EventKind.Timer, 17, 3, 0x1234_5678_9ABCL), timer);
         Assert.True(queue.TryPop(long.MaxValue, out _, out var arrival));
@@ -59,49 +63,49 @@ public class EventQueueTests
     {
         var random = new Xoshiro256StarStar(7);
         var queue = new EventQueue(initialCapacity: 16);
-        var reference = new List<(long Time, long Sequence, int Target)>();
-        var popped = new List<(long Time, int Target)>();
+        // The reference: every pending event, sorted as one heap would pop them.
+        var pending = new SortedSet<(long Time, ulong Key, int Target)>();
         long now = 0, sequence = 0;
-        int target = 0;
+        int target = 0, pops = 0;
         for (int step = 0; step < 200_000; step++)
         {
             int action = random.Next(10);
+            // Order keys from a few entities, so equal times are common and keys arrive out of order.
+            ulong key = EventOrder.Of(random.Next(8), sequence++);
             if (action < 4)
             {
                 long time = now + random.NextLong(50);
-                queue.Push(time, SimEvent.ForAction(target));
-                reference.Add((time, sequence++, target++));
+                queue.Push(time, key, SimEvent.ForAction(target));
+                pending.Add((time, key, target++));
             }
             else if (action < 7)
             {
                 // Mostly a constant delay (ordered), sometimes earlier than the lane's tail (falls back to the heap).
                 long time = now + (random.Next(20) == 0 ? random.NextLong(10) : 30);
-                queue.PushOrdered(time, SimEvent.ForAction(target));
-                reference.Add((time, sequence++, target++));
+                queue.PushOrdered(time, key, SimEvent.ForAction(target));
+                pending.Add((time, key, target++));
             }
             else if (queue.TryPop(long.MaxValue, out long time, out var ev))
             {
-                Assert.True(time >= now);
+                var expected = pending.Min;
+                Assert.Equal((expected.Time, expected.Target), (time, ev.Target));
+                pending.Remove(expected);
                 now = time;
-                popped.Add((time, ev.Target));
+                pops++;
+            }
+            else
+            {
+                Assert.Empty(pending);
             }
         }
-        popped.AddRange(Drain(queue));
-        var expected = reference.OrderBy(r => r.Time).ThenBy(r => r.Sequence).Select(r => (r.Time, r.Target)).ToList();
-        // Events popped interleaved with pushes: compare the multiset per time and the global order by (time, seq).
-        Assert.Equal(expected.Count, popped.Count);
-        var order = new Dictionary<int, long>();
-        foreach (var r in reference)
+        foreach (var (time, target2) in Drain(queue))
         {
-            order[r.Target] = r.Sequence;
+            var expected = pending.Min;
+            Assert.Equal((expected.Time, expected.Target), (time, target2));
+            pending.Remove(expected);
         }
-        for (int i = 1; i < popped.Count; i++)
-        {
-            var a = popped[i - 1];
-            var b = popped[i];
-            Assert.True(a.Time < b.Time || (a.Time == b.Time && order[a.Target] < order[b.Target]), $"out of order at {i}: {a} then {b}");
-        }
-        Assert.Equal(expected.Select(e => e.Target).Order(), popped.Select(p => p.Target).Order());
+        Assert.Empty(pending);
+        Assert.True(pops > 50_000);
     }
 
     [Fact]
@@ -110,8 +114,8 @@ public class EventQueueTests
         var queue = new EventQueue(initialCapacity: 16);
         for (long t = 0; t < 1_000_000; t++)
         {
-            queue.Push(t + 3, SimEvent.ForAction(0));
-            queue.PushOrdered(t + 5, SimEvent.ForAction(1));
+            queue.Push(t + 3, (ulong)t, SimEvent.ForAction(0));
+            queue.PushOrdered(t + 5, (ulong)t, SimEvent.ForAction(1));
             Assert.True(queue.TryPop(long.MaxValue, out _, out _));
             Assert.True(queue.TryPop(long.MaxValue, out _, out _));
         }
@@ -120,7 +124,7 @@ public class EventQueueTests
         long before = GC.GetAllocatedBytesForCurrentThread();
         for (long t = 0; t < 100_000; t++)
         {
-            queue.Push(t, SimEvent.ForAction(0));
+            queue.Push(t, (ulong)t, SimEvent.ForAction(0));
             queue.TryPop(long.MaxValue, out _, out _);
         }
         Assert.Equal(before, GC.GetAllocatedBytesForCurrentThread());

@@ -80,9 +80,9 @@ public class FailureTests
         sim.RestoreLink(new Coordinate(0, 0, 0), Port.XPlus, 60 * Ms);
         sim.FailServer(new Coordinate(2, 0, 1), 70 * Ms);
         sim.RunUntil(80 * Ms);
-        Assert.True(sim.Frames.InUse > 0);
+        Assert.True(sim.FramesInUse > 0);
         Assert.True(sim.LinkTotals.Drops > 0);
         sim.Dispose();
-        Assert.Equal(0, sim.Frames.InUse);
+        Assert.Equal(0, sim.FramesInUse);
     }
 }

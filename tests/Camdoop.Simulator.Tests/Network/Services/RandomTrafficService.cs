@@ -7,9 +7,10 @@ namespace Camdoop.Simulator.Tests.Network.Services;
 
 /// <summary>
 /// Busy, irregular traffic for determinism tests: at random intervals sends bursts of random-sized frames on random
-/// ports, and forwards some received frames onwards (zero copy) or echoes them locally.
+/// ports, and forwards some received frames onwards (zero copy) or echoes them locally. In lockstep, intervals are
+/// multiples of 50 us and frames have one of three sizes, so many events fall due at the same instant.
 /// </summary>
-internal sealed class RandomTrafficService(Xoshiro256StarStar random) : IService
+internal sealed class RandomTrafficService(Xoshiro256StarStar random, bool lockstep = false) : IService
 {
     private readonly byte[] _payload = new byte[FrameLayout.MaxPayload];
     private INodeContext _context = null!;
@@ -26,7 +27,7 @@ internal sealed class RandomTrafficService(Xoshiro256StarStar random) : IService
         _context = context;
         random.NextBytes(_payload);
         _tick = Tick;
-        _context.SetTimer(random.NextLong(200 * SimTime.Microsecond), _tick);
+        _context.SetTimer(lockstep ? 0 : random.NextLong(200 * SimTime.Microsecond), _tick);
     }
 
     public void OnFrame(in InboundFrame frame)
@@ -50,10 +51,12 @@ internal sealed class RandomTrafficService(Xoshiro256StarStar random) : IService
         for (int i = 0; i < burst; i++)
         {
             var port = (Port)random.Next(Ports.Count);
-            int length = random.Next(10) == 0 ? FrameLayout.MaxPayload : random.Next(0, 2000);
+            int length = lockstep
+                ? random.Next(3) switch { 0 => 100, 1 => 1000, _ => FrameLayout.MaxPayload }
+                : random.Next(10) == 0 ? FrameLayout.MaxPayload : random.Next(0, 2000);
             var header = new FrameHeader(Id, _context.Self, _context.Torus.Neighbour(_context.Self, port), ttl: (byte)random.Next(1, 4));
             _context.TrySend(port, ref header, default, _payload.AsSpan(0, length));
         }
-        _context.SetTimer(random.NextLong(200 * SimTime.Microsecond) + 1, _tick);
+        _context.SetTimer(lockstep ? (random.Next(4) + 1) * 50 * SimTime.Microsecond : random.NextLong(200 * SimTime.Microsecond) + 1, _tick);
     }
 }
