@@ -31,7 +31,7 @@ public sealed record SweepOptions
 
     public IReadOnlyList<ShuffleMode> Modes { get; init; } = [ShuffleMode.Camdoop, ShuffleMode.NoAgg];
 
-    /// <summary>Simulations run at once (each is single-threaded); 0 = one per core.</summary>
+    /// <summary>Cores to use: simulations run side by side (as many as fit in memory), each on its share; 0 = every core.</summary>
     public int Parallelism { get; init; }
 
     public CamdoopServiceOptions? Service { get; init; }
@@ -127,10 +127,12 @@ public static class FigureSweep
             var results = new JobSimulationResult[options.Modes.Count];
             int atOnce = Math.Min(parallelism, RunsThatFitInMemory(torus.Count, r, options.BytesPerServer,
                 (options.Service ?? new CamdoopServiceOptions()).MemoryBudgetBytes));
+            // Cores not taken by runs side by side go to each run's partitions.
+            int threads = Math.Max(1, parallelism / Math.Min(atOnce, options.Modes.Count));
             Parallel.For(0, options.Modes.Count, new ParallelOptions { MaxDegreeOfParallelism = atOnce }, m =>
             {
                 var mode = options.Modes[m];
-                results[m] = JobSimulation.Run(baseOptions with { Mode = mode }, input);
+                results[m] = JobSimulation.Run(baseOptions with { Mode = mode, SimulationThreads = threads }, input);
                 int now = Interlocked.Increment(ref done);
                 progress?.Report(new SweepProgress(now, total, string.Create(CultureInfo.InvariantCulture,
                     $"{figure} {panel} S={s:0.##} R={r} {ModeName(mode)}: {results[m].ShuffleReduceSeconds:0.####} s")));

@@ -30,21 +30,27 @@ public static class DemoCommand
         try
         {
             var results = new Dictionary<ShuffleMode, JobSimulationResult>();
+            var baseOptions = new JobSimulationOptions
+            {
+                Torus = torus,
+                Workload = Workload.WordCount,
+                BytesPerServer = args.Bytes("input-per-server"),
+                ReduceTasks = args.Int("reducers", 1, torus.Count),
+                Seed = (ulong)args.Long("seed", 0),
+                MapOutputOnDisk = true,
+                Verify = true,
+                SimulationThreads = 0,
+            };
+            // Both runs shuffle the same map outputs: generate and map once.
+            using var input = SimRunCommand.Prepare(baseOptions, "map    ");
             foreach (var mode in new[] { ShuffleMode.Camdoop, ShuffleMode.NoAgg })
             {
-                var options = new JobSimulationOptions
+                var options = baseOptions with
                 {
-                    Torus = torus,
-                    Workload = Workload.WordCount,
-                    BytesPerServer = args.Bytes("input-per-server"),
-                    ReduceTasks = args.Int("reducers", 1, torus.Count),
                     Mode = mode,
-                    Seed = (ulong)args.Long("seed", 0),
-                    MapOutputOnDisk = true,
-                    Verify = true,
                     OutputDirectory = Path.Combine(outputRoot, mode.ToString().ToLowerInvariant()),
                 };
-                var result = SimRunCommand.Execute(options, mode == ShuffleMode.Camdoop ? "camdoop" : "noagg  ");
+                var result = SimRunCommand.Execute(options, mode == ShuffleMode.Camdoop ? "camdoop" : "noagg  ", input);
                 if (!result.Completed || result.Verified != true)
                 {
                     throw new CliException($"demo: the {mode} run failed: {result.VerificationError ?? string.Join("; ", result.Failures)}");

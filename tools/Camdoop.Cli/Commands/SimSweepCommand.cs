@@ -25,7 +25,7 @@ public static class SimSweepCommand
             .Option("input-per-server", "Generated input per server", "SIZE", "2MB")
             .Option("output-ratios", "Figure 6: S values, comma-separated", "LIST", "0,0.2,0.4,0.6,0.8,1")
             .Option("reducers", "Figure 7: R values, comma-separated (default 1,2,4,...,N)", "LIST")
-            .Option("parallel", "Simulations at once; 0 = one per core", "N", "0")
+            .Option("parallel", "Cores to use (runs side by side as memory allows, each on its share); 0 = all", "N", "0")
             .Option("seed", "Random seed", "N", "1")
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
             .Handle(Run);
