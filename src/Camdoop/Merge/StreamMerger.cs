@@ -119,23 +119,54 @@ public sealed partial class StreamMerger
     /// <summary>Copies <paramref name="bytes"/> (any part of the input's record stream) into the input's buffer.</summary>
     public void Append(int input, ReadOnlySpan<byte> bytes)
     {
-        ref var s = ref _inputs[input];
-        if (s.Finished)
-        {
-            throw new InvalidOperationException($"input {input} is finished; nothing more can be appended");
-        }
         if (bytes.IsEmpty)
+        {
+            ThrowIfFinished(input);
+            return;
+        }
+        bytes.CopyTo(AppendSpace(input, bytes.Length));
+        CommitAppend(input, bytes.Length);
+    }
+
+    /// <summary>
+    /// Room for the next <paramref name="count"/> bytes of the input's record stream, to fill in place and then
+    /// <see cref="CommitAppend"/> (a local run read from its file straight into the merger, with no copy between).
+    /// </summary>
+    public Span<byte> AppendSpace(int input, int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(count);
+        ThrowIfFinished(input);
+        ref var s = ref _inputs[input];
+        EnsureRoom(ref s, count);
+        return s.Data.AsSpan(s.End, count);
+    }
+
+    /// <summary>Appends the first <paramref name="count"/> bytes written into the last <see cref="AppendSpace"/>.</summary>
+    public void CommitAppend(int input, int count)
+    {
+        ref var s = ref _inputs[input];
+        if ((uint)count > (uint)(s.Data.Length - Slack - s.End))
+        {
+            throw new ArgumentOutOfRangeException(nameof(count), count, "more than the space handed out");
+        }
+        if (count == 0)
         {
             return;
         }
-        EnsureRoom(ref s, bytes.Length);
-        bytes.CopyTo(s.Data.AsSpan(s.End));
-        s.End += bytes.Length;
-        s.AppendedBytes += bytes.Length;
-        InputBytes += bytes.Length;
+        s.End += count;
+        s.AppendedBytes += count;
+        InputBytes += count;
         if (!s.HasHead && TryParseHead(ref s, input))
         {
             _waiting--;
+        }
+    }
+
+    private void ThrowIfFinished(int input)
+    {
+        if (_inputs[input].Finished)
+        {
+            throw new InvalidOperationException($"input {input} is finished; nothing more can be appended");
         }
     }
 

@@ -132,6 +132,7 @@ public sealed class ServerJob
             }
             return id;
         }
+        Func<Coordinate, KeyRouting.Key> vertexId = VertexId; // one delegate, not one per vertex
         Span<Port> ports = stackalloc Port[Ports.Count];
         var children = new List<InboundStream>();
         var locals = new List<LocalRun>();
@@ -144,7 +145,7 @@ public sealed class ServerJob
                 locals.Clear();
                 for (int t = 0; t < TreeTopology.TreeCount; t++)
                 {
-                    AddChildren(r, t, root, ports, children, VertexId);
+                    AddChildren(r, t, root, ports, children, vertexId);
                     AddLocals(r, t, locals);
                 }
                 string? path = Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(r) : null;
@@ -155,7 +156,7 @@ public sealed class ServerJob
             {
                 children.Clear();
                 locals.Clear();
-                AddChildren(r, t, root, ports, children, VertexId);
+                AddChildren(r, t, root, ports, children, vertexId);
                 AddLocals(r, t, locals);
                 var parentPort = trees.ParentPort(root, self, t)!.Value;
                 var parent = torus.Neighbour(self, parentPort);

@@ -6,28 +6,30 @@ namespace Camdoop.MapReduce.Vertices;
 /// <summary>
 /// One local map task's run of (reduce task, stripe): the leaf child of the vertex on the same server (paper §4.1:
 /// map outputs are read from local disk, never from the network). Hands its bytes over in memory, block by block:
-/// straight from an in-memory map output, or read from the task's indexed run file.
+/// straight from an in-memory map output, or read from the task's indexed run file into the merger's buffer. The
+/// file's reader exists only while the run is being read: with R = N a server holds thousands of runs.
 /// </summary>
 public sealed class LocalRun
 {
+    private readonly MapOutput _output;
+    private readonly int _reduceTask;
+    private readonly int _stripe;
     private readonly ReadOnlyMemory<byte> _memory;
     private readonly bool _inMemory;
     private RunSegmentReader? _reader;
-    private byte[]? _block;
     private long _position;
 
     public LocalRun(MapOutput output, int reduceTask, int stripe)
     {
         ArgumentNullException.ThrowIfNull(output);
+        _output = output;
+        _reduceTask = reduceTask;
+        _stripe = stripe;
         Length = output.Header(reduceTask, stripe).PayloadBytes;
         _inMemory = output.InMemory;
         if (_inMemory)
         {
             _memory = output.Payload(reduceTask, stripe);
-        }
-        else if (Length > 0)
-        {
-            _reader = output.OpenRun(reduceTask, stripe);
         }
     }
 
@@ -55,15 +57,14 @@ public sealed class LocalRun
             return 0;
         }
         int count = (int)Math.Min(blockBytes, Length - _position);
-        if (_reader is null)
+        if (_inMemory)
         {
             merger.Append(input, _memory.Span.Slice((int)_position, count));
         }
         else
         {
-            _block ??= new byte[blockBytes];
-            count = _reader.Read(_block.AsSpan(0, Math.Min(count, _block.Length)));
-            merger.Append(input, _block.AsSpan(0, count));
+            count = Reader.Read(merger.AppendSpace(input, count));
+            merger.CommitAppend(input, count);
         }
         _position += count;
         return count;
@@ -77,13 +78,13 @@ public sealed class LocalRun
         {
             return 0;
         }
-        if (_reader is null)
+        if (_inMemory)
         {
             _memory.Span.Slice((int)_position, count).CopyTo(destination);
         }
         else
         {
-            count = _reader.Read(destination[..count]);
+            count = Reader.Read(destination[..count]);
         }
         _position += count;
         if (IsAtEnd)
@@ -93,10 +94,11 @@ public sealed class LocalRun
         return count;
     }
 
+    private RunSegmentReader Reader => _reader ??= _output.OpenRun(_reduceTask, _stripe);
+
     private void Release()
     {
         _reader?.Dispose();
         _reader = null;
-        _block = null;
     }
 }

@@ -226,6 +226,38 @@ public class StreamMergerTests
     }
 
     [Fact]
+    public void BytesWrittenInPlaceMergeLikeAppendedOnes()
+    {
+        var merger = new StreamMerger(new SumJob(), 2, MergeMode.Merge, initialInputCapacity: 64);
+        var first = Rec.Encode([Rec.Of("a", 1), Rec.Of("c", 1), Rec.Of("e", 1)]);
+        // In place, in two pieces with the second space asked larger than what is written (a short read).
+        first.AsSpan(0, 5).CopyTo(merger.AppendSpace(0, 5));
+        merger.CommitAppend(0, 5);
+        var space = merger.AppendSpace(0, 4096); // grows the 64-byte buffer
+        first.AsSpan(5).CopyTo(space);
+        merger.CommitAppend(0, first.Length - 5);
+        merger.Append(1, Rec.Encode([Rec.Of("b", 1), Rec.Of("d", 1)]));
+        merger.Finish(0);
+        merger.Finish(1);
+        var output = new byte[1024];
+        Assert.Equal(DrainStatus.Completed, merger.Drain(output, out int written));
+        Assert.Equal(["a", "b", "c", "d", "e"], Keys(output.AsSpan(0, written)));
+        Assert.Equal(first.Length + Rec.Encode([Rec.Of("b", 1), Rec.Of("d", 1)]).Length, merger.InputBytes);
+    }
+
+    [Fact]
+    public void InPlaceAppendsAreChecked()
+    {
+        var merger = new StreamMerger(new SumJob(), 1, MergeMode.Merge, initialInputCapacity: 64);
+        var space = merger.AppendSpace(0, 10);
+        Assert.Equal(10, space.Length);
+        Assert.Throws<ArgumentOutOfRangeException>(() => merger.CommitAppend(0, 100_000));
+        Assert.Throws<ArgumentOutOfRangeException>(() => merger.AppendSpace(0, -1));
+        merger.Finish(0);
+        Assert.Throws<InvalidOperationException>(() => merger.AppendSpace(0, 1));
+    }
+
+    [Fact]
     public void CombineHoldsAKeyWhileAnInputMayStillContinueIt()
     {
         var merger = new StreamMerger(new SumJob(), 2, MergeMode.Combine);
