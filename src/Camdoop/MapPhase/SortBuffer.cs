@@ -36,6 +36,8 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     private int[] _bucketNext;
     private ulong[] _keys;
     private int[] _order;
+    private ulong[] _keyScratch;
+    private int[] _orderScratch;
 
     public SortBuffer(IMapReduceJob job, int reduceTasks, long budgetBytes)
     {
@@ -46,8 +48,9 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
         _folder = new ValueFolder(job);
         var arrays = t_cached ?? new Arrays();
         t_cached = null;
-        (_arena, _entries, _sorted, _bucketStart, _bucketNext, _keys, _order) =
-            (arrays.Arena, arrays.Entries, arrays.Sorted, arrays.BucketStart, arrays.BucketNext, arrays.Keys, arrays.Order);
+        (_arena, _entries, _sorted, _bucketStart, _bucketNext) =
+            (arrays.Arena, arrays.Entries, arrays.Sorted, arrays.BucketStart, arrays.BucketNext);
+        (_keys, _order, _keyScratch, _orderScratch) = (arrays.Keys, arrays.Order, arrays.KeyScratch, arrays.OrderScratch);
     }
 
     /// <summary>
@@ -59,13 +62,13 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     /// <summary>Hands the arrays to the next map task on this thread, unless they grew too large to keep.</summary>
     public void Dispose()
     {
-        long bytes = _arena.LongLength + (_entries.LongLength + _sorted.LongLength) * EntryBytes + _keys.LongLength * 12;
+        long bytes = _arena.LongLength + (_entries.LongLength + _sorted.LongLength) * EntryBytes + _keys.LongLength * 24;
         if (bytes <= MaxCachedBytes)
         {
             t_cached = new Arrays
             {
                 Arena = _arena, Entries = _entries, Sorted = _sorted, BucketStart = _bucketStart,
-                BucketNext = _bucketNext, Keys = _keys, Order = _order,
+                BucketNext = _bucketNext, Keys = _keys, Order = _order, KeyScratch = _keyScratch, OrderScratch = _orderScratch,
             };
         }
         _arena = [];
@@ -185,9 +188,10 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     }
 
     /// <summary>
-    /// Orders the entries by (bucket, key, value): a counting sort by bucket, then per bucket a primitive sort of the
-    /// 8-byte key prefixes (carrying entry indices), then the full comparison only inside runs of equal prefixes.
-    /// With a job-defined key order (no prefixes) each bucket is sorted with the comparer.
+    /// Orders the entries by (bucket, key, value): a counting sort of (prefix, entry index) pairs by bucket, then per
+    /// bucket a radix sort of the 8-byte key prefixes (<see cref="PrefixRadixSort"/>), a gather of the entries in that
+    /// order, and the full comparison only inside runs of equal prefixes. With a job-defined key order (no prefixes)
+    /// each bucket is sorted with the comparer.
     /// </summary>
     private Span<Entry> Sort()
     {
@@ -211,70 +215,92 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
         {
             _sorted = new Entry[_entries.Length];
         }
-        var byBucket = _sorted.AsSpan(0, _count);
+        if (_keys.Length < _count)
+        {
+            int length = _entries.Length;
+            (_keys, _order, _keyScratch, _orderScratch) = (new ulong[length], new int[length], new ulong[length], new int[length]);
+        }
+        var keys = _keys.AsSpan(0, _count);
+        var order = _order.AsSpan(0, _count);
         var next = _bucketNext.Length >= buckets ? _bucketNext : (_bucketNext = new int[buckets]);
         start[..buckets].CopyTo(next);
-        foreach (ref readonly var e in entries)
+        for (int i = 0; i < entries.Length; i++)
         {
-            byBucket[next[e.Bucket]++] = e;
+            ref readonly var e = ref entries[i];
+            int position = next[e.Bucket]++;
+            keys[position] = e.Prefix;
+            order[position] = i;
         }
-        // One delegate per sort: sorting a span with a struct comparer boxes it and allocates a delegate per call.
-        Comparison<Entry> comparer = new EntryComparer(_arena, _comparer).Compare;
-        for (int b = 0; b < buckets; b++)
+        if (_comparer is null)
         {
-            var bucket = byBucket[start[b]..start[b + 1]];
-            if (bucket.Length < 2)
+            for (int b = 0; b < buckets; b++)
             {
-                continue;
+                int from = start[b];
+                int length = start[b + 1] - from;
+                if (length > 1)
+                {
+                    PrefixRadixSort.Sort(keys.Slice(from, length), order.Slice(from, length), _keyScratch, _orderScratch);
+                }
             }
-            if (_comparer is not null)
+        }
+        var sorted = _sorted.AsSpan(0, _count);
+        for (int i = 0; i < sorted.Length; i++)
+        {
+            sorted[i] = entries[order[i]];
+        }
+        var comparer = new EntryComparer(_arena, _comparer);
+        Comparison<Entry>? comparison = null;
+        if (_comparer is not null)
+        {
+            for (int b = 0; b < buckets; b++)
             {
-                bucket.Sort(comparer);
-                continue;
+                SortRun(sorted[start[b]..start[b + 1]], comparer, ref comparison);
             }
-            SortByPrefix(bucket, entries[..bucket.Length]);
-            bucket = entries[..bucket.Length];
-            // Entries with equal prefixes are adjacent now: order each such run in full.
+        }
+        else
+        {
+            // Entries with equal (bucket, prefix) are adjacent now: order each such run in full.
             int i = 0;
-            while (i < bucket.Length)
+            while (i < sorted.Length)
             {
                 int j = i + 1;
-                while (j < bucket.Length && bucket[j].Prefix == bucket[i].Prefix)
+                while (j < sorted.Length && sorted[j].Prefix == sorted[i].Prefix && sorted[j].Bucket == sorted[i].Bucket)
                 {
                     j++;
                 }
                 if (j - i > 1)
                 {
-                    bucket[i..j].Sort(comparer);
+                    SortRun(sorted[i..j], comparer, ref comparison);
                 }
                 i = j;
             }
-            bucket.CopyTo(byBucket[start[b]..]);
         }
         // The sorted entries become the buffer's entries (the old array is the next sort's scratch).
         (_entries, _sorted) = (_sorted, _entries);
         return _entries.AsSpan(0, _count);
     }
 
-    /// <summary>Writes <paramref name="bucket"/> ordered by prefix into <paramref name="destination"/>.</summary>
-    private void SortByPrefix(Span<Entry> bucket, Span<Entry> destination)
+    /// <summary>
+    /// Insertion sort for the short runs of equal prefixes that are the common case, introsort otherwise (with one
+    /// delegate per sort: sorting a span with a struct comparer boxes it and allocates a delegate per call).
+    /// </summary>
+    private static void SortRun(Span<Entry> run, EntryComparer comparer, ref Comparison<Entry>? comparison)
     {
-        if (_keys.Length < bucket.Length)
+        if (run.Length > 16)
         {
-            _keys = new ulong[Math.Max(bucket.Length, _keys.Length * 2)];
-            _order = new int[_keys.Length];
+            run.Sort(comparison ??= comparer.Compare);
+            return;
         }
-        var keys = _keys.AsSpan(0, bucket.Length);
-        var order = _order.AsSpan(0, bucket.Length);
-        for (int i = 0; i < bucket.Length; i++)
+        for (int i = 1; i < run.Length; i++)
         {
-            keys[i] = bucket[i].Prefix;
-            order[i] = i;
-        }
-        keys.Sort(order);
-        for (int i = 0; i < order.Length; i++)
-        {
-            destination[i] = bucket[order[i]];
+            var entry = run[i];
+            int j = i - 1;
+            while (j >= 0 && comparer.Compare(run[j], entry) > 0)
+            {
+                run[j + 1] = run[j];
+                j--;
+            }
+            run[j + 1] = entry;
         }
     }
 
@@ -298,6 +324,8 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
         public int[] BucketNext = [];
         public ulong[] Keys = [];
         public int[] Order = [];
+        public ulong[] KeyScratch = [];
+        public int[] OrderScratch = [];
     }
 
     private struct Entry
