@@ -14,6 +14,9 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
 {
     private const int EntryBytes = 24;
 
+    // Runs up to this long are insertion sorted.
+    private const int ShortRun = 16;
+
     // Arrays larger than this are not kept for the next task on the thread.
     private const long MaxCachedBytes = 32L * 1024 * 1024;
 
@@ -270,7 +273,7 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
                 }
                 if (j - i > 1)
                 {
-                    SortRun(sorted[i..j], comparer, ref comparison);
+                    SortEqualPrefixes(sorted[i..j], comparer, ref comparison);
                 }
                 i = j;
             }
@@ -281,12 +284,46 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     }
 
     /// <summary>
-    /// Insertion sort for the short runs of equal prefixes that are the common case, introsort otherwise (with one
-    /// delegate per sort: sorting a span with a struct comparer boxes it and allocates a delegate per call).
+    /// Orders a run of entries with equal (bucket, prefix). Short runs are the common case (keys that share their
+    /// first eight bytes): they are insertion sorted by the next eight key bytes, compared in full only where those
+    /// tie too. Ordering by those bytes first agrees with the full order for the same reason the prefix does.
+    /// </summary>
+    private void SortEqualPrefixes(Span<Entry> run, EntryComparer comparer, ref Comparison<Entry>? comparison)
+    {
+        if (run.Length > ShortRun)
+        {
+            SortRun(run, comparer, ref comparison);
+            return;
+        }
+        Span<ulong> seconds = stackalloc ulong[ShortRun];
+        for (int i = 0; i < run.Length; i++)
+        {
+            ref readonly var e = ref run[i];
+            seconds[i] = e.KeyLength <= 8 ? 0 : KeyPrefix.Of(_arena.AsSpan(e.Offset + 8, e.KeyLength - 8));
+        }
+        for (int i = 1; i < run.Length; i++)
+        {
+            var entry = run[i];
+            ulong second = seconds[i];
+            int j = i - 1;
+            while (j >= 0 && (seconds[j] > second || (seconds[j] == second && comparer.Compare(run[j], entry) > 0)))
+            {
+                run[j + 1] = run[j];
+                seconds[j + 1] = seconds[j];
+                j--;
+            }
+            run[j + 1] = entry;
+            seconds[j + 1] = second;
+        }
+    }
+
+    /// <summary>
+    /// Insertion sort for short runs, introsort otherwise (with one delegate per sort: sorting a span with a struct
+    /// comparer boxes it and allocates a delegate per call).
     /// </summary>
     private static void SortRun(Span<Entry> run, EntryComparer comparer, ref Comparison<Entry>? comparison)
     {
-        if (run.Length > 16)
+        if (run.Length > ShortRun)
         {
             run.Sort(comparison ??= comparer.Compare);
             return;
