@@ -27,9 +27,17 @@ public sealed class SyntheticDataGenerator
     private const ulong ContentStream = 3;
     private const ulong ShuffleStream = 4;
 
+    // 94^k for k = 0 .. IdChars: the id space of a key with k id characters.
+    private static readonly ulong[] s_idSpaces = IdSpaces();
+
+    // Per-thread buffers of GenerateServer, reused from server to server: allocating them afresh was most of what
+    // generating the map phase's input allocated (and fresh memory is slow to touch).
+    [ThreadStatic]
+    private static Scratch? t_scratch;
+
     private readonly byte[] _commonLines;
     private readonly int[] _commonLineEnds;
-    private readonly long[] _uniqueLogicalBytes;
+    private long[]? _uniqueLogicalBytes;
 
     public SyntheticDataGenerator(int servers, double outputRatio, long inputBytesPerServer, ulong seed)
     {
@@ -55,12 +63,6 @@ public sealed class SyntheticDataGenerator
         UniqueLogicalBytesTarget = TargetOutputRatio >= 1
             ? -1 // fill each server up to the input size instead
             : CommonLogicalBytes * (TargetOutputRatio * servers - 1) / ((1 - TargetOutputRatio) * servers);
-
-        _uniqueLogicalBytes = new long[servers];
-        for (int s = 0; s < servers; s++)
-        {
-            _uniqueLogicalBytes[s] = PlanUniqueLengths(s).Sum(l => (long)l + CounterBytes);
-        }
     }
 
     public int Servers { get; }
@@ -83,10 +85,10 @@ public sealed class SyntheticDataGenerator
     public double UniqueLogicalBytesTarget { get; }
 
     /// <summary>Intermediate size: every server's (key, counter) records.</summary>
-    public long IntermediateLogicalBytes => Servers * CommonLogicalBytes + _uniqueLogicalBytes.Sum();
+    public long IntermediateLogicalBytes => Servers * CommonLogicalBytes + UniqueLogicalBytes.Sum();
 
     /// <summary>Output size: every distinct key once, with its counter.</summary>
-    public long OutputLogicalBytes => CommonLogicalBytes + _uniqueLogicalBytes.Sum();
+    public long OutputLogicalBytes => CommonLogicalBytes + UniqueLogicalBytes.Sum();
 
     /// <summary>S of the generated data, from the keys actually generated.</summary>
     public double AchievedOutputRatio => (double)OutputLogicalBytes / IntermediateLogicalBytes;
@@ -94,24 +96,68 @@ public sealed class SyntheticDataGenerator
     /// <summary>The input file of <paramref name="server"/>: its keys, one per line, in random order.</summary>
     public byte[] GenerateServer(int server)
     {
-        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual((uint)server, (uint)Servers, nameof(server));
-        var lengths = PlanUniqueLengths(server);
-        var content = new DeterministicRandom(Seed, ContentStream + ((ulong)server + 1) * 16);
-        var counters = new long[MaxKeyLength + 1];
-        int uniqueBytes = lengths.Sum(l => l + 1);
-        var unique = new byte[uniqueBytes];
-        var uniqueEnds = new int[lengths.Count];
-        int offset = 0;
-        for (int i = 0; i < lengths.Count; i++)
+        var scratch = PrepareServer(server);
+        var output = new byte[_commonLines.Length + scratch.UniqueBytes];
+        WriteShuffled(scratch, output);
+        return output;
+    }
+
+    /// <summary>
+    /// The input file of <paramref name="server"/> written into <paramref name="buffer"/> (replaced by a larger one
+    /// when too short); returns its length. For callers that map one server after another and keep no input.
+    /// </summary>
+    public int GenerateServer(int server, ref byte[] buffer)
+    {
+        ArgumentNullException.ThrowIfNull(buffer);
+        var scratch = PrepareServer(server);
+        int length = _commonLines.Length + scratch.UniqueBytes;
+        if (buffer.Length < length)
         {
-            offset += WriteKey(unique.AsSpan(offset), lengths[i], counters[lengths[i]]++, server + 1, content);
+            // Headroom: other servers' inputs differ by a few keys.
+            buffer = new byte[(int)Math.Min(Array.MaxLength, length + (length / 16L))];
+        }
+        WriteShuffled(scratch, buffer.AsSpan(0, length));
+        return length;
+    }
+
+    /// <summary>Writes the unique keys of <paramref name="server"/> and the shuffled line order into the thread's scratch.</summary>
+    private Scratch PrepareServer(int server)
+    {
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual((uint)server, (uint)Servers, nameof(server));
+        var scratch = t_scratch ??= new Scratch();
+        int count = PlanUniqueLengths(server, ref scratch.Lengths);
+        var lengths = scratch.Lengths.AsSpan(0, count);
+        long uniqueBytes = 0;
+        foreach (int length in lengths)
+        {
+            uniqueBytes += length + 1;
+        }
+        if (_commonLines.Length + uniqueBytes > Array.MaxLength)
+        {
+            throw new InvalidOperationException("a server's synthetic input exceeds 2 GB");
+        }
+        EnsureLength(ref scratch.Unique, (int)uniqueBytes);
+        EnsureLength(ref scratch.UniqueEnds, count);
+        var unique = scratch.Unique.AsSpan(0, (int)uniqueBytes);
+        var uniqueEnds = scratch.UniqueEnds.AsSpan(0, count);
+        var content = new DeterministicRandom(Seed, ContentStream + ((ulong)server + 1) * 16);
+        Span<long> counters = stackalloc long[MaxKeyLength + 1];
+        counters.Clear();
+        int offset = 0;
+        for (int i = 0; i < lengths.Length; i++)
+        {
+            int length = lengths[i];
+            offset += WriteKey(unique[offset..], length, counters[length]++, server + 1, content);
             unique[offset++] = (byte)'\n';
             uniqueEnds[i] = offset;
         }
+        scratch.UniqueBytes = (int)uniqueBytes;
+        scratch.UniqueLines = count;
 
         // Shuffle the line order so map input is not sorted.
-        int total = _commonLineEnds.Length + uniqueEnds.Length;
-        var order = new int[total];
+        int total = _commonLineEnds.Length + count;
+        EnsureLength(ref scratch.Order, total);
+        var order = scratch.Order.AsSpan(0, total);
         for (int i = 0; i < total; i++)
         {
             order[i] = i;
@@ -122,23 +168,37 @@ public sealed class SyntheticDataGenerator
             int j = shuffle.Next(i + 1);
             (order[i], order[j]) = (order[j], order[i]);
         }
-        var output = new byte[_commonLines.Length + unique.Length];
-        int position = 0;
-        foreach (int line in order)
-        {
-            ReadOnlySpan<byte> source = line < _commonLineEnds.Length
-                ? Line(_commonLines, _commonLineEnds, line)
-                : Line(unique, uniqueEnds, line - _commonLineEnds.Length);
-            source.CopyTo(output.AsSpan(position));
-            position += source.Length;
-        }
-        return output;
+        return scratch;
     }
 
-    private static ReadOnlySpan<byte> Line(byte[] data, int[] ends, int index)
+    /// <summary>Copies the common and unique lines into <paramref name="output"/> in the shuffled order.</summary>
+    private void WriteShuffled(Scratch scratch, Span<byte> output)
+    {
+        var unique = scratch.Unique.AsSpan(0, scratch.UniqueBytes);
+        var uniqueEnds = scratch.UniqueEnds.AsSpan(0, scratch.UniqueLines);
+        int common = _commonLineEnds.Length;
+        int position = 0;
+        foreach (int line in scratch.Order.AsSpan(0, common + scratch.UniqueLines))
+        {
+            var source = line < common ? Line(_commonLines, _commonLineEnds, line) : Line(unique, uniqueEnds, line - common);
+            source.CopyTo(output[position..]);
+            position += source.Length;
+        }
+    }
+
+    /// <summary>Replaces <paramref name="array"/> by a larger one, without its content, when shorter than <paramref name="length"/>.</summary>
+    private static void EnsureLength<T>(ref T[] array, int length)
+    {
+        if (array.Length < length)
+        {
+            array = new T[Math.Max(length, (int)Math.Min(Array.MaxLength, array.Length * 2L))];
+        }
+    }
+
+    private static ReadOnlySpan<byte> Line(ReadOnlySpan<byte> data, ReadOnlySpan<int> ends, int index)
     {
         int start = index == 0 ? 0 : ends[index - 1];
-        return data.AsSpan(start, ends[index] - start);
+        return data.Slice(start, ends[index] - start);
     }
 
     private (byte[] Lines, int[] Ends, long LogicalBytes) MakeCommonKeys(long targetInputBytes)
@@ -172,23 +232,46 @@ public sealed class SyntheticDataGenerator
         return (lines, ends, logical);
     }
 
-    /// <summary>Key lengths of a server's unique keys; stops at the length total closest to the target.</summary>
-    private List<int> PlanUniqueLengths(int server)
+    /// <summary>Logical bytes of each server's unique keys, planned on first use (only data set summaries need them).</summary>
+    private long[] UniqueLogicalBytes => LazyInitializer.EnsureInitialized(ref _uniqueLogicalBytes, () =>
+    {
+        var totals = new long[Servers];
+        var lengths = Array.Empty<int>();
+        for (int s = 0; s < Servers; s++)
+        {
+            int count = PlanUniqueLengths(s, ref lengths);
+            foreach (int length in lengths.AsSpan(0, count))
+            {
+                totals[s] += length + CounterBytes;
+            }
+        }
+        return totals;
+    });
+
+    /// <summary>
+    /// Key lengths of a server's unique keys into <paramref name="lengths"/> (grown as needed); stops at the length
+    /// total closest to the target. Returns how many.
+    /// </summary>
+    private int PlanUniqueLengths(int server, ref int[] lengths)
     {
         var random = new DeterministicRandom(Seed, LengthStream + ((ulong)server + 1) * 16);
-        var lengths = new List<int>();
         bool fillInput = UniqueLogicalBytesTarget < 0;
         double target = fillInput ? InputBytesPerServer - _commonLines.Length : UniqueLogicalBytesTarget;
         double total = 0;
+        int count = 0;
         while (true)
         {
             int length = random.Next(MinKeyLength, MaxKeyLength);
             int size = fillInput ? length + 1 : length + CounterBytes;
             if (total + size / 2.0 > target)
             {
-                return lengths;
+                return count;
             }
-            lengths.Add(length);
+            if (count == lengths.Length)
+            {
+                Array.Resize(ref lengths, Math.Max(1024, count * 2));
+            }
+            lengths[count++] = length;
             total += size;
         }
     }
@@ -200,18 +283,20 @@ public sealed class SyntheticDataGenerator
     private int WriteKey(Span<byte> destination, int length, long index, int slot, DeterministicRandom content)
     {
         int idChars = Math.Min(length, IdChars);
-        UInt128 space = 1;
-        for (int i = 0; i < idChars; i++)
+        ulong space = s_idSpaces[idChars];
+        // id = index * (N + 1) + slot, in 128 bits.
+        ulong high = Math.BigMul((ulong)index, (ulong)(Servers + 1), out ulong low);
+        ulong id = low + (ulong)slot;
+        if (id < low)
         {
-            space *= Alphabet;
+            high++;
         }
-        UInt128 id = (UInt128)(ulong)index * (ulong)(Servers + 1) + (ulong)slot;
-        if (id >= space)
+        if (high != 0 || id >= space)
         {
             throw new InvalidOperationException(
                 $"the synthetic key space for {length}-character keys is exhausted; use less data per server or fewer servers");
         }
-        UInt128 scrambled = id * Scrambler % space;
+        ulong scrambled = MultiplyModulo(id, Scrambler, space);
         for (int i = idChars - 1; i >= 0; i--)
         {
             destination[i] = (byte)('!' + (int)(scrambled % Alphabet));
@@ -222,5 +307,46 @@ public sealed class SyntheticDataGenerator
             destination[i] = (byte)('!' + content.Next(Alphabet));
         }
         return length;
+    }
+
+    /// <summary>
+    /// a * b mod m for a &lt; m &lt; 2^63 and a small b, without a 128-bit division (a software loop in .NET): the
+    /// quotient is below b, so its double estimate is off by at most one, and the remainder is corrected exactly.
+    /// </summary>
+    private static ulong MultiplyModulo(ulong a, ulong b, ulong m)
+    {
+        ulong quotient = (ulong)((double)a * b / m);
+        var remainder = (Int128)((UInt128)a * b) - (Int128)((UInt128)quotient * m);
+        while (remainder < 0)
+        {
+            remainder += m;
+        }
+        while (remainder >= m)
+        {
+            remainder -= m;
+        }
+        return (ulong)remainder;
+    }
+
+    private static ulong[] IdSpaces()
+    {
+        var spaces = new ulong[IdChars + 1];
+        spaces[0] = 1;
+        for (int k = 1; k <= IdChars; k++)
+        {
+            spaces[k] = spaces[k - 1] * Alphabet;
+        }
+        return spaces;
+    }
+
+    /// <summary>One thread's generation buffers.</summary>
+    private sealed class Scratch
+    {
+        public int[] Lengths = [];
+        public byte[] Unique = [];
+        public int[] UniqueEnds = [];
+        public int[] Order = [];
+        public int UniqueBytes;
+        public int UniqueLines;
     }
 }
