@@ -6,15 +6,19 @@ namespace Camdoop.MapReduce.MapPhase;
 /// <summary>
 /// Collects a map task's records (it is the map function's emitter), then sorts them by (bucket, key, value),
 /// folds equal keys with the combiner when the job is associative, and writes them to a sink bucket by bucket.
-/// Keys and values live back to back in one arena; the sort moves 24-byte entries only. The arena and the entry
-/// arrays are kept per thread between map tasks (a server maps many chunks, the simulator 512 servers' inputs):
-/// growing them afresh for every task was most of what the map phase allocated.
+/// Records live back to back in one arena in the record stream encoding (<see cref="RecordCodec"/>), so a record
+/// that needs no combining is written out with one copy; the sort orders (key prefix, arena offset) pairs, and
+/// the writer then touches each record once, in sorted order. The arena and the sort arrays are kept per thread
+/// between map tasks (a server maps many chunks, the simulator 512 servers' inputs): growing them afresh for
+/// every task was most of what the map phase allocated.
 /// </summary>
 internal sealed class SortBuffer : IMapEmitter, IDisposable
 {
+    // What a record costs against the budget besides its key and value (the size of the entries the buffer once
+    // kept per record; spill points, and so the spill count, stay as they were).
     private const int EntryBytes = 24;
 
-    // Runs up to this long are insertion sorted.
+    // Runs of equal prefixes up to this long are insertion sorted.
     private const int ShortRun = 16;
 
     // Arrays larger than this are not kept for the next task on the thread.
@@ -28,13 +32,14 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     private readonly int _reduceTasks;
     private readonly long _budgetBytes;
     private readonly ValueFolder _folder;
+    private readonly int[] _bucketSizes;
     private byte[] _arena;
     private int _arenaLength;
-    private Entry[] _entries;
+    private long _logicalBytes;
+    private RecordRef[] _records;
     private int _count;
 
-    // Sort scratch, kept between sorts.
-    private Entry[] _sorted;
+    // Sort arrays, kept between sorts: per bucket, the sorted key prefixes and the records' arena offsets in order.
     private int[] _bucketStart;
     private int[] _bucketNext;
     private ulong[] _keys;
@@ -49,10 +54,10 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
         _reduceTasks = reduceTasks;
         _budgetBytes = budgetBytes;
         _folder = new ValueFolder(job);
+        _bucketSizes = new int[reduceTasks * Stripes.Count];
         var arrays = t_cached ?? new Arrays();
         t_cached = null;
-        (_arena, _entries, _sorted, _bucketStart, _bucketNext) =
-            (arrays.Arena, arrays.Entries, arrays.Sorted, arrays.BucketStart, arrays.BucketNext);
+        (_arena, _records, _bucketStart, _bucketNext) = (arrays.Arena, arrays.Records, arrays.BucketStart, arrays.BucketNext);
         (_keys, _order, _keyScratch, _orderScratch) = (arrays.Keys, arrays.Order, arrays.KeyScratch, arrays.OrderScratch);
     }
 
@@ -65,20 +70,20 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     /// <summary>Hands the arrays to the next map task on this thread, unless they grew too large to keep.</summary>
     public void Dispose()
     {
-        long bytes = _arena.LongLength + (_entries.LongLength + _sorted.LongLength) * EntryBytes + _keys.LongLength * 24;
+        long bytes = _arena.LongLength + _records.LongLength * 16 + _keys.LongLength * 24;
         if (bytes <= MaxCachedBytes)
         {
             t_cached = new Arrays
             {
-                Arena = _arena, Entries = _entries, Sorted = _sorted, BucketStart = _bucketStart,
-                BucketNext = _bucketNext, Keys = _keys, Order = _order, KeyScratch = _keyScratch, OrderScratch = _orderScratch,
+                Arena = _arena, Records = _records, BucketStart = _bucketStart, BucketNext = _bucketNext,
+                Keys = _keys, Order = _order, KeyScratch = _keyScratch, OrderScratch = _orderScratch,
             };
         }
         _arena = [];
-        _entries = [];
-        _sorted = [];
+        _records = [];
         _count = 0;
         _arenaLength = 0;
+        _logicalBytes = 0;
     }
 
     public long EmittedRecords { get; private set; }
@@ -87,7 +92,7 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
 
     public long MalformedRecords { get; private set; }
 
-    public bool IsFull => _arenaLength + (long)_count * EntryBytes >= _budgetBytes;
+    public bool IsFull => _logicalBytes + (long)_count * EntryBytes >= _budgetBytes;
 
     public bool IsEmpty => _count == 0;
 
@@ -106,7 +111,7 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
             throw new InvalidOperationException(
                 $"the partition function of job '{_job.Name}' returned {reduceTask} for {_reduceTasks} reduce tasks");
         }
-        int length = key.Length + value.Length;
+        int length = RecordCodec.EncodedLength(key.Length, value.Length);
         if (_arenaLength + length > _arena.Length)
         {
             long size = Math.Max(_arena.Length * 2L, (long)_arenaLength + length);
@@ -116,247 +121,240 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
             }
             Array.Resize(ref _arena, (int)size);
         }
-        if (_count == _entries.Length)
+        if (_count == _records.Length)
         {
-            Array.Resize(ref _entries, _entries.Length * 2);
+            Array.Resize(ref _records, _records.Length * 2);
         }
-        key.CopyTo(_arena.AsSpan(_arenaLength));
-        value.CopyTo(_arena.AsSpan(_arenaLength + key.Length));
-        _entries[_count++] = new Entry
+        int bucket = reduceTask * Stripes.Count + Stripes.Of(key);
+        _records[_count++] = new RecordRef
         {
             Prefix = _comparer is null ? KeyPrefix.Of(key) : 0,
             Offset = _arenaLength,
-            KeyLength = key.Length,
-            ValueLength = value.Length,
-            Bucket = reduceTask * Stripes.Count + Stripes.Of(key),
+            Bucket = bucket,
         };
-        _arenaLength += length;
-        EncodedBytes += RecordCodec.EncodedLength(key.Length, value.Length);
+        _bucketSizes[bucket]++;
+        _arenaLength += RecordCodec.Write(_arena.AsSpan(_arenaLength), key, value);
+        _logicalBytes += key.Length + value.Length;
+        EncodedBytes += length;
         EmittedRecords++;
-        EmittedLogicalBytes += length;
+        EmittedLogicalBytes += key.Length + value.Length;
     }
 
-    /// <summary>Sorts, combines and writes everything collected to <paramref name="sink"/>, then empties the buffer.</summary>
+    /// <summary>
+    /// Sorts, combines and writes everything collected to <paramref name="sink"/>, then empties the buffer. Runs of
+    /// equal prefixes are put in full order just before they are written, while their keys are in cache anyway.
+    /// </summary>
     public void SortAndWrite(IBucketSink sink)
     {
-        var entries = Sort();
+        Sort();
+        var keys = _keys.AsSpan(0, _count);
+        var order = _order.AsSpan(0, _count);
         bool fold = _job.IsAssociativeCommutative;
-        int bucket = -1;
-        int e = 0;
-        while (e < entries.Length)
+        Comparison<int>? comparison = null;
+        for (int bucket = 0; bucket < _bucketSizes.Length; bucket++)
         {
-            ref readonly var first = ref entries[e];
-            if (first.Bucket != bucket)
+            int end = _bucketStart[bucket + 1];
+            int i = _bucketStart[bucket];
+            if (i == end)
             {
-                if (bucket >= 0)
-                {
-                    sink.EndBucket();
-                }
-                bucket = first.Bucket;
-                sink.BeginBucket(bucket);
+                continue;
             }
-            var key = _arena.AsSpan(first.Offset, first.KeyLength);
-            var value = _arena.AsSpan(first.Offset + first.KeyLength, first.ValueLength);
+            sink.BeginBucket(bucket);
+            while (i < end)
+            {
+                int j = i + 1;
+                if (_comparer is null)
+                {
+                    while (j < end && keys[j] == keys[i])
+                    {
+                        j++;
+                    }
+                    if (j - i > 1)
+                    {
+                        SortEqualPrefixes(order[i..j], ref comparison);
+                    }
+                }
+                else
+                {
+                    j = end; // the bucket is sorted already
+                }
+                WriteRun(sink, order[i..j], fold);
+                i = j;
+            }
+            sink.EndBucket();
+        }
+        _bucketSizes.AsSpan().Clear();
+        _count = 0;
+        _arenaLength = 0;
+        _logicalBytes = 0;
+        EncodedBytes = 0;
+    }
+
+    /// <summary>Writes sorted records, folding equal keys into one record when <paramref name="fold"/>.</summary>
+    private void WriteRun(IBucketSink sink, ReadOnlySpan<int> run, bool fold)
+    {
+        int e = 0;
+        while (e < run.Length)
+        {
+            int offset = run[e];
+            var bounds = Bounds(offset);
             int next = e + 1;
             if (fold)
             {
-                while (next < entries.Length && SameKey(in first, in entries[next]))
+                while (next < run.Length && SameKey(offset, bounds, run[next]))
                 {
                     next++;
                 }
             }
             if (next == e + 1)
             {
-                sink.Write(key, value);
+                sink.WriteEncoded(_arena.AsSpan(offset, bounds.Length), bounds.KeyLength, bounds.ValueLength);
             }
             else
             {
-                _folder.Start(value);
+                var key = _arena.AsSpan(offset + bounds.KeyOffset, bounds.KeyLength);
+                _folder.Start(_arena.AsSpan(offset + bounds.ValueOffset, bounds.ValueLength));
                 for (int k = e + 1; k < next; k++)
                 {
-                    ref readonly var other = ref entries[k];
-                    _folder.Fold(key, _arena.AsSpan(other.Offset + other.KeyLength, other.ValueLength));
+                    _folder.Fold(key, Value(run[k]));
                 }
                 sink.Write(key, _folder.Value);
             }
             e = next;
         }
-        if (bucket >= 0)
-        {
-            sink.EndBucket();
-        }
-        _count = 0;
-        _arenaLength = 0;
-        EncodedBytes = 0;
     }
 
     /// <summary>
-    /// Orders the entries by (bucket, key, value): a counting sort of (prefix, entry index) pairs by bucket, then per
-    /// bucket a radix sort of the 8-byte key prefixes (<see cref="PrefixRadixSort"/>), a gather of the entries in that
-    /// order, and the full comparison only inside runs of equal prefixes. With a job-defined key order (no prefixes)
-    /// each bucket is sorted with the comparer.
+    /// Puts every bucket's records in order: a counting sort of (prefix, arena offset) pairs by bucket, then a radix
+    /// sort of each bucket's 8-byte key prefixes (<see cref="PrefixRadixSort"/>); runs of equal prefixes are ordered
+    /// in full when written. With a job-defined key order (no prefixes) each bucket is sorted with the comparer.
     /// </summary>
-    private Span<Entry> Sort()
+    private void Sort()
     {
-        var entries = _entries.AsSpan(0, _count);
-        int buckets = _reduceTasks * Stripes.Count;
+        var records = _records.AsSpan(0, _count);
+        int buckets = _bucketSizes.Length;
         if (_bucketStart.Length < buckets + 1)
         {
-            _bucketStart = new int[buckets + 1];
+            (_bucketStart, _bucketNext) = (new int[buckets + 1], new int[buckets]);
         }
         var start = _bucketStart.AsSpan(0, buckets + 1);
-        start.Clear();
-        foreach (ref readonly var e in entries)
-        {
-            start[e.Bucket + 1]++;
-        }
+        start[0] = 0;
         for (int b = 0; b < buckets; b++)
         {
-            start[b + 1] += start[b];
-        }
-        if (_sorted.Length < _count)
-        {
-            _sorted = new Entry[_entries.Length];
+            start[b + 1] = start[b] + _bucketSizes[b];
         }
         if (_keys.Length < _count)
         {
-            int length = _entries.Length;
+            int length = _records.Length;
             (_keys, _order, _keyScratch, _orderScratch) = (new ulong[length], new int[length], new ulong[length], new int[length]);
         }
         var keys = _keys.AsSpan(0, _count);
         var order = _order.AsSpan(0, _count);
-        var next = _bucketNext.Length >= buckets ? _bucketNext : (_bucketNext = new int[buckets]);
+        var next = _bucketNext.AsSpan(0, buckets);
         start[..buckets].CopyTo(next);
-        for (int i = 0; i < entries.Length; i++)
+        foreach (ref readonly var record in records)
         {
-            ref readonly var e = ref entries[i];
-            int position = next[e.Bucket]++;
-            keys[position] = e.Prefix;
-            order[position] = i;
+            int position = next[record.Bucket]++;
+            keys[position] = record.Prefix;
+            order[position] = record.Offset;
         }
-        if (_comparer is null)
+        Comparison<int>? comparison = null;
+        for (int b = 0; b < buckets; b++)
         {
-            for (int b = 0; b < buckets; b++)
+            int from = start[b];
+            int length = start[b + 1] - from;
+            if (length < 2)
             {
-                int from = start[b];
-                int length = start[b + 1] - from;
-                if (length > 1)
-                {
-                    PrefixRadixSort.Sort(keys.Slice(from, length), order.Slice(from, length), _keyScratch, _orderScratch);
-                }
+                continue;
+            }
+            if (_comparer is null)
+            {
+                PrefixRadixSort.Sort(keys.Slice(from, length), order.Slice(from, length), _keyScratch, _orderScratch);
+            }
+            else
+            {
+                order.Slice(from, length).Sort(comparison ??= CompareRecords);
             }
         }
-        var sorted = _sorted.AsSpan(0, _count);
-        for (int i = 0; i < sorted.Length; i++)
-        {
-            sorted[i] = entries[order[i]];
-        }
-        var comparer = new EntryComparer(_arena, _comparer);
-        Comparison<Entry>? comparison = null;
-        if (_comparer is not null)
-        {
-            for (int b = 0; b < buckets; b++)
-            {
-                SortRun(sorted[start[b]..start[b + 1]], comparer, ref comparison);
-            }
-        }
-        else
-        {
-            // Entries with equal (bucket, prefix) are adjacent now: order each such run in full.
-            int i = 0;
-            while (i < sorted.Length)
-            {
-                int j = i + 1;
-                while (j < sorted.Length && sorted[j].Prefix == sorted[i].Prefix && sorted[j].Bucket == sorted[i].Bucket)
-                {
-                    j++;
-                }
-                if (j - i > 1)
-                {
-                    SortEqualPrefixes(sorted[i..j], comparer, ref comparison);
-                }
-                i = j;
-            }
-        }
-        // The sorted entries become the buffer's entries (the old array is the next sort's scratch).
-        (_entries, _sorted) = (_sorted, _entries);
-        return _entries.AsSpan(0, _count);
     }
 
     /// <summary>
-    /// Orders a run of entries with equal (bucket, prefix). Short runs are the common case (keys that share their
+    /// Orders a run of records with equal (bucket, prefix). Short runs are the common case (keys that share their
     /// first eight bytes): they are insertion sorted by the next eight key bytes, compared in full only where those
     /// tie too. Ordering by those bytes first agrees with the full order for the same reason the prefix does.
     /// </summary>
-    private void SortEqualPrefixes(Span<Entry> run, EntryComparer comparer, ref Comparison<Entry>? comparison)
+    private void SortEqualPrefixes(Span<int> run, ref Comparison<int>? comparison)
     {
         if (run.Length > ShortRun)
         {
-            SortRun(run, comparer, ref comparison);
+            // One delegate per sort: sorting with a struct comparer boxes it and allocates a delegate per call.
+            run.Sort(comparison ??= CompareRecords);
             return;
         }
         Span<ulong> seconds = stackalloc ulong[ShortRun];
         for (int i = 0; i < run.Length; i++)
         {
-            ref readonly var e = ref run[i];
-            seconds[i] = e.KeyLength <= 8 ? 0 : KeyPrefix.Of(_arena.AsSpan(e.Offset + 8, e.KeyLength - 8));
+            var key = Key(run[i]);
+            seconds[i] = key.Length <= 8 ? 0 : KeyPrefix.Of(key[8..]);
         }
         for (int i = 1; i < run.Length; i++)
         {
-            var entry = run[i];
+            int offset = run[i];
             ulong second = seconds[i];
             int j = i - 1;
-            while (j >= 0 && (seconds[j] > second || (seconds[j] == second && comparer.Compare(run[j], entry) > 0)))
+            while (j >= 0 && (seconds[j] > second || (seconds[j] == second && CompareRecords(run[j], offset) > 0)))
             {
                 run[j + 1] = run[j];
                 seconds[j + 1] = seconds[j];
                 j--;
             }
-            run[j + 1] = entry;
+            run[j + 1] = offset;
             seconds[j + 1] = second;
         }
     }
 
     /// <summary>
-    /// Insertion sort for short runs, introsort otherwise (with one delegate per sort: sorting a span with a struct
-    /// comparer boxes it and allocates a delegate per call).
+    /// Full order of two records of one bucket whose prefixes are equal (or unused, with a job-defined key order):
+    /// key, then value bytes.
     /// </summary>
-    private static void SortRun(Span<Entry> run, EntryComparer comparer, ref Comparison<Entry>? comparison)
+    private int CompareRecords(int x, int y)
     {
-        if (run.Length > ShortRun)
-        {
-            run.Sort(comparison ??= comparer.Compare);
-            return;
-        }
-        for (int i = 1; i < run.Length; i++)
-        {
-            var entry = run[i];
-            int j = i - 1;
-            while (j >= 0 && comparer.Compare(run[j], entry) > 0)
-            {
-                run[j + 1] = run[j];
-                j--;
-            }
-            run[j + 1] = entry;
-        }
+        var keyX = Key(x);
+        var keyY = Key(y);
+        int c = _comparer is null ? KeyPrefix.CompareTail(keyX, keyY) : _comparer.Compare(keyX, keyY);
+        return c != 0 ? c : Value(x).SequenceCompareTo(Value(y));
     }
 
-    private bool SameKey(in Entry a, in Entry b)
+    /// <summary>Whether the record at <paramref name="other"/> has the key of the one at <paramref name="offset"/>, in the same run.</summary>
+    private bool SameKey(int offset, RecordBounds bounds, int other)
     {
-        if (a.Bucket != b.Bucket || a.Prefix != b.Prefix)
-        {
-            return false;
-        }
-        var x = _arena.AsSpan(a.Offset, a.KeyLength);
-        var y = _arena.AsSpan(b.Offset, b.KeyLength);
-        return _comparer is null ? x.SequenceEqual(y) : _comparer.Compare(x, y) == 0;
+        var key = _arena.AsSpan(offset + bounds.KeyOffset, bounds.KeyLength);
+        return _comparer is null ? key.SequenceEqual(Key(other)) : _comparer.Compare(key, Key(other)) == 0;
+    }
+
+    private RecordBounds Bounds(int offset)
+    {
+        // The buffer wrote these records itself: they parse.
+        RecordCodec.TryParse(_arena.AsSpan(offset), out var bounds);
+        return bounds;
+    }
+
+    private ReadOnlySpan<byte> Key(int offset)
+    {
+        var bounds = Bounds(offset);
+        return _arena.AsSpan(offset + bounds.KeyOffset, bounds.KeyLength);
+    }
+
+    private ReadOnlySpan<byte> Value(int offset)
+    {
+        var bounds = Bounds(offset);
+        return _arena.AsSpan(offset + bounds.ValueOffset, bounds.ValueLength);
     }
 
     private sealed class Arrays
     {
         public byte[] Arena = new byte[64 * 1024];
-        public Entry[] Entries = new Entry[4096];
-        public Entry[] Sorted = [];
+        public RecordRef[] Records = new RecordRef[4096];
         public int[] BucketStart = [];
         public int[] BucketNext = [];
         public ulong[] Keys = [];
@@ -365,33 +363,11 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
         public int[] OrderScratch = [];
     }
 
-    private struct Entry
+    /// <summary>A record as collected: its key prefix, where it starts in the arena, and its bucket.</summary>
+    private struct RecordRef
     {
         public ulong Prefix;
         public int Offset;
-        public int KeyLength;
-        public int ValueLength;
         public int Bucket;
-    }
-
-    private readonly struct EntryComparer(byte[] arena, IKeyComparer? comparer) : IComparer<Entry>
-    {
-        public int Compare(Entry a, Entry b)
-        {
-            if (a.Bucket != b.Bucket)
-            {
-                return a.Bucket < b.Bucket ? -1 : 1;
-            }
-            if (a.Prefix != b.Prefix)
-            {
-                return a.Prefix < b.Prefix ? -1 : 1;
-            }
-            var x = arena.AsSpan(a.Offset, a.KeyLength);
-            var y = arena.AsSpan(b.Offset, b.KeyLength);
-            int c = comparer is null ? KeyPrefix.CompareTail(x, y) : comparer.Compare(x, y);
-            return c != 0
-                ? c
-                : arena.AsSpan(a.Offset + a.KeyLength, a.ValueLength).SequenceCompareTo(arena.AsSpan(b.Offset + b.KeyLength, b.ValueLength));
-        }
     }
 }

@@ -146,6 +146,35 @@ public sealed class MapTaskTests : IDisposable
     }
 
     [Fact]
+    public void AJobDefinedKeyOrderSortsAndCombinesEveryRun()
+    {
+        var random = new Random(4);
+        var keys = Enumerable.Range(0, 400).Select(i => $"key-{random.Next(1000):D3}-{i % 7}").ToArray();
+        var lines = Enumerable.Range(0, 5000).Select(_ => (Key: keys[random.Next(keys.Length)], Count: random.Next(1, 100))).ToList();
+        var input = Encoding.ASCII.GetBytes(string.Concat(lines.Select(l => $"{l.Key}\t{l.Count}\n")));
+
+        var output = MapTask.Run(new DescendingSumJob(), input, new MapTaskOptions { ReduceTasks = 3 });
+        var sums = new Dictionary<string, ulong>();
+        for (int r = 0; r < 3; r++)
+        {
+            for (int s = 0; s < Stripes.Count; s++)
+            {
+                var run = Rec.Decode(output.Payload(r, s).Span);
+                for (int i = 1; i < run.Count; i++)
+                {
+                    Assert.True(run[i - 1].Key.AsSpan().SequenceCompareTo(run[i].Key) > 0, "strictly descending: sorted and combined");
+                }
+                foreach (var rec in run)
+                {
+                    sums.Add(Encoding.ASCII.GetString(rec.Key), CounterValues.Read(rec.Value));
+                }
+            }
+        }
+        var expected = lines.GroupBy(l => l.Key).ToDictionary(g => g.Key, g => (ulong)g.Sum(l => l.Count));
+        Assert.Equal(expected.OrderBy(p => p.Key, StringComparer.Ordinal), sums.OrderBy(p => p.Key, StringComparer.Ordinal));
+    }
+
+    [Fact]
     public void OneIndexedRunFileHoldsEveryBucketWithValidHeaders()
     {
         var job = new SyntheticJob();
