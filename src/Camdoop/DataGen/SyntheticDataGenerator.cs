@@ -1,3 +1,7 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
+
 namespace Camdoop.MapReduce.DataGen;
 
 /// <summary>
@@ -21,6 +25,7 @@ public sealed class SyntheticDataGenerator
 
     private const int Alphabet = 94; // '!' .. '~': printable, no space, TAB or newline
     private const int IdChars = 9;   // 94^9 < 2^63
+    private const int LowDigits = 5;
     private const ulong Scrambler = 1_000_000_007; // prime, coprime with 94^k
     private const ulong CommonStream = 1;
     private const ulong LengthStream = 2;
@@ -35,7 +40,12 @@ public sealed class SyntheticDataGenerator
     [ThreadStatic]
     private static Scratch? t_scratch;
 
-    private readonly byte[] _commonLines;
+    // Lines are copied as two 16-byte blocks (keys are at most 28 characters): the line arrays end with this many
+    // spare bytes so the copies may read past a line.
+    private const int LineCopySlack = 32;
+
+    private readonly byte[] _commonLines; // _commonBytes of lines, then LineCopySlack spare bytes
+    private readonly int _commonBytes;
     private readonly int[] _commonLineEnds;
     private long[]? _uniqueLogicalBytes;
 
@@ -60,6 +70,7 @@ public sealed class SyntheticDataGenerator
         // Common share of each server's bytes: S = (c + N u)/(N (c + u))  =>  c/(c+u) = N (1 - S) / (N - 1).
         double commonShare = Math.Clamp(servers * (1 - TargetOutputRatio) / (servers - 1), 0, 1);
         (_commonLines, _commonLineEnds, CommonLogicalBytes) = MakeCommonKeys((long)Math.Round(commonShare * inputBytesPerServer));
+        _commonBytes = _commonLines.Length - LineCopySlack;
         UniqueLogicalBytesTarget = TargetOutputRatio >= 1
             ? -1 // fill each server up to the input size instead
             : CommonLogicalBytes * (TargetOutputRatio * servers - 1) / ((1 - TargetOutputRatio) * servers);
@@ -97,7 +108,7 @@ public sealed class SyntheticDataGenerator
     public byte[] GenerateServer(int server)
     {
         var scratch = PrepareServer(server);
-        var output = new byte[_commonLines.Length + scratch.UniqueBytes];
+        var output = new byte[_commonBytes + scratch.UniqueBytes];
         WriteShuffled(scratch, output);
         return output;
     }
@@ -110,7 +121,7 @@ public sealed class SyntheticDataGenerator
     {
         ArgumentNullException.ThrowIfNull(buffer);
         var scratch = PrepareServer(server);
-        int length = _commonLines.Length + scratch.UniqueBytes;
+        int length = _commonBytes + scratch.UniqueBytes;
         if (buffer.Length < length)
         {
             // Headroom: other servers' inputs differ by a few keys.
@@ -132,11 +143,11 @@ public sealed class SyntheticDataGenerator
         {
             uniqueBytes += length + 1;
         }
-        if (_commonLines.Length + uniqueBytes > Array.MaxLength)
+        if (_commonBytes + uniqueBytes + LineCopySlack > Array.MaxLength)
         {
             throw new InvalidOperationException("a server's synthetic input exceeds 2 GB");
         }
-        EnsureLength(ref scratch.Unique, (int)uniqueBytes);
+        EnsureLength(ref scratch.Unique, (int)uniqueBytes + LineCopySlack);
         EnsureLength(ref scratch.UniqueEnds, count);
         var unique = scratch.Unique.AsSpan(0, (int)uniqueBytes);
         var uniqueEnds = scratch.UniqueEnds.AsSpan(0, count);
@@ -174,15 +185,45 @@ public sealed class SyntheticDataGenerator
     /// <summary>Copies the common and unique lines into <paramref name="output"/> in the shuffled order.</summary>
     private void WriteShuffled(Scratch scratch, Span<byte> output)
     {
-        var unique = scratch.Unique.AsSpan(0, scratch.UniqueBytes);
         var uniqueEnds = scratch.UniqueEnds.AsSpan(0, scratch.UniqueLines);
         int common = _commonLineEnds.Length;
+        ref byte commonLines = ref MemoryMarshal.GetArrayDataReference(_commonLines);
+        ref byte uniqueLines = ref MemoryMarshal.GetArrayDataReference(scratch.Unique);
+        ref byte destination = ref MemoryMarshal.GetReference(output);
+        // Below this position the destination has room for a 32-byte copy.
+        int blockCopyEnd = output.Length - LineCopySlack;
         int position = 0;
         foreach (int line in scratch.Order.AsSpan(0, common + scratch.UniqueLines))
         {
-            var source = line < common ? Line(_commonLines, _commonLineEnds, line) : Line(unique, uniqueEnds, line - common);
-            source.CopyTo(output[position..]);
-            position += source.Length;
+            int start, length;
+            ref byte lines = ref commonLines;
+            if (line < common)
+            {
+                (start, length) = Line(_commonLineEnds, line);
+            }
+            else
+            {
+                (start, length) = Line(uniqueEnds, line - common);
+                lines = ref uniqueLines;
+            }
+            if ((uint)position + (uint)length > (uint)output.Length)
+            {
+                throw new InvalidOperationException("the lines do not fit the output"); // never: the output is sized from them
+            }
+            ref byte source = ref Unsafe.Add(ref lines, start);
+            ref byte target = ref Unsafe.Add(ref destination, position);
+            if (length <= 32 && position <= blockCopyEnd)
+            {
+                // A line and what follows it (the next line writes over that): a memmove per line of random length
+                // mispredicted its size branches.
+                Vector128.LoadUnsafe(ref source).StoreUnsafe(ref target);
+                Vector128.LoadUnsafe(ref source, 16).StoreUnsafe(ref target, 16);
+            }
+            else
+            {
+                Unsafe.CopyBlockUnaligned(ref target, ref source, (uint)length);
+            }
+            position += length;
         }
     }
 
@@ -195,10 +236,11 @@ public sealed class SyntheticDataGenerator
         }
     }
 
-    private static ReadOnlySpan<byte> Line(ReadOnlySpan<byte> data, ReadOnlySpan<int> ends, int index)
+    /// <summary>Start and length of line <paramref name="index"/>, from the lines' end offsets.</summary>
+    private static (int Start, int Length) Line(ReadOnlySpan<int> ends, int index)
     {
         int start = index == 0 ? 0 : ends[index - 1];
-        return data.Slice(start, ends[index] - start);
+        return (start, ends[index] - start);
     }
 
     private (byte[] Lines, int[] Ends, long LogicalBytes) MakeCommonKeys(long targetInputBytes)
@@ -218,7 +260,7 @@ public sealed class SyntheticDataGenerator
         }
         var content = new DeterministicRandom(Seed, ContentStream);
         var counters = new long[MaxKeyLength + 1];
-        var lines = new byte[input];
+        var lines = new byte[input + LineCopySlack];
         var ends = new int[lengths.Count];
         int offset = 0;
         long logical = 0;
@@ -256,7 +298,7 @@ public sealed class SyntheticDataGenerator
     {
         var random = new DeterministicRandom(Seed, LengthStream + ((ulong)server + 1) * 16);
         bool fillInput = UniqueLogicalBytesTarget < 0;
-        double target = fillInput ? InputBytesPerServer - _commonLines.Length : UniqueLogicalBytesTarget;
+        double target = fillInput ? InputBytesPerServer - _commonBytes : UniqueLogicalBytesTarget;
         double total = 0;
         int count = 0;
         while (true)
@@ -297,15 +339,22 @@ public sealed class SyntheticDataGenerator
                 $"the synthetic key space for {length}-character keys is exhausted; use less data per server or fewer servers");
         }
         ulong scrambled = MultiplyModulo(id, Scrambler, space);
-        for (int i = idChars - 1; i >= 0; i--)
+        // Base-94 digits, most significant first, as two independent chains of divisions (the last five digits and
+        // the rest) rather than one chain of nine.
+        int split = Math.Max(0, idChars - LowDigits);
+        ulong lowDigits = scrambled % s_idSpaces[LowDigits];
+        ulong highDigits = scrambled / s_idSpaces[LowDigits];
+        for (int i = idChars - 1; i >= split; i--)
         {
-            destination[i] = (byte)('!' + (int)(scrambled % Alphabet));
-            scrambled /= Alphabet;
+            destination[i] = (byte)('!' + (int)(lowDigits % Alphabet));
+            lowDigits /= Alphabet;
         }
-        for (int i = idChars; i < length; i++)
+        for (int i = split - 1; i >= 0; i--)
         {
-            destination[i] = (byte)('!' + content.Next(Alphabet));
+            destination[i] = (byte)('!' + (int)(highDigits % Alphabet));
+            highDigits /= Alphabet;
         }
+        content.NextBytes(destination[idChars..length], (byte)'!', Alphabet);
         return length;
     }
 
