@@ -1,3 +1,5 @@
+using System.Diagnostics;
+using System.Diagnostics.CodeAnalysis;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Records;
 
@@ -100,26 +102,21 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
 
     public void Emit(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
+        // Failures are raised by helpers: their message building, inlined into every map function's Emit call,
+        // used up the inlining budget that the copies below need.
         if ((uint)key.Length > RecordLimits.MaxKeyBytes || (uint)value.Length > RecordLimits.MaxValueBytes)
         {
-            // The message is built only on failure: Emit runs for every record.
-            RecordLimits.Check(key.Length, value.Length, $"map of job '{_job.Name}'");
+            ThrowRecordTooLarge(key.Length, value.Length);
         }
         int reduceTask = _job.Partition(key, _reduceTasks);
         if ((uint)reduceTask >= (uint)_reduceTasks)
         {
-            throw new InvalidOperationException(
-                $"the partition function of job '{_job.Name}' returned {reduceTask} for {_reduceTasks} reduce tasks");
+            ThrowBadPartition(reduceTask);
         }
         int length = RecordCodec.EncodedLength(key.Length, value.Length);
         if (_arenaLength + length > _arena.Length)
         {
-            long size = Math.Max(_arena.Length * 2L, (long)_arenaLength + length);
-            if (size > Array.MaxLength)
-            {
-                throw new InvalidOperationException("a map task's sort buffer exceeds 2 GB; lower the sort buffer size");
-            }
-            Array.Resize(ref _arena, (int)size);
+            GrowArena(length);
         }
         if (_count == _records.Length)
         {
@@ -133,12 +130,46 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
             Bucket = bucket,
         };
         _bucketSizes[bucket]++;
-        _arenaLength += RecordCodec.Write(_arena.AsSpan(_arenaLength), key, value);
+        var destination = _arena.AsSpan(_arenaLength, length);
+        if (length - key.Length - value.Length == 2)
+        {
+            // Both lengths below 128: one header byte each (RecordCodec's encoding).
+            destination[0] = (byte)key.Length;
+            destination[1] = (byte)value.Length;
+            key.CopyTo(destination[2..]);
+            value.CopyTo(destination[(2 + key.Length)..]);
+        }
+        else
+        {
+            RecordCodec.Write(destination, key, value);
+        }
+        _arenaLength += length;
         _logicalBytes += key.Length + value.Length;
         EncodedBytes += length;
         EmittedRecords++;
         EmittedLogicalBytes += key.Length + value.Length;
     }
+
+    private void GrowArena(int length)
+    {
+        long size = Math.Max(_arena.Length * 2L, (long)_arenaLength + length);
+        if (size > Array.MaxLength)
+        {
+            throw new InvalidOperationException("a map task's sort buffer exceeds 2 GB; lower the sort buffer size");
+        }
+        Array.Resize(ref _arena, (int)size);
+    }
+
+    [DoesNotReturn]
+    private void ThrowRecordTooLarge(int keyLength, int valueLength)
+    {
+        RecordLimits.Check(keyLength, valueLength, $"map of job '{_job.Name}'");
+        throw new UnreachableException();
+    }
+
+    [DoesNotReturn]
+    private void ThrowBadPartition(int reduceTask) => throw new InvalidOperationException(
+        $"the partition function of job '{_job.Name}' returned {reduceTask} for {_reduceTasks} reduce tasks");
 
     /// <summary>
     /// Sorts, combines and writes everything collected to <paramref name="sink"/>, then empties the buffer. Runs of
