@@ -24,8 +24,9 @@ public sealed class SyntheticDataGenerator
     public const int CounterBytes = 4;
 
     private const int Alphabet = 94; // '!' .. '~': printable, no space, TAB or newline
-    private const int IdChars = 9;   // 94^9 < 2^63
+    private const int IdChars = 9;   // 94^9 < 2^62
     private const int LowDigits = 5;
+    private const ulong LowDigitsSpace = 94UL * 94 * 94 * 94 * 94; // a constant, so dividing by it is a multiply
     private const ulong Scrambler = 1_000_000_007; // prime, coprime with 94^k
     private const ulong CommonStream = 1;
     private const ulong LengthStream = 2;
@@ -342,8 +343,8 @@ public sealed class SyntheticDataGenerator
         // Base-94 digits, most significant first, as two independent chains of divisions (the last five digits and
         // the rest) rather than one chain of nine.
         int split = Math.Max(0, idChars - LowDigits);
-        ulong lowDigits = scrambled % s_idSpaces[LowDigits];
-        ulong highDigits = scrambled / s_idSpaces[LowDigits];
+        ulong lowDigits = scrambled % LowDigitsSpace;
+        ulong highDigits = scrambled / LowDigitsSpace;
         for (int i = idChars - 1; i >= split; i--)
         {
             destination[i] = (byte)('!' + (int)(lowDigits % Alphabet));
@@ -359,20 +360,21 @@ public sealed class SyntheticDataGenerator
     }
 
     /// <summary>
-    /// a * b mod m for a &lt; m &lt; 2^63 and a small b, without a 128-bit division (a software loop in .NET): the
-    /// quotient is below b, so its double estimate is off by at most one, and the remainder is corrected exactly.
+    /// a * b mod m for a &lt; m &lt; 2^62 and a small b, without a 128-bit division (a software loop in .NET): the
+    /// quotient is below b, so its double estimate is off by at most one. a * b - quotient * m then lies in
+    /// [-m, 2m), inside the long range, so its low 64 bits (wrapping arithmetic) are exact; it is corrected into [0, m).
     /// </summary>
     private static ulong MultiplyModulo(ulong a, ulong b, ulong m)
     {
         ulong quotient = (ulong)((double)a * b / m);
-        var remainder = (Int128)((UInt128)a * b) - (Int128)((UInt128)quotient * m);
+        long remainder = unchecked((long)((a * b) - (quotient * m)));
         while (remainder < 0)
         {
-            remainder += m;
+            remainder += (long)m;
         }
-        while (remainder >= m)
+        while (remainder >= (long)m)
         {
-            remainder -= m;
+            remainder -= (long)m;
         }
         return (ulong)remainder;
     }
