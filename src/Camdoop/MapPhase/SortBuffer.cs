@@ -122,14 +122,12 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
         {
             Array.Resize(ref _records, _records.Length * 2);
         }
-        int bucket = reduceTask * Stripes.Count + Stripes.Of(key);
         _records[_count++] = new RecordRef
         {
             Prefix = _comparer is null ? KeyPrefix.Of(key) : 0,
             Offset = _arenaLength,
-            Bucket = bucket,
+            Bucket = reduceTask * Stripes.Count, // the stripe is added when sorting
         };
-        _bucketSizes[bucket]++;
         var destination = _arena.AsSpan(_arenaLength, length);
         if (length - key.Length - value.Length == 2)
         {
@@ -264,6 +262,13 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     {
         var records = _records.AsSpan(0, _count);
         int buckets = _bucketSizes.Length;
+        // Stripes are hashed here, in one tight loop over the records, rather than in Emit: among the map function's
+        // branches on key lengths, each hash ran alone; here consecutive hashes overlap.
+        foreach (ref var record in records)
+        {
+            record.Bucket += Stripes.Of(Key(record.Offset));
+            _bucketSizes[record.Bucket]++;
+        }
         if (_bucketStart.Length < buckets + 1)
         {
             (_bucketStart, _bucketNext) = (new int[buckets + 1], new int[buckets]);
