@@ -21,8 +21,18 @@ internal static class PrefixRadixSort
     /// Sorts <paramref name="keys"/> ascending, moving each <paramref name="items"/> entry with its key; equal keys
     /// keep their order. The scratch spans must be at least as long as <paramref name="keys"/>.
     /// </summary>
-    public static void Sort(Span<ulong> keys, Span<int> items, Span<ulong> keyScratch, Span<int> itemScratch)
+    public static void Sort(Span<ulong> keys, Span<int> items, Span<ulong> keyScratch, Span<int> itemScratch) =>
+        SortByHighBytes(keys, items, keyScratch, itemScratch, Passes);
+
+    /// <summary>
+    /// Like <see cref="Sort"/>, but orders the keys by their <paramref name="bytes"/> most significant bytes only
+    /// (keys equal there keep their order, or, when short, are fully sorted): half the passes where a caller
+    /// finishes the short runs of keys that share those bytes anyway.
+    /// </summary>
+    public static void SortByHighBytes(Span<ulong> keys, Span<int> items, Span<ulong> keyScratch, Span<int> itemScratch, int bytes)
     {
+        ArgumentOutOfRangeException.ThrowIfLessThan(bytes, 1);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(bytes, Passes);
         int n = keys.Length;
         if (items.Length != n || keyScratch.Length < n || itemScratch.Length < n)
         {
@@ -35,7 +45,7 @@ internal static class PrefixRadixSort
         }
         Span<int> counts = stackalloc int[Passes * Radix];
         counts.Clear();
-        Histograms(keys, counts);
+        Histograms(keys, counts, Passes - bytes);
 
         var sourceKeys = keys;
         var sourceItems = items;
@@ -43,7 +53,7 @@ internal static class PrefixRadixSort
         var targetItems = itemScratch[..n];
         ulong any = keys[0];
         int done = 0;
-        for (int pass = 0; pass < Passes; pass++)
+        for (int pass = Passes - bytes; pass < Passes; pass++)
         {
             int shift = pass * 8;
             var offsets = counts.Slice(pass * Radix, Radix);
@@ -76,16 +86,32 @@ internal static class PrefixRadixSort
         }
     }
 
-    /// <summary>All eight byte histograms in one read of the keys.</summary>
-    private static void Histograms(ReadOnlySpan<ulong> keys, Span<int> counts)
+    /// <summary>The byte histograms of passes <paramref name="firstPass"/> .. 7, in one read of the keys.</summary>
+    private static void Histograms(ReadOnlySpan<ulong> keys, Span<int> counts, int firstPass)
     {
         ref int c = ref MemoryMarshal.GetReference(counts);
+        if (firstPass == 0)
+        {
+            foreach (ulong k in keys)
+            {
+                Unsafe.Add(ref c, (int)(k & 0xFF))++;
+                Unsafe.Add(ref c, Radix + (int)((k >> 8) & 0xFF))++;
+                Unsafe.Add(ref c, (2 * Radix) + (int)((k >> 16) & 0xFF))++;
+                Unsafe.Add(ref c, (3 * Radix) + (int)((k >> 24) & 0xFF))++;
+            }
+        }
+        else
+        {
+            for (int pass = firstPass; pass < Passes / 2; pass++)
+            {
+                foreach (ulong k in keys)
+                {
+                    Unsafe.Add(ref c, (pass * Radix) + (int)((k >> (pass * 8)) & 0xFF))++;
+                }
+            }
+        }
         foreach (ulong k in keys)
         {
-            Unsafe.Add(ref c, (int)(k & 0xFF))++;
-            Unsafe.Add(ref c, Radix + (int)((k >> 8) & 0xFF))++;
-            Unsafe.Add(ref c, (2 * Radix) + (int)((k >> 16) & 0xFF))++;
-            Unsafe.Add(ref c, (3 * Radix) + (int)((k >> 24) & 0xFF))++;
             Unsafe.Add(ref c, (4 * Radix) + (int)((k >> 32) & 0xFF))++;
             Unsafe.Add(ref c, (5 * Radix) + (int)((k >> 40) & 0xFF))++;
             Unsafe.Add(ref c, (6 * Radix) + (int)((k >> 48) & 0xFF))++;

@@ -23,6 +23,11 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     // Runs of equal prefixes up to this long are insertion sorted.
     private const int ShortRun = 16;
 
+    // The radix sort orders each bucket by the first four key bytes only: runs sharing them are short (the rest of
+    // the order is settled when they are written) and this halves its passes.
+    private const int RadixBytes = 4;
+    private const int HighBitsSorted = 64 - (8 * RadixBytes);
+
     // Arrays larger than this are not kept for the next task on the thread.
     private const long MaxCachedBytes = 32L * 1024 * 1024;
 
@@ -194,13 +199,14 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
                 int j = i + 1;
                 if (_comparer is null)
                 {
-                    while (j < end && keys[j] == keys[i])
+                    ulong high = keys[i] >> HighBitsSorted;
+                    while (j < end && keys[j] >> HighBitsSorted == high)
                     {
                         j++;
                     }
                     if (j - i > 1)
                     {
-                        SortEqualPrefixes(order[i..j], ref comparison);
+                        FinishRun(keys[i..j], order[i..j], ref comparison);
                     }
                 }
                 else
@@ -305,12 +311,64 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
             }
             if (_comparer is null)
             {
-                PrefixRadixSort.Sort(keys.Slice(from, length), order.Slice(from, length), _keyScratch, _orderScratch);
+                PrefixRadixSort.SortByHighBytes(keys.Slice(from, length), order.Slice(from, length), _keyScratch, _orderScratch, RadixBytes);
             }
             else
             {
                 order.Slice(from, length).Sort(comparison ??= CompareRecords);
             }
+        }
+    }
+
+    /// <summary>
+    /// Orders a run of records whose prefixes share their first <see cref="RadixBytes"/> bytes: short runs by
+    /// insertion on (prefix, next eight key bytes, full comparison), long ones by a radix sort of the whole prefixes
+    /// and then each run of equal prefixes.
+    /// </summary>
+    private void FinishRun(Span<ulong> keys, Span<int> run, ref Comparison<int>? comparison)
+    {
+        if (run.Length > ShortRun)
+        {
+            PrefixRadixSort.Sort(keys, run, _keyScratch, _orderScratch);
+            int i = 0;
+            while (i < run.Length)
+            {
+                int j = i + 1;
+                while (j < run.Length && keys[j] == keys[i])
+                {
+                    j++;
+                }
+                if (j - i > 1)
+                {
+                    SortEqualPrefixes(run[i..j], ref comparison);
+                }
+                i = j;
+            }
+            return;
+        }
+        Span<ulong> seconds = stackalloc ulong[ShortRun];
+        for (int i = 0; i < run.Length; i++)
+        {
+            var key = Key(run[i]);
+            seconds[i] = key.Length <= 8 ? 0 : KeyPrefix.Of(key[8..]);
+        }
+        for (int i = 1; i < run.Length; i++)
+        {
+            ulong prefix = keys[i];
+            int offset = run[i];
+            ulong second = seconds[i];
+            int j = i - 1;
+            while (j >= 0 && (keys[j] > prefix
+                || (keys[j] == prefix && (seconds[j] > second || (seconds[j] == second && CompareRecords(run[j], offset) > 0)))))
+            {
+                keys[j + 1] = keys[j];
+                run[j + 1] = run[j];
+                seconds[j + 1] = seconds[j];
+                j--;
+            }
+            keys[j + 1] = prefix;
+            run[j + 1] = offset;
+            seconds[j + 1] = second;
         }
     }
 

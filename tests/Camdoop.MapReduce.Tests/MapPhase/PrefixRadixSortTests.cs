@@ -39,6 +39,32 @@ public sealed class PrefixRadixSortTests
         Assert.Equal(expected.Select(p => p.Second), items);
     }
 
+    [Theory]
+    [InlineData(0, 1)]
+    [InlineData(3, 4)]
+    [InlineData(40, 4)]
+    [InlineData(1000, 4)]
+    [InlineData(20_000, 4)]
+    [InlineData(5000, 1)]
+    [InlineData(5000, 7)]
+    public void SortsByTheHighBytesOnly(int n, int bytes)
+    {
+        var random = new Random(n + bytes);
+        var keys = Enumerable.Range(0, n).Select(_ => Key("ascii", 0, n, random) ^ (ulong)random.Next(1 << 16)).ToArray();
+        var items = Enumerable.Range(0, n).ToArray();
+        var pairs = keys.Zip(items).ToArray();
+        int shift = 64 - (8 * bytes);
+
+        PrefixRadixSort.SortByHighBytes(keys, items, new ulong[n], new int[n], bytes);
+
+        for (int i = 1; i < n; i++)
+        {
+            Assert.True(keys[i - 1] >> shift <= keys[i] >> shift);
+        }
+        Assert.Equal(pairs.Order(), keys.Zip(items).Order());
+        Assert.Throws<ArgumentOutOfRangeException>(() => PrefixRadixSort.SortByHighBytes(keys, items, new ulong[n], new int[n], 9));
+    }
+
     [Fact]
     public void SortsASliceInPlaceAndLeavesTheRestAlone()
     {
