@@ -1,5 +1,7 @@
 using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+using System.Runtime.Intrinsics.X86;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Records;
 
@@ -27,6 +29,9 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     // the order is settled when they are written) and this halves its passes.
     private const int RadixBytes = 4;
     private const int HighBitsSorted = 64 - (8 * RadixBytes);
+
+    // Records whose arena lines are requested ahead of the run being ordered and written.
+    private const int PrefetchDistance = 16;
 
     // Arrays larger than this are not kept for the next task on the thread.
     private const long MaxCachedBytes = 32L * 1024 * 1024;
@@ -194,6 +199,7 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
                 continue;
             }
             sink.BeginBucket(bucket);
+            int prefetched = i;
             while (i < end)
             {
                 int j = i + 1;
@@ -203,6 +209,10 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
                     while (j < end && keys[j] >> HighBitsSorted == high)
                     {
                         j++;
+                    }
+                    for (int ahead = Math.Min(end, j + PrefetchDistance); prefetched < ahead; prefetched++)
+                    {
+                        Prefetch(order[prefetched]);
                     }
                     if (j - i > 1)
                     {
@@ -223,6 +233,20 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
         _arenaLength = 0;
         _logicalBytes = 0;
         EncodedBytes = 0;
+    }
+
+    /// <summary>
+    /// Asks for the cache line of the record at <paramref name="offset"/>: records are visited in key order, at
+    /// random places of an arena larger than the L2 cache, and waiting for each line was a large part of the writing.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private unsafe void Prefetch(int offset)
+    {
+        if (Sse.IsSupported)
+        {
+            // A hint only: it never faults, so a stale address (had the GC moved the arena) costs nothing.
+            Sse.Prefetch0(Unsafe.AsPointer(ref _arena[offset]));
+        }
     }
 
     /// <summary>Writes sorted records, folding equal keys into one record when <paramref name="fold"/>.</summary>
