@@ -284,9 +284,10 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     }
 
     /// <summary>
-    /// Puts every bucket's records in order: a counting sort of (prefix, arena offset) pairs by bucket, then a radix
-    /// sort of each bucket's 8-byte key prefixes (<see cref="PrefixRadixSort"/>); runs of equal prefixes are ordered
-    /// in full when written. With a job-defined key order (no prefixes) each bucket is sorted with the comparer.
+    /// Puts every bucket's records nearly in order: a counting sort of (prefix, arena offset) pairs by bucket, then a
+    /// radix sort of each bucket by the first <see cref="RadixBytes"/> bytes of the key prefixes
+    /// (<see cref="PrefixRadixSort"/>); runs sharing those are ordered in full when written. With a job-defined key
+    /// order (no prefixes) each bucket is sorted with the comparer.
     /// </summary>
     private void Sort()
     {
