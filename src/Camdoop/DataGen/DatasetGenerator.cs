@@ -54,6 +54,21 @@ public sealed class DatasetGenerator
 
     public byte[] GenerateServer(int server) => _generate(server);
 
+    /// <summary>
+    /// The input of <paramref name="server"/>, written into <paramref name="buffer"/> (replaced by a larger one when
+    /// too short) where the kind supports it, synthetic so far; a new array otherwise. For callers that keep no input,
+    /// such as the simulator mapping every server's input thread by thread.
+    /// </summary>
+    public ReadOnlyMemory<byte> GenerateServer(int server, ref byte[] buffer)
+    {
+        if (_synthetic is null)
+        {
+            return _generate(server);
+        }
+        int length = _synthetic.GenerateServer(server, ref buffer);
+        return buffer.AsMemory(0, length);
+    }
+
     /// <summary>Writes every server's input into <paramref name="directory"/>; reports each finished server.</summary>
     public DatasetSummary WriteFiles(string directory, IProgress<int>? progress = null)
     {

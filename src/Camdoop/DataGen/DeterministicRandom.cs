@@ -38,6 +38,30 @@ public sealed class DeterministicRandom
     /// <summary>Uniform in [min, maxInclusive].</summary>
     public int Next(int min, int maxInclusive) => min + Next(maxInclusive - min + 1);
 
+    /// <summary>
+    /// Sets each byte of <paramref name="destination"/>, in order, to <paramref name="first"/> + Next(<paramref name="count"/>):
+    /// the same values, and the same state afterwards, as one <see cref="Next(int)"/> per byte, with the state kept
+    /// in registers for the run.
+    /// </summary>
+    public void NextBytes(Span<byte> destination, byte first, int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(count);
+        ulong s0 = _s0, s1 = _s1, s2 = _s2, s3 = _s3;
+        for (int i = 0; i < destination.Length; i++)
+        {
+            ulong result = BitOperations.RotateLeft(s1 * 5, 7) * 9;
+            ulong t = s1 << 17;
+            s2 ^= s0;
+            s3 ^= s1;
+            s1 ^= s2;
+            s0 ^= s3;
+            s2 ^= t;
+            s3 = BitOperations.RotateLeft(s3, 45);
+            destination[i] = (byte)(first + (int)Math.BigMul(result, (ulong)count, out _));
+        }
+        (_s0, _s1, _s2, _s3) = (s0, s1, s2, s3);
+    }
+
     public double NextDouble() => (NextUInt64() >> 11) * (1.0 / (1UL << 53));
 
     public void NextBytes(Span<byte> destination)

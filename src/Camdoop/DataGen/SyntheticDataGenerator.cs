@@ -1,3 +1,7 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
+
 namespace Camdoop.MapReduce.DataGen;
 
 /// <summary>
@@ -20,16 +24,31 @@ public sealed class SyntheticDataGenerator
     public const int CounterBytes = 4;
 
     private const int Alphabet = 94; // '!' .. '~': printable, no space, TAB or newline
-    private const int IdChars = 9;   // 94^9 < 2^63
+    private const int IdChars = 9;   // 94^9 < 2^62
+    private const int LowDigits = 5;
+    private const ulong LowDigitsSpace = 94UL * 94 * 94 * 94 * 94; // a constant, so dividing by it is a multiply
     private const ulong Scrambler = 1_000_000_007; // prime, coprime with 94^k
     private const ulong CommonStream = 1;
     private const ulong LengthStream = 2;
     private const ulong ContentStream = 3;
     private const ulong ShuffleStream = 4;
 
-    private readonly byte[] _commonLines;
+    // 94^k for k = 0 .. IdChars: the id space of a key with k id characters.
+    private static readonly ulong[] s_idSpaces = IdSpaces();
+
+    // Per-thread buffers of GenerateServer, reused from server to server: allocating them afresh was most of what
+    // generating the map phase's input allocated (and fresh memory is slow to touch).
+    [ThreadStatic]
+    private static Scratch? t_scratch;
+
+    // Lines are copied as two 16-byte blocks (keys are at most 28 characters): the line arrays end with this many
+    // spare bytes so the copies may read past a line.
+    private const int LineCopySlack = 32;
+
+    private readonly byte[] _commonLines; // _commonBytes of lines, then LineCopySlack spare bytes
+    private readonly int _commonBytes;
     private readonly int[] _commonLineEnds;
-    private readonly long[] _uniqueLogicalBytes;
+    private long[]? _uniqueLogicalBytes;
 
     public SyntheticDataGenerator(int servers, double outputRatio, long inputBytesPerServer, ulong seed)
     {
@@ -52,15 +71,10 @@ public sealed class SyntheticDataGenerator
         // Common share of each server's bytes: S = (c + N u)/(N (c + u))  =>  c/(c+u) = N (1 - S) / (N - 1).
         double commonShare = Math.Clamp(servers * (1 - TargetOutputRatio) / (servers - 1), 0, 1);
         (_commonLines, _commonLineEnds, CommonLogicalBytes) = MakeCommonKeys((long)Math.Round(commonShare * inputBytesPerServer));
+        _commonBytes = _commonLines.Length - LineCopySlack;
         UniqueLogicalBytesTarget = TargetOutputRatio >= 1
             ? -1 // fill each server up to the input size instead
             : CommonLogicalBytes * (TargetOutputRatio * servers - 1) / ((1 - TargetOutputRatio) * servers);
-
-        _uniqueLogicalBytes = new long[servers];
-        for (int s = 0; s < servers; s++)
-        {
-            _uniqueLogicalBytes[s] = PlanUniqueLengths(s).Sum(l => (long)l + CounterBytes);
-        }
     }
 
     public int Servers { get; }
@@ -83,10 +97,10 @@ public sealed class SyntheticDataGenerator
     public double UniqueLogicalBytesTarget { get; }
 
     /// <summary>Intermediate size: every server's (key, counter) records.</summary>
-    public long IntermediateLogicalBytes => Servers * CommonLogicalBytes + _uniqueLogicalBytes.Sum();
+    public long IntermediateLogicalBytes => Servers * CommonLogicalBytes + UniqueLogicalBytes.Sum();
 
     /// <summary>Output size: every distinct key once, with its counter.</summary>
-    public long OutputLogicalBytes => CommonLogicalBytes + _uniqueLogicalBytes.Sum();
+    public long OutputLogicalBytes => CommonLogicalBytes + UniqueLogicalBytes.Sum();
 
     /// <summary>S of the generated data, from the keys actually generated.</summary>
     public double AchievedOutputRatio => (double)OutputLogicalBytes / IntermediateLogicalBytes;
@@ -94,24 +108,68 @@ public sealed class SyntheticDataGenerator
     /// <summary>The input file of <paramref name="server"/>: its keys, one per line, in random order.</summary>
     public byte[] GenerateServer(int server)
     {
-        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual((uint)server, (uint)Servers, nameof(server));
-        var lengths = PlanUniqueLengths(server);
-        var content = new DeterministicRandom(Seed, ContentStream + ((ulong)server + 1) * 16);
-        var counters = new long[MaxKeyLength + 1];
-        int uniqueBytes = lengths.Sum(l => l + 1);
-        var unique = new byte[uniqueBytes];
-        var uniqueEnds = new int[lengths.Count];
-        int offset = 0;
-        for (int i = 0; i < lengths.Count; i++)
+        var scratch = PrepareServer(server);
+        var output = new byte[_commonBytes + scratch.UniqueBytes];
+        WriteShuffled(scratch, output);
+        return output;
+    }
+
+    /// <summary>
+    /// The input file of <paramref name="server"/> written into <paramref name="buffer"/> (replaced by a larger one
+    /// when too short); returns its length. For callers that map one server after another and keep no input.
+    /// </summary>
+    public int GenerateServer(int server, ref byte[] buffer)
+    {
+        ArgumentNullException.ThrowIfNull(buffer);
+        var scratch = PrepareServer(server);
+        int length = _commonBytes + scratch.UniqueBytes;
+        if (buffer.Length < length)
         {
-            offset += WriteKey(unique.AsSpan(offset), lengths[i], counters[lengths[i]]++, server + 1, content);
+            // Headroom: other servers' inputs differ by a few keys.
+            buffer = new byte[(int)Math.Min(Array.MaxLength, length + (length / 16L))];
+        }
+        WriteShuffled(scratch, buffer.AsSpan(0, length));
+        return length;
+    }
+
+    /// <summary>Writes the unique keys of <paramref name="server"/> and the shuffled line order into the thread's scratch.</summary>
+    private Scratch PrepareServer(int server)
+    {
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual((uint)server, (uint)Servers, nameof(server));
+        var scratch = t_scratch ??= new Scratch();
+        int count = PlanUniqueLengths(server, ref scratch.Lengths);
+        var lengths = scratch.Lengths.AsSpan(0, count);
+        long uniqueBytes = 0;
+        foreach (int length in lengths)
+        {
+            uniqueBytes += length + 1;
+        }
+        if (_commonBytes + uniqueBytes + LineCopySlack > Array.MaxLength)
+        {
+            throw new InvalidOperationException("a server's synthetic input exceeds 2 GB");
+        }
+        EnsureLength(ref scratch.Unique, (int)uniqueBytes + LineCopySlack);
+        EnsureLength(ref scratch.UniqueEnds, count);
+        var unique = scratch.Unique.AsSpan(0, (int)uniqueBytes);
+        var uniqueEnds = scratch.UniqueEnds.AsSpan(0, count);
+        var content = new DeterministicRandom(Seed, ContentStream + ((ulong)server + 1) * 16);
+        Span<long> counters = stackalloc long[MaxKeyLength + 1];
+        counters.Clear();
+        int offset = 0;
+        for (int i = 0; i < lengths.Length; i++)
+        {
+            int length = lengths[i];
+            offset += WriteKey(unique[offset..], length, counters[length]++, server + 1, content);
             unique[offset++] = (byte)'\n';
             uniqueEnds[i] = offset;
         }
+        scratch.UniqueBytes = (int)uniqueBytes;
+        scratch.UniqueLines = count;
 
         // Shuffle the line order so map input is not sorted.
-        int total = _commonLineEnds.Length + uniqueEnds.Length;
-        var order = new int[total];
+        int total = _commonLineEnds.Length + count;
+        EnsureLength(ref scratch.Order, total);
+        var order = scratch.Order.AsSpan(0, total);
         for (int i = 0; i < total; i++)
         {
             order[i] = i;
@@ -122,23 +180,68 @@ public sealed class SyntheticDataGenerator
             int j = shuffle.Next(i + 1);
             (order[i], order[j]) = (order[j], order[i]);
         }
-        var output = new byte[_commonLines.Length + unique.Length];
-        int position = 0;
-        foreach (int line in order)
-        {
-            ReadOnlySpan<byte> source = line < _commonLineEnds.Length
-                ? Line(_commonLines, _commonLineEnds, line)
-                : Line(unique, uniqueEnds, line - _commonLineEnds.Length);
-            source.CopyTo(output.AsSpan(position));
-            position += source.Length;
-        }
-        return output;
+        return scratch;
     }
 
-    private static ReadOnlySpan<byte> Line(byte[] data, int[] ends, int index)
+    /// <summary>Copies the common and unique lines into <paramref name="output"/> in the shuffled order.</summary>
+    private void WriteShuffled(Scratch scratch, Span<byte> output)
+    {
+        var uniqueEnds = scratch.UniqueEnds.AsSpan(0, scratch.UniqueLines);
+        int common = _commonLineEnds.Length;
+        ref byte commonLines = ref MemoryMarshal.GetArrayDataReference(_commonLines);
+        ref byte uniqueLines = ref MemoryMarshal.GetArrayDataReference(scratch.Unique);
+        ref byte destination = ref MemoryMarshal.GetReference(output);
+        // Below this position the destination has room for a 32-byte copy.
+        int blockCopyEnd = output.Length - LineCopySlack;
+        int position = 0;
+        foreach (int line in scratch.Order.AsSpan(0, common + scratch.UniqueLines))
+        {
+            int start, length;
+            ref byte lines = ref commonLines;
+            if (line < common)
+            {
+                (start, length) = Line(_commonLineEnds, line);
+            }
+            else
+            {
+                (start, length) = Line(uniqueEnds, line - common);
+                lines = ref uniqueLines;
+            }
+            if ((uint)position + (uint)length > (uint)output.Length)
+            {
+                throw new InvalidOperationException("the lines do not fit the output"); // never: the output is sized from them
+            }
+            ref byte source = ref Unsafe.Add(ref lines, start);
+            ref byte target = ref Unsafe.Add(ref destination, position);
+            if (length <= 32 && position <= blockCopyEnd)
+            {
+                // A line and what follows it (the next line writes over that): a memmove per line of random length
+                // mispredicted its size branches.
+                Vector128.LoadUnsafe(ref source).StoreUnsafe(ref target);
+                Vector128.LoadUnsafe(ref source, 16).StoreUnsafe(ref target, 16);
+            }
+            else
+            {
+                Unsafe.CopyBlockUnaligned(ref target, ref source, (uint)length);
+            }
+            position += length;
+        }
+    }
+
+    /// <summary>Replaces <paramref name="array"/> by a larger one, without its content, when shorter than <paramref name="length"/>.</summary>
+    private static void EnsureLength<T>(ref T[] array, int length)
+    {
+        if (array.Length < length)
+        {
+            array = new T[Math.Max(length, (int)Math.Min(Array.MaxLength, array.Length * 2L))];
+        }
+    }
+
+    /// <summary>Start and length of line <paramref name="index"/>, from the lines' end offsets.</summary>
+    private static (int Start, int Length) Line(ReadOnlySpan<int> ends, int index)
     {
         int start = index == 0 ? 0 : ends[index - 1];
-        return data.AsSpan(start, ends[index] - start);
+        return (start, ends[index] - start);
     }
 
     private (byte[] Lines, int[] Ends, long LogicalBytes) MakeCommonKeys(long targetInputBytes)
@@ -158,7 +261,7 @@ public sealed class SyntheticDataGenerator
         }
         var content = new DeterministicRandom(Seed, ContentStream);
         var counters = new long[MaxKeyLength + 1];
-        var lines = new byte[input];
+        var lines = new byte[input + LineCopySlack];
         var ends = new int[lengths.Count];
         int offset = 0;
         long logical = 0;
@@ -172,23 +275,46 @@ public sealed class SyntheticDataGenerator
         return (lines, ends, logical);
     }
 
-    /// <summary>Key lengths of a server's unique keys; stops at the length total closest to the target.</summary>
-    private List<int> PlanUniqueLengths(int server)
+    /// <summary>Logical bytes of each server's unique keys, planned on first use (only data set summaries need them).</summary>
+    private long[] UniqueLogicalBytes => LazyInitializer.EnsureInitialized(ref _uniqueLogicalBytes, () =>
+    {
+        var totals = new long[Servers];
+        var lengths = Array.Empty<int>();
+        for (int s = 0; s < Servers; s++)
+        {
+            int count = PlanUniqueLengths(s, ref lengths);
+            foreach (int length in lengths.AsSpan(0, count))
+            {
+                totals[s] += length + CounterBytes;
+            }
+        }
+        return totals;
+    });
+
+    /// <summary>
+    /// Key lengths of a server's unique keys into <paramref name="lengths"/> (grown as needed); stops at the length
+    /// total closest to the target. Returns how many.
+    /// </summary>
+    private int PlanUniqueLengths(int server, ref int[] lengths)
     {
         var random = new DeterministicRandom(Seed, LengthStream + ((ulong)server + 1) * 16);
-        var lengths = new List<int>();
         bool fillInput = UniqueLogicalBytesTarget < 0;
-        double target = fillInput ? InputBytesPerServer - _commonLines.Length : UniqueLogicalBytesTarget;
+        double target = fillInput ? InputBytesPerServer - _commonBytes : UniqueLogicalBytesTarget;
         double total = 0;
+        int count = 0;
         while (true)
         {
             int length = random.Next(MinKeyLength, MaxKeyLength);
             int size = fillInput ? length + 1 : length + CounterBytes;
             if (total + size / 2.0 > target)
             {
-                return lengths;
+                return count;
             }
-            lengths.Add(length);
+            if (count == lengths.Length)
+            {
+                Array.Resize(ref lengths, Math.Max(1024, count * 2));
+            }
+            lengths[count++] = length;
             total += size;
         }
     }
@@ -200,27 +326,78 @@ public sealed class SyntheticDataGenerator
     private int WriteKey(Span<byte> destination, int length, long index, int slot, DeterministicRandom content)
     {
         int idChars = Math.Min(length, IdChars);
-        UInt128 space = 1;
-        for (int i = 0; i < idChars; i++)
+        ulong space = s_idSpaces[idChars];
+        // id = index * (N + 1) + slot, in 128 bits.
+        ulong high = Math.BigMul((ulong)index, (ulong)(Servers + 1), out ulong low);
+        ulong id = low + (ulong)slot;
+        if (id < low)
         {
-            space *= Alphabet;
+            high++;
         }
-        UInt128 id = (UInt128)(ulong)index * (ulong)(Servers + 1) + (ulong)slot;
-        if (id >= space)
+        if (high != 0 || id >= space)
         {
             throw new InvalidOperationException(
                 $"the synthetic key space for {length}-character keys is exhausted; use less data per server or fewer servers");
         }
-        UInt128 scrambled = id * Scrambler % space;
-        for (int i = idChars - 1; i >= 0; i--)
+        ulong scrambled = MultiplyModulo(id, Scrambler, space);
+        // Base-94 digits, most significant first, as two independent chains of divisions (the last five digits and
+        // the rest) rather than one chain of nine.
+        int split = Math.Max(0, idChars - LowDigits);
+        ulong lowDigits = scrambled % LowDigitsSpace;
+        ulong highDigits = scrambled / LowDigitsSpace;
+        for (int i = idChars - 1; i >= split; i--)
         {
-            destination[i] = (byte)('!' + (int)(scrambled % Alphabet));
-            scrambled /= Alphabet;
+            destination[i] = (byte)('!' + (int)(lowDigits % Alphabet));
+            lowDigits /= Alphabet;
         }
-        for (int i = idChars; i < length; i++)
+        for (int i = split - 1; i >= 0; i--)
         {
-            destination[i] = (byte)('!' + content.Next(Alphabet));
+            destination[i] = (byte)('!' + (int)(highDigits % Alphabet));
+            highDigits /= Alphabet;
         }
+        content.NextBytes(destination[idChars..length], (byte)'!', Alphabet);
         return length;
+    }
+
+    /// <summary>
+    /// a * b mod m for a &lt; m &lt; 2^62 and a small b, without a 128-bit division (a software loop in .NET): the
+    /// quotient is below b, so its double estimate is off by at most one. a * b - quotient * m then lies in
+    /// [-m, 2m), inside the long range, so its low 64 bits (wrapping arithmetic) are exact; it is corrected into [0, m).
+    /// </summary>
+    private static ulong MultiplyModulo(ulong a, ulong b, ulong m)
+    {
+        ulong quotient = (ulong)((double)a * b / m);
+        long remainder = unchecked((long)((a * b) - (quotient * m)));
+        while (remainder < 0)
+        {
+            remainder += (long)m;
+        }
+        while (remainder >= (long)m)
+        {
+            remainder -= (long)m;
+        }
+        return (ulong)remainder;
+    }
+
+    private static ulong[] IdSpaces()
+    {
+        var spaces = new ulong[IdChars + 1];
+        spaces[0] = 1;
+        for (int k = 1; k <= IdChars; k++)
+        {
+            spaces[k] = spaces[k - 1] * Alphabet;
+        }
+        return spaces;
+    }
+
+    /// <summary>One thread's generation buffers.</summary>
+    private sealed class Scratch
+    {
+        public int[] Lengths = [];
+        public byte[] Unique = [];
+        public int[] UniqueEnds = [];
+        public int[] Order = [];
+        public int UniqueBytes;
+        public int UniqueLines;
     }
 }

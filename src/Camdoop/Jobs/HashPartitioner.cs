@@ -7,6 +7,7 @@ public static class HashPartitioner
 {
     private const ulong Seed = 0xCA3D_009B_A271_7105UL;
 
+    // One reduce task takes every key: no hash needed (the multiply-high would give 0).
     public static int Partition(ReadOnlySpan<byte> key, int reduceTasks) =>
-        (int)Math.BigMul(XxHash64.Hash(key, Seed), (ulong)reduceTasks, out _);
+        reduceTasks == 1 ? 0 : (int)Math.BigMul(XxHash64.Hash(key, Seed), (ulong)reduceTasks, out _);
 }

@@ -10,5 +10,8 @@ internal interface IBucketSink
 
     void Write(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value);
 
+    /// <summary>Writes one record already in the stream encoding (<see cref="Records.RecordCodec"/>).</summary>
+    void WriteEncoded(ReadOnlySpan<byte> record, int keyLength, int valueLength);
+
     void EndBucket();
 }

@@ -79,6 +79,27 @@ internal sealed class IndexedRunFileSink : IBucketSink, IDisposable
         Counters.Add(_bucket, key.Length, value.Length, length);
     }
 
+    public void WriteEncoded(ReadOnlySpan<byte> record, int keyLength, int valueLength)
+    {
+        if (_buffered + record.Length > _buffer.Length)
+        {
+            Flush();
+        }
+        if (record.Length > _buffer.Length)
+        {
+            WritePayload(record);
+        }
+        else
+        {
+            record.CopyTo(_buffer.AsSpan(_buffered));
+            _buffered += record.Length;
+        }
+        _records++;
+        _keyBytes += keyLength;
+        _valueBytes += valueLength;
+        Counters.Add(_bucket, keyLength, valueLength, record.Length);
+    }
+
     public void EndBucket()
     {
         Flush();

@@ -30,17 +30,17 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
     public void Write(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
         int length = RecordCodec.EncodedLength(key.Length, value.Length);
-        if (Length + length > _data.Length)
-        {
-            long size = Math.Max(_data.Length * 2L, (long)Length + length);
-            if (size > Array.MaxLength)
-            {
-                throw new InvalidOperationException("in-memory map output exceeds 2 GB; give the map task an output directory");
-            }
-            Array.Resize(ref _data, (int)size);
-        }
+        EnsureRoom(length);
         Length += RecordCodec.Write(_data.AsSpan(Length), key, value);
         Counters.Add(_bucket, key.Length, value.Length, length);
+    }
+
+    public void WriteEncoded(ReadOnlySpan<byte> record, int keyLength, int valueLength)
+    {
+        EnsureRoom(record.Length);
+        record.CopyTo(_data.AsSpan(Length));
+        Length += record.Length;
+        Counters.Add(_bucket, keyLength, valueLength, record.Length);
     }
 
     public void EndBucket()
@@ -59,6 +59,19 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
             BucketStart[b] = Length;
         }
         _bucket = BucketStart.Length - 1;
+    }
+
+    private void EnsureRoom(int length)
+    {
+        if (Length + length > _data.Length)
+        {
+            long size = Math.Max(_data.Length * 2L, (long)Length + length);
+            if (size > Array.MaxLength)
+            {
+                throw new InvalidOperationException("in-memory map output exceeds 2 GB; give the map task an output directory");
+            }
+            Array.Resize(ref _data, (int)size);
+        }
     }
 
     public ReadOnlyMemory<byte> Bucket(int bucket) => _data.AsMemory(BucketStart[bucket], BucketStart[bucket + 1] - BucketStart[bucket]);

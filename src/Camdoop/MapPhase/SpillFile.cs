@@ -52,6 +52,24 @@ internal sealed class SpillFile : IBucketSink, IDisposable
         _length += length;
     }
 
+    public void WriteEncoded(ReadOnlySpan<byte> record, int keyLength, int valueLength)
+    {
+        if (_buffered + record.Length > _buffer.Length)
+        {
+            Flush();
+        }
+        if (record.Length > _buffer.Length)
+        {
+            _file.Write(record);
+        }
+        else
+        {
+            record.CopyTo(_buffer.AsSpan(_buffered));
+            _buffered += record.Length;
+        }
+        _length += record.Length;
+    }
+
     public void EndBucket()
     {
     }

@@ -10,11 +10,13 @@ namespace Camdoop.Simulator.Experiments;
 internal sealed class InputSource
 {
     private readonly Func<int, byte[]> _server;
+    private readonly DatasetGenerator? _generator;
     private long _totalBytes;
 
-    private InputSource(Func<int, byte[]> server)
+    private InputSource(Func<int, byte[]> server, DatasetGenerator? generator = null)
     {
         _server = server;
+        _generator = generator;
     }
 
     public long TotalBytes => Interlocked.Read(ref _totalBytes);
@@ -22,6 +24,17 @@ internal sealed class InputSource
     public byte[] Server(int server)
     {
         var data = _server(server);
+        Interlocked.Add(ref _totalBytes, data.Length);
+        return data;
+    }
+
+    /// <summary>
+    /// The input of <paramref name="server"/>, generated into <paramref name="buffer"/> where the data set supports
+    /// it (valid until the next call with that buffer); for callers that do not keep it.
+    /// </summary>
+    public ReadOnlyMemory<byte> Server(int server, ref byte[] buffer)
+    {
+        var data = _generator is null ? _server(server) : _generator.GenerateServer(server, ref buffer);
         Interlocked.Add(ref _totalBytes, data.Length);
         return data;
     }
@@ -45,7 +58,7 @@ internal sealed class InputSource
                 Seed = options.Seed,
                 OutputRatio = options.OutputRatio,
             });
-            return new InputSource(generator.GenerateServer);
+            return new InputSource(generator.GenerateServer, generator);
         }
         string path = options.InputPath!;
         if (Directory.Exists(path))

@@ -65,14 +65,17 @@ public sealed class JobSimulationInput : IDisposable
         int mapped = 0;
         try
         {
-            Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount }, s =>
+            // Each worker generates into one buffer, reused server after server, unless the inputs are kept.
+            Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount },
+                () => Array.Empty<byte>(), (s, _, buffer) =>
             {
-                var input = rawInputs is null ? source!.Server(s) : rawInputs[s];
-                Interlocked.Add(ref inputBytes, input.Length);
+                var whole = rawInputs is not null ? rawInputs[s] : inputs is not null ? source!.Server(s) : null;
                 if (inputs is not null)
                 {
-                    inputs[s] = input;
+                    inputs[s] = whole!;
                 }
+                var input = whole ?? source!.Server(s, ref buffer);
+                Interlocked.Add(ref inputBytes, input.Length);
                 var c = torus.CoordinateOf(s);
                 ulong mapTaskId = JobPlacement.MapTaskId(torus, c, DatasetGenerator.FileName(s)).Middle;
                 maps[s] = MapTask.Run(job, input, new MapTaskOptions
@@ -84,7 +87,8 @@ public sealed class JobSimulationInput : IDisposable
                 });
                 int done = Interlocked.Increment(ref mapped);
                 progress?.Report(new JobSimulationProgress("map", (double)done / n, $"{done}/{n} servers mapped"));
-            });
+                return buffer;
+            }, _ => { });
         }
         catch
         {

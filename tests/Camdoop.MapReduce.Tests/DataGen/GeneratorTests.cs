@@ -66,6 +66,35 @@ public class GeneratorTests
     }
 
     [Fact]
+    public void GeneratingIntoAReusedBufferGivesTheSameBytes()
+    {
+        var gen = new SyntheticDataGenerator(27, 0.5, 20_000, seed: 4);
+        byte[] buffer = [];
+        foreach (int server in new[] { 0, 5, 26, 3, 5 })
+        {
+            var previous = buffer;
+            int length = gen.GenerateServer(server, ref buffer);
+            Assert.Equal(gen.GenerateServer(server), buffer[..length]);
+            Assert.True(previous.Length == 0 || ReferenceEquals(previous, buffer), "a buffer with room is reused");
+        }
+        // Kinds without a reusing generator give a new array of the same bytes.
+        var text = new DatasetGenerator(new DatasetOptions { Kind = DatasetKind.Text, Servers = 2, BytesPerServer = 3000, Seed = 5 });
+        byte[] unused = [];
+        Assert.Equal(text.GenerateServer(1), text.GenerateServer(1, ref unused).ToArray());
+        var synthetic = new DatasetGenerator(new DatasetOptions { Kind = DatasetKind.Synthetic, Servers = 3, BytesPerServer = 3000, Seed = 5 });
+        Assert.Equal(synthetic.GenerateServer(2), synthetic.GenerateServer(2, ref buffer).ToArray());
+    }
+
+    [Fact]
+    public void AnExhaustedKeySpaceFailsClearly()
+    {
+        // 2^20 servers: the 4-character key space (94^4 ids) runs out after ~75 keys of each length per server.
+        var gen = new SyntheticDataGenerator(1 << 20, 1, 40_000, seed: 1);
+        var error = Assert.Throws<InvalidOperationException>(() => gen.GenerateServer(5));
+        Assert.Contains("key space for 4-character keys is exhausted", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void ZeroMeansEveryKeyOnEveryServer()
     {
         var gen = new SyntheticDataGenerator(6, 0, 4_000, seed: 8);

@@ -108,6 +108,73 @@ public sealed class MapTaskTests : IDisposable
     }
 
     [Fact]
+    public void KeysSharingTheirFirstEightBytesAreOrderedByWholeKeyThenValue()
+    {
+        // Keys and values over bytes that make 8-byte prefixes tie (zero bytes look like prefix padding): few
+        // distinct prefixes give long runs of equal prefixes, many give short ones.
+        var random = new Random(11);
+        byte[] alphabet = [0x00, (byte)'a', (byte)'b', 0xFF];
+        byte[] Bytes(int length) => Enumerable.Range(0, length).Select(_ => alphabet[random.Next(alphabet.Length)]).ToArray();
+        var fewPrefixes = Enumerable.Range(0, 3).Select(_ => Bytes(8)).ToArray();
+        var manyPrefixes = Enumerable.Range(0, 300).Select(_ => Bytes(8)).ToArray();
+        var records = new List<Rec>();
+        for (int i = 0; i < 3000; i++)
+        {
+            var key = i % 3 == 2
+                ? Bytes(random.Next(0, 9)) // short keys, zero padded in their prefix
+                : [.. (i % 3 == 0 ? fewPrefixes : manyPrefixes)[random.Next(i % 3 == 0 ? 3 : 300)], .. Bytes(random.Next(0, 6))];
+            records.Add(new Rec(key, Bytes(random.Next(0, 3))));
+        }
+        var input = records.SelectMany(r => (byte[])[.. r.Key, (byte)'\t', .. r.Value, (byte)'\n']).ToArray();
+
+        var output = MapTask.Run(new ListValuesJob(), input, new MapTaskOptions { ReduceTasks = 2 });
+        var all = new List<Rec>();
+        for (int r = 0; r < 2; r++)
+        {
+            for (int s = 0; s < Stripes.Count; s++)
+            {
+                var run = Rec.Decode(output.Payload(r, s).Span);
+                for (int i = 1; i < run.Count; i++)
+                {
+                    Assert.True(Rec.CompareKeyValue(run[i - 1], run[i]) <= 0, $"run ({r}, {s}) out of order at record {i}");
+                }
+                all.AddRange(run);
+            }
+        }
+        static string Text(Rec r) => Convert.ToHexString(r.Key) + "/" + Convert.ToHexString(r.Value);
+        Assert.Equal(records.Select(Text).Order(), all.Select(Text).Order());
+    }
+
+    [Fact]
+    public void AJobDefinedKeyOrderSortsAndCombinesEveryRun()
+    {
+        var random = new Random(4);
+        var keys = Enumerable.Range(0, 400).Select(i => $"key-{random.Next(1000):D3}-{i % 7}").ToArray();
+        var lines = Enumerable.Range(0, 5000).Select(_ => (Key: keys[random.Next(keys.Length)], Count: random.Next(1, 100))).ToList();
+        var input = Encoding.ASCII.GetBytes(string.Concat(lines.Select(l => $"{l.Key}\t{l.Count}\n")));
+
+        var output = MapTask.Run(new DescendingSumJob(), input, new MapTaskOptions { ReduceTasks = 3 });
+        var sums = new Dictionary<string, ulong>();
+        for (int r = 0; r < 3; r++)
+        {
+            for (int s = 0; s < Stripes.Count; s++)
+            {
+                var run = Rec.Decode(output.Payload(r, s).Span);
+                for (int i = 1; i < run.Count; i++)
+                {
+                    Assert.True(run[i - 1].Key.AsSpan().SequenceCompareTo(run[i].Key) > 0, "strictly descending: sorted and combined");
+                }
+                foreach (var rec in run)
+                {
+                    sums.Add(Encoding.ASCII.GetString(rec.Key), CounterValues.Read(rec.Value));
+                }
+            }
+        }
+        var expected = lines.GroupBy(l => l.Key).ToDictionary(g => g.Key, g => (ulong)g.Sum(l => l.Count));
+        Assert.Equal(expected.OrderBy(p => p.Key, StringComparer.Ordinal), sums.OrderBy(p => p.Key, StringComparer.Ordinal));
+    }
+
+    [Fact]
     public void OneIndexedRunFileHoldsEveryBucketWithValidHeaders()
     {
         var job = new SyntheticJob();

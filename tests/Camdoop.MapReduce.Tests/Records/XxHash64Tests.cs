@@ -37,6 +37,31 @@ public class XxHash64Tests
     }
 
     [Fact]
+    public void ShortInputsHashAsTheIncrementalHasherDoes()
+    {
+        // The one-shot path for fewer than 32 bytes is separate code: check every length, at the start, in the
+        // middle and at the very end of a buffer, against the incremental hasher's tail handling.
+        var random = new Random(8);
+        var data = new byte[64];
+        var hasher = new XxHash64();
+        for (int round = 0; round < 20; round++)
+        {
+            random.NextBytes(data);
+            ulong seed = round % 2 == 0 ? 0 : (ulong)random.NextInt64();
+            for (int length = 0; length <= 40; length++)
+            {
+                foreach (int offset in new[] { 0, 5, data.Length - length })
+                {
+                    var input = data.AsSpan(offset, length);
+                    hasher.Reset(seed);
+                    hasher.Append(input);
+                    Assert.Equal(hasher.GetDigest(), XxHash64.Hash(input, seed));
+                }
+            }
+        }
+    }
+
+    [Fact]
     public void StripesSpreadKeysOverAllSix()
     {
         var counts = new int[Stripes.Count];
