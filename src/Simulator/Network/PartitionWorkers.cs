@@ -4,38 +4,44 @@ using System.Runtime.ExceptionServices;
 namespace Camdoop.Simulator.Network;
 
 /// <summary>
-/// One thread per partition but the first (the driving thread runs that one), meeting at the end of every window.
-/// Windows are short (a link delay of virtual time, often a few hundred microseconds of work), so a thread waiting
-/// for the others spins briefly before it blocks: waking a blocked thread costs more than most windows.
+/// The threads that run partitions in a window: the driving thread and <c>threads - 1</c> workers take partitions one
+/// at a time until none is left, then meet. There are several partitions per thread and the ones that took longest
+/// in the last window go first, so a busy region (the servers around a reducer) does not leave the other threads
+/// idle. Windows are short (a link delay of virtual time, often a few hundred microseconds of work), so a thread
+/// waiting for the others spins briefly before it blocks: waking a blocked thread costs more than most windows.
 /// </summary>
 internal sealed class PartitionWorkers : IDisposable
 {
-    // Spin this long before blocking (Stopwatch ticks are computed at start).
+    // Spin this long before blocking.
     private static readonly long SpinTicks = Stopwatch.Frequency / 5_000; // 200 us
 
     private readonly SimulationPartition[] _partitions;
+    private readonly int[] _order;
+    private readonly long[] _lastTicks;
     private readonly Thread[] _threads;
     private readonly Exception?[] _errors;
     private readonly object _gate = new(); // Monitor.Wait needs an object's monitor, not a Lock
     private long _bound;
+    private int _next;
     private int _generation;
     private int _running;
     private int _sleepers;
     private int _driverSleeping;
     private volatile bool _stopping;
 
-    public PartitionWorkers(SimulationPartition[] partitions)
+    public PartitionWorkers(SimulationPartition[] partitions, int threads)
     {
         _partitions = partitions;
+        _order = Enumerable.Range(0, partitions.Length).ToArray();
+        _lastTicks = new long[partitions.Length];
         _errors = new Exception?[partitions.Length];
-        _threads = new Thread[partitions.Length - 1];
+        _threads = new Thread[Math.Clamp(threads, 1, partitions.Length) - 1];
         for (int i = 0; i < _threads.Length; i++)
         {
-            int index = i + 1;
-            _threads[i] = new Thread(() => Work(index))
+            _threads[i] = new Thread(Work)
             {
                 IsBackground = true,
-                Name = $"sim partition {index}",
+                Name = $"sim worker {i + 1}",
             };
             _threads[i].Start();
         }
@@ -48,7 +54,21 @@ internal sealed class PartitionWorkers : IDisposable
     public void Run(long bound)
     {
         Windows++;
+        // Longest first (by the last window's time): a short one can fill the gap at the end. Insertion sort: the
+        // order changes little from one window to the next.
+        for (int i = 1; i < _order.Length; i++)
+        {
+            int p = _order[i];
+            int j = i - 1;
+            while (j >= 0 && _lastTicks[_order[j]] < _lastTicks[p])
+            {
+                _order[j + 1] = _order[j];
+                j--;
+            }
+            _order[j + 1] = p;
+        }
         Volatile.Write(ref _bound, bound);
+        Volatile.Write(ref _next, 0);
         Volatile.Write(ref _running, _threads.Length);
         Interlocked.Increment(ref _generation);
         if (Volatile.Read(ref _sleepers) > 0)
@@ -58,14 +78,7 @@ internal sealed class PartitionWorkers : IDisposable
                 Monitor.PulseAll(_gate);
             }
         }
-        try
-        {
-            _partitions[0].RunBefore(bound);
-        }
-        catch (Exception e)
-        {
-            _errors[0] = e;
-        }
+        RunPartitions(bound);
         WaitForWorkers();
         for (int i = 0; i < _errors.Length; i++)
         {
@@ -92,7 +105,31 @@ internal sealed class PartitionWorkers : IDisposable
         }
     }
 
-    private void Work(int index)
+    /// <summary>Takes partitions of this window until none is left.</summary>
+    private void RunPartitions(long bound)
+    {
+        while (true)
+        {
+            int taken = Interlocked.Increment(ref _next) - 1;
+            if (taken >= _order.Length)
+            {
+                return;
+            }
+            int p = _order[taken];
+            long start = Stopwatch.GetTimestamp();
+            try
+            {
+                _partitions[p].RunBefore(bound);
+            }
+            catch (Exception e)
+            {
+                _errors[p] = e;
+            }
+            _lastTicks[p] = Stopwatch.GetTimestamp() - start;
+        }
+    }
+
+    private void Work()
     {
         int seen = 0;
         while (true)
@@ -103,14 +140,7 @@ internal sealed class PartitionWorkers : IDisposable
             {
                 return;
             }
-            try
-            {
-                _partitions[index].RunBefore(Volatile.Read(ref _bound));
-            }
-            catch (Exception e)
-            {
-                _errors[index] = e;
-            }
+            RunPartitions(Volatile.Read(ref _bound));
             if (Interlocked.Decrement(ref _running) == 0 && Volatile.Read(ref _driverSleeping) != 0)
             {
                 lock (_gate)

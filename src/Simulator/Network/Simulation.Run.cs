@@ -59,7 +59,7 @@ public sealed partial class Simulation
     /// Whether runs use a thread per partition: more than one partition, a link delay to run ahead by, and no trace
     /// (the trace records events in their one global order).
     /// </summary>
-    public bool RunsInParallel => _partitions.Length > 1 && Trace is null && Lookahead > 0;
+    public bool RunsInParallel => Threads > 1 && Trace is null && Lookahead > 0;
 
     /// <summary>
     /// Runs <paramref name="action"/> at virtual time <paramref name="at"/>, on the driving thread, before any event
@@ -266,7 +266,7 @@ public sealed partial class Simulation
     /// </summary>
     private bool RunWindows(Func<bool>? predicate, long timeLimit)
     {
-        _workers ??= new PartitionWorkers(_partitions);
+        _workers ??= new PartitionWorkers(_partitions, Threads);
         long lookahead = Lookahead;
         while (true)
         {

@@ -25,6 +25,8 @@ namespace Camdoop.Simulator.Network;
 /// </summary>
 public sealed partial class Simulation : IDisposable
 {
+    private const int PartitionsPerThread = 16;
+
     private static long s_runs;
 
     private readonly SimulationOptions _options;
@@ -34,6 +36,7 @@ public sealed partial class Simulation : IDisposable
     private readonly SimulatedLink[] _links;
     private readonly SimulationPartition[] _partitions;
     private readonly SimulationPartition[] _partitionOf;
+    private readonly int _threads;
     private readonly List<LogEntry> _warnings = [];
     private readonly Lock _logLock = new();
     private Action<NodeHost>? _configure;
@@ -61,9 +64,11 @@ public sealed partial class Simulation : IDisposable
         ArrivalDelay = options.PropagationDelay + options.ForwardingLatency;
         _nsPerByte = 8_000_000_000L % options.LinkRateBitsPerSecond == 0 ? 8_000_000_000L / options.LinkRateBitsPerSecond : 0;
 
-        // Servers dealt out like a checkerboard ((x + y + z) mod P): traffic converges on the reducers, so slabs of
-        // planes would leave the slab holding a root with most of the work; this spreads every region evenly.
-        int count = Math.Clamp(options.Threads, 1, n);
+        // Servers dealt out by diagonal planes ((x + y + z) mod P, a checkerboard for two): traffic converges on the
+        // reducers, so slabs of planes would leave the slab holding a root with most of the work; this spreads every
+        // region over all partitions. Several partitions per thread let the threads balance each window.
+        _threads = options.Threads;
+        int count = options.Threads == 1 ? 1 : Math.Min(n, options.Threads * PartitionsPerThread);
         _partitions = new SimulationPartition[count];
         _partitionOf = new SimulationPartition[n];
         for (int p = 0; p < count; p++)
@@ -105,8 +110,11 @@ public sealed partial class Simulation : IDisposable
     /// <summary>Virtual time in nanoseconds: of the last event processed (or the time a run was asked to reach).</summary>
     public long Now => _now;
 
-    /// <summary>Partitions the servers are split into (each runs on its own thread when it pays).</summary>
+    /// <summary>Partitions the servers are split into (several per thread when there is more than one thread).</summary>
     public int Partitions => _partitions.Length;
+
+    /// <summary>Threads that run the partitions (<see cref="SimulationOptions.Threads"/>, at most one per partition).</summary>
+    public int Threads => Math.Min(_threads, _partitions.Length);
 
     /// <summary>The frame pool of the first partition (tests rent frames from it); <see cref="FramesInUse"/> counts all.</summary>
     public FramePool Frames => _partitions[0].Frames;

@@ -93,7 +93,19 @@ public class ParallelRunTests
         using (var sim = new Simulation(new SimulationOptions { Torus = new Torus(2, 2, 2), Threads = 64 }))
         {
             Assert.Equal(8, sim.Partitions);
+            Assert.Equal(8, sim.Threads);
             Assert.True(sim.RunsInParallel);
+        }
+        using (var sim = new Simulation(new SimulationOptions { Torus = new Torus(4, 4, 4), Threads = 2 }))
+        {
+            // Several partitions per thread, so that threads can even out a busy region.
+            Assert.Equal(2, sim.Threads);
+            Assert.True(sim.Partitions > sim.Threads);
+        }
+        using (var sim = new Simulation(new SimulationOptions { Torus = new Torus(4, 4, 4) }))
+        {
+            Assert.Equal(1, sim.Partitions);
+            Assert.False(sim.RunsInParallel);
         }
         using (var sim = new Simulation(new SimulationOptions { Torus = new Torus(2, 2, 2), Threads = 2, PropagationDelay = 0, ForwardingLatency = 0 }))
         {
