@@ -2,16 +2,20 @@ using System.Buffers;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.FrontEnd.Wire;
 using Camdoop.MapReduce.Records;
+using MessagePack;
+using MessagePack.Formatters;
 
 namespace Camdoop.MapReduce.ChunkStore;
 
-/// <summary>One chunk of a dataset, as its manifest lists it.</summary>
+/// <summary>One chunk of a dataset, as its manifest lists it: on the wire the array [id (bin 20), length, checksum].</summary>
+[MessagePackFormatter(typeof(ManifestChunkFormatter))]
 public sealed record ManifestChunk(Key Id, long Length, ulong Checksum);
 
 /// <summary>
 /// A dataset: its name, record format, total size, and the ordered list of its chunks (id, length, checksum).
 /// Stored in the chunk store itself as a <see cref="ChunkKind.Manifest"/> chunk under
-/// <see cref="ChunkPlacement.ManifestId"/>, replicated like any chunk. Encoded as a MessagePack map.
+/// <see cref="ChunkPlacement.ManifestId"/>, replicated like any chunk. Encoded as a MessagePack map
+/// (<see cref="DatasetManifestWire"/>), checked like any untrusted message.
 /// </summary>
 public sealed record DatasetManifest
 {
@@ -33,106 +37,47 @@ public sealed record DatasetManifest
     /// <summary>"text" or "records&lt;size&gt;".</summary>
     public string FormatName => Format == DatasetFormat.Text ? "text" : FormattableString.Invariant($"records{RecordSize}");
 
-    public byte[] Encode()
+    public byte[] Encode() => FrontEndWire.Serialize(new DatasetManifestWire
     {
-        var buffer = new ArrayBufferWriter<byte>(256 + (Chunks.Count * 40));
-        var w = new MessagePackWriter(buffer);
-        w.WriteMapHeader(6);
-        w.Write("name");
-        w.Write(Name);
-        w.Write("format");
-        w.Write((long)Format);
-        w.Write("recordSize");
-        w.Write((long)RecordSize);
-        w.Write("totalBytes");
-        w.Write(TotalBytes);
-        w.Write("created");
-        w.Write(CreatedUnixMs);
-        w.Write("chunks");
-        w.WriteArrayHeader(Chunks.Count);
-        Span<byte> key = stackalloc byte[Key.Size];
-        foreach (var c in Chunks)
-        {
-            w.WriteArrayHeader(3);
-            c.Id.Write(key);
-            w.WriteBinary(key);
-            w.Write(c.Length);
-            w.Write(c.Checksum);
-        }
-        return buffer.WrittenSpan.ToArray();
-    }
+        Name = Name,
+        Format = (long)Format,
+        RecordSize = RecordSize,
+        TotalBytes = TotalBytes,
+        Created = CreatedUnixMs,
+        Chunks = Chunks,
+    });
 
     /// <summary>Decodes and validates a manifest; <see cref="InvalidDataException"/> when it is not one.</summary>
-    public static DatasetManifest Decode(ReadOnlySpan<byte> bytes)
+    public static DatasetManifest Decode(ReadOnlyMemory<byte> bytes)
     {
-        var r = new MessagePackReader(bytes);
-        string? name = null;
-        long format = -1, recordSize = 0, total = -1, created = 0;
-        List<ManifestChunk>? chunks = null;
-        int fields = r.ReadMapHeader();
-        for (int i = 0; i < fields; i++)
+        var body = new ReadOnlySequence<byte>(bytes);
+        WireValidator.Validate(body);
+        DatasetManifestWire wire;
+        try
         {
-            switch (r.ReadString())
-            {
-                case "name":
-                    name = r.ReadString();
-                    break;
-                case "format":
-                    format = r.ReadInt64();
-                    break;
-                case "recordSize":
-                    recordSize = r.ReadInt64();
-                    break;
-                case "totalBytes":
-                    total = r.ReadInt64();
-                    break;
-                case "created":
-                    created = r.ReadInt64();
-                    break;
-                case "chunks":
-                    int n = r.ReadArrayHeader();
-                    if (n > MaxChunks)
-                    {
-                        throw new InvalidDataException($"manifest lists {n} chunks, more than {MaxChunks}");
-                    }
-                    chunks = new List<ManifestChunk>(n);
-                    for (int c = 0; c < n; c++)
-                    {
-                        if (r.ReadArrayHeader() != 3)
-                        {
-                            throw new InvalidDataException("a manifest chunk entry is not [id, length, checksum]");
-                        }
-                        var id = r.ReadBinary();
-                        if (id.Length != Key.Size)
-                        {
-                            throw new InvalidDataException("a manifest chunk id is not 20 bytes");
-                        }
-                        long length = r.ReadInt64();
-                        ulong checksum = ReadUInt64(ref r);
-                        if (length < 0 || length > ChunkMeta.MaxChunkBytes)
-                        {
-                            throw new InvalidDataException($"a manifest chunk length {length} is out of range");
-                        }
-                        chunks.Add(new ManifestChunk(Key.Read(id), length, checksum));
-                    }
-                    break;
-                default:
-                    r.Skip();
-                    break;
-            }
+            wire = MessagePackSerializer.Deserialize<DatasetManifestWire>(body, FrontEndWire.Options);
         }
-        if (!r.End || name is null || !ChunkMeta.IsValidName(name) || format is not (0 or 1) || chunks is null || total != chunks.Sum(c => c.Length)
-            || recordSize < 0 || recordSize > InputFormatLimits.MaxRecordBytes || (format == 1 && recordSize == 0))
+        catch (MessagePackSerializationException e)
+        {
+            throw new InvalidDataException($"malformed dataset manifest: {(e.InnerException ?? e).Message}", e);
+        }
+        if (wire.Chunks is { Count: > MaxChunks })
+        {
+            throw new InvalidDataException($"manifest lists {wire.Chunks.Count} chunks, more than {MaxChunks}");
+        }
+        if (wire is not { Name: { } name, Format: 0 or 1, Chunks: { } chunks, TotalBytes: { } total } || !ChunkMeta.IsValidName(name)
+            || total != chunks.Sum(c => c.Length) || wire.RecordSize < 0 || wire.RecordSize > InputFormatLimits.MaxRecordBytes
+            || (wire.Format == 1 && wire.RecordSize == 0))
         {
             throw new InvalidDataException("malformed dataset manifest");
         }
         return new DatasetManifest
         {
             Name = name,
-            Format = (DatasetFormat)format,
-            RecordSize = (int)recordSize,
+            Format = (DatasetFormat)wire.Format,
+            RecordSize = (int)wire.RecordSize,
             TotalBytes = total,
-            CreatedUnixMs = created,
+            CreatedUnixMs = wire.Created,
             Chunks = chunks,
         };
     }
@@ -155,8 +100,68 @@ public sealed record DatasetManifest
         };
         return (meta, bytes);
     }
+}
 
-    private static ulong ReadUInt64(ref MessagePackReader r) => r.ReadUInt64();
+/// <summary>A manifest as stored: a map with string keys (unknown keys are skipped, missing ones are an error).</summary>
+[MessagePackObject]
+public sealed class DatasetManifestWire
+{
+    [Key("name")]
+    public string? Name { get; set; }
+
+    /// <summary>0 text, 1 fixed-size records.</summary>
+    [Key("format")]
+    public long? Format { get; set; }
+
+    [Key("recordSize")]
+    public long RecordSize { get; set; }
+
+    [Key("totalBytes")]
+    public long? TotalBytes { get; set; }
+
+    /// <summary>Unix time in milliseconds.</summary>
+    [Key("created")]
+    public long Created { get; set; }
+
+    [Key("chunks")]
+    public IReadOnlyList<ManifestChunk>? Chunks { get; set; }
+}
+
+/// <summary>A manifest chunk as exactly [id (bin 20), length (0..max chunk size), checksum (uint64)].</summary>
+public sealed class ManifestChunkFormatter : IMessagePackFormatter<ManifestChunk>
+{
+    public void Serialize(ref MessagePackWriter writer, ManifestChunk value, MessagePackSerializerOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(value);
+        writer.WriteArrayHeader(3);
+        writer.WriteBinHeader(Key.Size);
+        value.Id.Write(writer.GetSpan(Key.Size));
+        writer.Advance(Key.Size);
+        writer.Write(value.Length);
+        writer.Write(value.Checksum);
+    }
+
+    public ManifestChunk Deserialize(ref MessagePackReader reader, MessagePackSerializerOptions options)
+    {
+        if (reader.ReadArrayHeader() != 3)
+        {
+            throw new MessagePackSerializationException("a manifest chunk entry is not [id, length, checksum]");
+        }
+        var id = reader.ReadBytes();
+        if (id is not { Length: Key.Size } bytes)
+        {
+            throw new MessagePackSerializationException("a manifest chunk id is not 20 bytes");
+        }
+        Span<byte> key = stackalloc byte[Key.Size];
+        bytes.CopyTo(key);
+        long length = reader.ReadInt64();
+        ulong checksum = reader.ReadUInt64();
+        if (length < 0 || length > ChunkMeta.MaxChunkBytes)
+        {
+            throw new MessagePackSerializationException($"a manifest chunk length {length} is out of range");
+        }
+        return new ManifestChunk(Key.Read(key), length, checksum);
+    }
 }
 
 /// <summary>Limits on records of fixed-size datasets.</summary>

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
@@ -64,12 +65,34 @@ public sealed class FrontEndClient : IDisposable
         throw new FrontEndException($"front-end address '{address}' is not HOST:PORT");
     }
 
+    /// <summary>Sends a request and returns its final reply.</summary>
+    public TReply Call<TReply>(FrontEndRequest<TReply> request)
+        where TReply : FrontEndReply
+        => Exchange<TReply, ReplyEnvelope>(request, null);
+
     /// <summary>Sends a request and returns its final reply; partial replies go to <paramref name="onPart"/>.</summary>
-    public WireMessage Call(WireMessage request, Action<WireMessage>? onPart = null)
+    public TReply Call<TReply, TPart>(FrontEndRequest<TReply, TPart> request, Action<TPart>? onPart)
+        where TReply : FrontEndReply
+        where TPart : FrontEndReply
+        => Exchange<TReply, TPart>(request, onPart);
+
+    /// <summary>Writes raw bytes to the connection (tests: malformed and oversized messages).</summary>
+    public void SendRaw(ReadOnlySpan<byte> bytes) => _stream.Write(bytes);
+
+    /// <summary>Reads one reply's common fields (tests); null when the front-end closed the connection.</summary>
+    public ReplyEnvelope? ReadReply()
+    {
+        _stream.ReadTimeout = (int)ReplyTimeout.TotalMilliseconds;
+        return MessageFraming.Read(_stream) is { } body ? FrontEndWire.Decode<ReplyEnvelope>(new ReadOnlySequence<byte>(body)) : null;
+    }
+
+    private TReply Exchange<TReply, TPart>(FrontEndRequest request, Action<TPart>? onPart)
+        where TReply : FrontEndReply
+        where TPart : FrontEndReply
     {
         ArgumentNullException.ThrowIfNull(request);
         long id = ++_nextId;
-        request["id"] = id;
+        request.Id = id;
         try
         {
             _stream.WriteTimeout = (int)ReplyTimeout.TotalMilliseconds;
@@ -77,22 +100,26 @@ public sealed class FrontEndClient : IDisposable
             _stream.ReadTimeout = (int)ReplyTimeout.TotalMilliseconds;
             while (true)
             {
-                var reply = MessageFraming.Read(_stream)
-                    ?? throw new FrontEndException($"front-end {Address} closed the connection without answering '{request.Op}'");
-                if (reply["ok"] is false)
+                var body = new ReadOnlySequence<byte>(MessageFraming.Read(_stream)
+                    ?? throw new FrontEndException($"front-end {Address} closed the connection without answering '{request.Op}'"));
+                var reply = FrontEndWire.Decode<ReplyEnvelope>(body);
+                if (!reply.Ok)
                 {
-                    throw new FrontEndException(reply.GetOptionalString("error") ?? $"front-end {Address} refused '{request.Op}'");
+                    throw new FrontEndException(reply.Error ?? $"front-end {Address} refused '{request.Op}'");
                 }
-                if (reply["id"] is long replyId && replyId != id)
+                if (reply.Id != id)
                 {
-                    throw new FrontEndException($"front-end {Address} answered request {replyId}, expected {id}");
+                    throw new FrontEndException($"front-end {Address} answered request {reply.Id}, expected {id}");
                 }
-                if (reply.GetBoolean("more"))
+                if (reply.More)
                 {
-                    onPart?.Invoke(reply);
+                    if (onPart is not null)
+                    {
+                        onPart(FrontEndWire.Read<TPart>(body));
+                    }
                     continue;
                 }
-                return reply;
+                return FrontEndWire.Read<TReply>(body);
             }
         }
         catch (IOException e)
@@ -103,16 +130,6 @@ public sealed class FrontEndClient : IDisposable
         {
             throw new FrontEndException($"front-end {Address} sent a malformed reply: {e.Message}", e);
         }
-    }
-
-    /// <summary>Writes raw bytes to the connection (tests: malformed and oversized messages).</summary>
-    public void SendRaw(ReadOnlySpan<byte> bytes) => _stream.Write(bytes);
-
-    /// <summary>Reads one message (tests).</summary>
-    public WireMessage? ReadMessage()
-    {
-        _stream.ReadTimeout = (int)ReplyTimeout.TotalMilliseconds;
-        return MessageFraming.Read(_stream);
     }
 
     public void Dispose()

@@ -10,7 +10,7 @@ namespace Camdoop.MapReduce.FrontEnd;
 public interface IFrontEndSession : IDisposable
 {
     /// <summary>Serves one request; replies go through <paramref name="replies"/> (one or more, the last one final).</summary>
-    Task HandleAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation);
+    Task HandleAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation);
 }
 
 /// <summary>Limits of the front-end's TCP server.</summary>
@@ -20,15 +20,20 @@ public sealed record FrontEndServerOptions
 
     /// <summary>Connections served at once; more are accepted and closed with an error reply.</summary>
     public int MaxConnections { get; init; } = 64;
+
+    /// <summary>The operations understood, and the request type each one's body is read as.</summary>
+    public FrontEndOperations Operations { get; init; } = FrontEndOperations.All;
 }
 
 /// <summary>
 /// The front-end's TCP server (paper §4: any server on the switch network accepts jobs from outside the cube).
 /// Each connection is read with System.IO.Pipelines: length-prefixed MessagePack messages, at most
-/// <see cref="FrontEndServerOptions.MaxMessageBytes"/> each. A malformed message gets an error reply and the
-/// connection carries on; an oversized one gets an error reply and the connection is closed (its remaining bytes
-/// cannot be trusted). Nothing a client sends takes the server down. Runs on I/O threads only: sessions reach the
-/// node's services through the event loop.
+/// <see cref="FrontEndServerOptions.MaxMessageBytes"/> each (refused on the length prefix alone), each checked by
+/// <see cref="WireValidator"/> and deserialized with MessagePack-CSharp in untrusted-data mode straight from the
+/// pipe's buffers. A malformed message gets an error reply and the connection carries on; a field of the wrong type
+/// or an unknown operation gets an error reply naming it; an oversized message gets an error reply and the
+/// connection is closed (its remaining bytes cannot be trusted). Nothing a client sends takes the server down. Runs
+/// on I/O threads only: sessions reach the node's services through the event loop.
 /// </summary>
 public sealed class FrontEndServer : IDisposable
 {
@@ -45,6 +50,7 @@ public sealed class FrontEndServer : IDisposable
     private long _requests;
     private long _malformed;
     private long _oversized;
+    private long _truncated;
     private long _refused;
     private long _failures;
 
@@ -68,6 +74,9 @@ public sealed class FrontEndServer : IDisposable
     public long MalformedMessages => Interlocked.Read(ref _malformed);
 
     public long OversizedMessages => Interlocked.Read(ref _oversized);
+
+    /// <summary>Connections the client closed with part of a message (its length prefix or body) unsent.</summary>
+    public long TruncatedMessages => Interlocked.Read(ref _truncated);
 
     public long ConnectionsRefused => Interlocked.Read(ref _refused);
 
@@ -178,7 +187,7 @@ public sealed class FrontEndServer : IDisposable
         using var stream = new NetworkStream(socket, ownsSocket: true);
         try
         {
-            await stream.WriteAsync(MessageFraming.Frame(FrontEndReplies.Error(0, $"the front-end is serving its maximum of {_options.MaxConnections} connections; try again later"))).ConfigureAwait(false);
+            await stream.WriteAsync(MessageFraming.Frame(ReplyEnvelope.Failure(0, $"the front-end is serving its maximum of {_options.MaxConnections} connections; try again later"))).ConfigureAwait(false);
         }
         catch (IOException)
         {
@@ -213,7 +222,7 @@ public sealed class FrontEndServer : IDisposable
                     {
                         Interlocked.Increment(ref _oversized);
                         _log($"front-end: {remote} sent a {declared}-byte message, over the {_options.MaxMessageBytes}-byte limit; closing the connection");
-                        await replies.SendRawAsync(FrontEndReplies.Error(0, $"message of {declared} bytes exceeds the front-end's maximum of {_options.MaxMessageBytes} bytes"), token).ConfigureAwait(false);
+                        await replies.SendRawAsync(ReplyEnvelope.Failure(0, $"message of {declared} bytes exceeds the front-end's maximum of {_options.MaxMessageBytes} bytes"), token).ConfigureAwait(false);
                         close = true;
                         break;
                     }
@@ -226,6 +235,11 @@ public sealed class FrontEndServer : IDisposable
                 reader.AdvanceTo(buffer.Start, buffer.End);
                 if (result.IsCompleted)
                 {
+                    if (!buffer.IsEmpty)
+                    {
+                        Interlocked.Increment(ref _truncated);
+                        _log($"front-end: {remote} closed the connection in the middle of a message ({buffer.Length} bytes of it arrived)");
+                    }
                     break;
                 }
             }
@@ -250,34 +264,41 @@ public sealed class FrontEndServer : IDisposable
         }
     }
 
+    /// <summary>
+    /// Serves one message. <paramref name="body"/> lies in the pipe's buffers, which stay put until this returns; the
+    /// request is deserialized from them before the handler runs (the request owns copies of its bytes).
+    /// </summary>
     private async Task HandleOneAsync(IFrontEndSession session, ReadOnlySequence<byte> body, FrontEndReplies replies, string remote, CancellationToken token)
     {
-        WireMessage request;
-        byte[] rented = ArrayPool<byte>.Shared.Rent((int)Math.Max(1, body.Length));
+        RequestEnvelope envelope;
         try
         {
-            body.CopyTo(rented);
-            request = WireMessage.Decode(rented.AsSpan(0, (int)body.Length));
+            WireValidator.Validate(body);
+            envelope = FrontEndWire.Read<RequestEnvelope>(body);
         }
-        catch (InvalidDataException e)
+        catch (Exception e) when (e is InvalidDataException or FrontEndException)
         {
             Interlocked.Increment(ref _malformed);
-            await replies.SendRawAsync(FrontEndReplies.Error(0, e.Message), token).ConfigureAwait(false);
+            await replies.SendRawAsync(ReplyEnvelope.Failure(0, e.Message), token).ConfigureAwait(false);
             return;
         }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(rented);
-        }
-        long id = request["id"] is long l ? l : 0;
-        replies.Begin(id);
+        replies.Begin(envelope.Id);
         Interlocked.Increment(ref _requests);
+        string? op = envelope.Op;
         try
         {
-            await session.HandleAsync(request, replies, token).ConfigureAwait(false);
+            if (op is null)
+            {
+                throw new FrontEndException("the request has no 'op' field");
+            }
+            if (!_options.Operations.TryRead(op, body, out var request))
+            {
+                throw new FrontEndException($"unknown operation '{op}'");
+            }
+            await session.HandleAsync(request!, replies, token).ConfigureAwait(false);
             if (!replies.Finished)
             {
-                await replies.SendAsync(new WireMessage(), token).ConfigureAwait(false);
+                await replies.SendAsync(new ReplyEnvelope(), token).ConfigureAwait(false);
             }
         }
         catch (FrontEndException e)
@@ -290,10 +311,10 @@ public sealed class FrontEndServer : IDisposable
         catch (Exception e) when (e is not OperationCanceledException and not IOException and not SocketException)
         {
             Interlocked.Increment(ref _failures);
-            _log($"front-end: request '{request.Op}' from {remote} failed: {e}");
+            _log($"front-end: request '{op}' from {remote} failed: {e}");
             if (!replies.Finished)
             {
-                await replies.FailAsync($"internal error serving '{request.Op}': {e.Message}", token).ConfigureAwait(false);
+                await replies.FailAsync($"internal error serving '{op}': {e.Message}", token).ConfigureAwait(false);
             }
         }
     }
@@ -322,34 +343,33 @@ public sealed class FrontEndReplies
     }
 
     /// <summary>Sends the final, successful reply.</summary>
-    public Task SendAsync(WireMessage reply, CancellationToken cancellation)
+    public Task SendAsync(FrontEndReply reply, CancellationToken cancellation)
     {
         ArgumentNullException.ThrowIfNull(reply);
         Finished = true;
-        reply["id"] = _id;
-        reply["ok"] = true;
+        reply.Id = _id;
+        reply.Ok = true;
+        reply.More = false;
         return SendRawAsync(reply, cancellation);
     }
 
     /// <summary>Sends a partial reply; the request is still being served.</summary>
-    public Task SendPartAsync(WireMessage part, CancellationToken cancellation)
+    public Task SendPartAsync(FrontEndReply part, CancellationToken cancellation)
     {
         ArgumentNullException.ThrowIfNull(part);
-        part["id"] = _id;
-        part["ok"] = true;
-        part["more"] = true;
+        part.Id = _id;
+        part.Ok = true;
+        part.More = true;
         return SendRawAsync(part, cancellation);
     }
 
     public Task FailAsync(string error, CancellationToken cancellation)
     {
         Finished = true;
-        return SendRawAsync(Error(_id, error), cancellation);
+        return SendRawAsync(ReplyEnvelope.Failure(_id, error), cancellation);
     }
 
-    internal static WireMessage Error(long id, string error) => new() { { "id", id }, { "ok", false }, { "error", error } };
-
-    internal async Task SendRawAsync(WireMessage message, CancellationToken cancellation)
+    internal async Task SendRawAsync(FrontEndReply message, CancellationToken cancellation)
     {
         await _stream.WriteAsync(MessageFraming.Frame(message), cancellation).ConfigureAwait(false);
     }

@@ -11,35 +11,35 @@ public sealed partial class FrontEndSession
 {
     private Upload? _upload;
 
-    private Task HandleMoreAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation) => request.Op switch
+    private Task HandleMoreAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation) => request switch
     {
-        "put-begin" => PutBeginAsync(request, replies, cancellation),
-        "put-chunk" => PutChunkAsync(request, replies, cancellation),
-        "put-end" => PutEndAsync(replies, cancellation),
-        "get-manifest" => GetManifestAsync(request, replies, cancellation),
-        "get-chunk" => GetChunkAsync(request, replies, cancellation),
-        "ls" => ListAsync(replies, cancellation),
+        PutBeginRequest begin => PutBeginAsync(begin, replies, cancellation),
+        PutChunkRequest chunk => PutChunkAsync(chunk, replies, cancellation),
+        PutEndRequest => PutEndAsync(replies, cancellation),
+        GetManifestRequest manifest => GetManifestAsync(manifest, replies, cancellation),
+        GetChunkRequest chunk => GetChunkAsync(chunk, replies, cancellation),
+        LsRequest => ListAsync(replies, cancellation),
         _ => HandleJobsAsync(request, replies, cancellation),
     };
 
     private void DisposeUploads() => _upload = null;
 
-    private async Task PutBeginAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    private async Task PutBeginAsync(PutBeginRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
-        string name = request.GetString("name");
+        string name = Field.Required(request.Name, "name");
         if (!ChunkMeta.IsValidName(name))
         {
             throw new FrontEndException($"'{name}' is not a valid dataset name (1-200 letters, digits, '.', '_', '-')");
         }
-        var format = request.GetString("format") switch
+        var format = Field.Required(request.Format, "format") switch
         {
             "text" => DatasetFormat.Text,
             "records" => DatasetFormat.Records,
             var f => throw new FrontEndException($"unknown dataset format '{f}' (text or records)"),
         };
-        int recordSize = format == DatasetFormat.Records ? request.GetInt32("recordSize", 1, InputFormatLimits.MaxRecordBytes) : 0;
-        int chunks = request.GetInt32("chunks", 1, DatasetManifest.MaxChunks);
-        long total = request.GetInt64("totalBytes");
+        int recordSize = format == DatasetFormat.Records ? Field.InRange(request.RecordSize, "recordSize", 1, InputFormatLimits.MaxRecordBytes) : 0;
+        int chunks = Field.InRange(request.Chunks, "chunks", 1, DatasetManifest.MaxChunks);
+        long total = Field.Required(request.TotalBytes, "totalBytes");
         if (total < 0)
         {
             throw new FrontEndException("field 'totalBytes' cannot be negative");
@@ -50,16 +50,16 @@ public sealed partial class FrontEndSession
             throw new FrontEndException($"dataset '{name}' already exists ({existing.Chunks.Count} chunks, {existing.TotalBytes} bytes)");
         }
         _upload = new Upload(name, format, recordSize, chunks, total, BitConverter.ToUInt64(RandomNumberGenerator.GetBytes(8)));
-        await replies.SendAsync(new WireMessage { { "servers", (long)_node.Loop.Host.Torus.Count } }, cancellation).ConfigureAwait(false);
+        await replies.SendAsync(new PutBeginReply { Servers = _node.Loop.Host.Torus.Count }, cancellation).ConfigureAwait(false);
     }
 
-    private async Task PutChunkAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    private async Task PutChunkAsync(PutChunkRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
         var upload = _upload ?? throw new FrontEndException("no upload in progress on this connection (send put-begin first)");
-        int index = request.GetInt32("index", 0, upload.ChunkCount - 1);
-        long length = request.GetInt64("length");
-        long offset = request.GetInt64("offset");
-        var data = request.GetBinary("data");
+        int index = Field.InRange(request.Index, "index", 0, upload.ChunkCount - 1);
+        long length = Field.Required(request.Length, "length");
+        long offset = Field.Required(request.Offset, "offset");
+        var data = Field.Required(request.Data, "data").Span;
         if (length < 0 || length > ChunkMeta.MaxChunkBytes)
         {
             throw new FrontEndException($"chunk length {length} is out of range (at most {ChunkMeta.MaxChunkBytes} bytes)");
@@ -84,9 +84,9 @@ public sealed partial class FrontEndSession
         }
         data.CopyTo(upload.Current.AsSpan((int)offset));
         upload.Received += data.Length;
-        if (!request.GetBoolean("final"))
+        if (request.Final != true)
         {
-            await replies.SendAsync(new WireMessage { { "received", upload.Received } }, cancellation).ConfigureAwait(false);
+            await replies.SendAsync(new PutChunkReply { Received = upload.Received }, cancellation).ConfigureAwait(false);
             return;
         }
         if (upload.Received != length)
@@ -96,7 +96,7 @@ public sealed partial class FrontEndSession
         var bytes = upload.Current;
         upload.Current = null;
         ulong checksum = XxHash64.Hash(bytes);
-        if (request.Has("checksum") && (ulong)request.GetInt64("checksum") != checksum)
+        if (request.Checksum is { } expected && (ulong)expected != checksum)
         {
             throw new FrontEndException($"chunk {index}: the bytes received do not match the client's checksum");
         }
@@ -121,10 +121,10 @@ public sealed partial class FrontEndSession
         }
         upload.Stored[index] = new ManifestChunk(meta.Id, meta.Length, checksum);
         await replies.SendAsync(
-            new WireMessage
+            new PutChunkReply
             {
-                { "chunk", meta.Id.ToString() },
-                { "replicas", result.Replicas.Select(c => (object?)Format(c)).ToList() },
+                Chunk = meta.Id.ToString(),
+                Replicas = result.Replicas.Select(Format).ToList(),
             },
             cancellation).ConfigureAwait(false);
     }
@@ -159,37 +159,30 @@ public sealed partial class FrontEndSession
         }
         _upload = null;
         await replies.SendAsync(
-            new WireMessage { { "name", manifest.Name }, { "chunks", (long)manifest.Chunks.Count }, { "bytes", manifest.TotalBytes } },
+            new PutEndReply { Name = manifest.Name, Chunks = manifest.Chunks.Count, Bytes = manifest.TotalBytes },
             cancellation).ConfigureAwait(false);
     }
 
-    private async Task GetManifestAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    private async Task GetManifestAsync(GetManifestRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
-        string name = request.GetString("name");
+        string name = Field.Required(request.Name, "name");
         var manifest = await ReadManifestAsync(name).ConfigureAwait(false)
             ?? throw new FrontEndException($"unknown dataset '{name}'");
         await replies.SendAsync(
-            new WireMessage
+            new ManifestReply
             {
-                { "name", manifest.Name },
-                { "format", manifest.FormatName },
-                { "totalBytes", manifest.TotalBytes },
-                { "created", manifest.CreatedUnixMs },
-                {
-                    "chunks", manifest.Chunks.Select(c => (object?)new WireMessage
-                    {
-                        { "id", c.Id.ToString() },
-                        { "length", c.Length },
-                        { "checksum", (long)c.Checksum },
-                    }).ToList()
-                },
+                Name = manifest.Name,
+                Format = manifest.FormatName,
+                TotalBytes = manifest.TotalBytes,
+                Created = manifest.CreatedUnixMs,
+                Chunks = manifest.Chunks.Select(c => new ManifestChunkInfo { Id = c.Id.ToString(), Length = c.Length, Checksum = (long)c.Checksum }).ToList(),
             },
             cancellation).ConfigureAwait(false);
     }
 
-    private async Task GetChunkAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    private async Task GetChunkAsync(GetChunkRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
-        string text = request.GetString("chunk");
+        string text = Field.Required(request.Chunk, "chunk");
         if (!Key.TryParse(text, out var id))
         {
             throw new FrontEndException($"'{text}' is not a chunk id (40 hex digits)");
@@ -203,15 +196,15 @@ public sealed partial class FrontEndSession
         for (int offset = 0; offset < bytes.Length; offset += MessageFraming.MaxDataPartBytes)
         {
             int n = Math.Min(MessageFraming.MaxDataPartBytes, bytes.Length - offset);
-            await replies.SendPartAsync(new WireMessage { { "offset", (long)offset }, { "data", new ArraySegment<byte>(bytes, offset, n) } }, cancellation).ConfigureAwait(false);
+            await replies.SendPartAsync(new DataPart { Offset = offset, Data = bytes.AsMemory(offset, n) }, cancellation).ConfigureAwait(false);
         }
         await replies.SendAsync(
-            new WireMessage
+            new GetChunkReply
             {
-                { "length", (long)bytes.Length },
-                { "checksum", (long)result.Meta!.Checksum },
-                { "from", Format(result.From) },
-                { "repairs", (long)result.Repairs },
+                Length = bytes.Length,
+                Checksum = (long)result.Meta!.Checksum,
+                From = Format(result.From),
+                Repairs = result.Repairs,
             },
             cancellation).ConfigureAwait(false);
     }
@@ -220,19 +213,17 @@ public sealed partial class FrontEndSession
     {
         var result = await _node.Start<ListResult>(done => _node.Store.ListManifests(done)).ConfigureAwait(false);
         await replies.SendAsync(
-            new WireMessage
+            new LsReply
             {
+                Datasets = result.Manifests.Select(m => new DatasetInfo
                 {
-                    "datasets", result.Manifests.Select(m => (object?)new WireMessage
-                    {
-                        { "name", m.Dataset },
-                        { "bytes", m.DatasetBytes },
-                        { "chunks", (long)m.Count },
-                        { "format", m.Format == DatasetFormat.Text ? "text" : FormattableString.Invariant($"records{m.RecordSize}") },
-                    }).ToList()
-                },
-                { "serversAsked", (long)result.ServersAsked },
-                { "unanswered", result.Unanswered.Select(c => (object?)Format(c)).ToList() },
+                    Name = m.Dataset,
+                    Bytes = m.DatasetBytes,
+                    Chunks = m.Count,
+                    Format = m.Format == DatasetFormat.Text ? "text" : FormattableString.Invariant($"records{m.RecordSize}"),
+                }).ToList(),
+                ServersAsked = result.ServersAsked,
+                Unanswered = result.Unanswered.Select(Format).ToList(),
             },
             cancellation).ConfigureAwait(false);
     }

@@ -11,18 +11,18 @@ namespace Camdoop.MapReduce.FrontEnd;
 // Jobs: submission, status and progress, and the output of a finished job.
 public sealed partial class FrontEndSession
 {
-    private Task HandleJobsAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation) => request.Op switch
+    private Task HandleJobsAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation) => request switch
     {
-        "submit" => SubmitAsync(request, replies, cancellation),
-        "job-status" => JobStatusAsync(request, replies, cancellation),
-        "job-part" => JobPartAsync(request, replies, cancellation),
+        SubmitRequest submit => SubmitAsync(submit, replies, cancellation),
+        JobStatusRequest status => JobStatusAsync(status, replies, cancellation),
+        JobPartRequest part => JobPartAsync(part, replies, cancellation),
         _ => throw new FrontEndException($"unknown operation '{request.Op}'"),
     };
 
-    private async Task SubmitAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    private async Task SubmitAsync(SubmitRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
         var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
-        string jobText = request.GetString("job");
+        string jobText = Field.Required(request.Job, "job");
         JobSpec spec;
         try
         {
@@ -34,19 +34,19 @@ public sealed partial class FrontEndSession
             throw new FrontEndException(e.Message, e);
         }
         int servers = _node.Loop.Host.Torus.Count;
-        long reducers = request.GetInt64("reducers");
+        long reducers = Field.Required(request.Reducers, "reducers");
         if (reducers < 1 || reducers > servers)
         {
             throw new FrontEndException($"R = {reducers} reduce tasks: the cube has {servers} servers and runs 1 to {servers} reduce tasks (at most one per server)");
         }
-        var mode = request.GetString("mode") switch
+        var mode = Field.Required(request.Mode, "mode") switch
         {
             "camdoop" => ShuffleMode.Camdoop,
             "noagg" => ShuffleMode.NoAgg,
             var m => throw new FrontEndException($"unknown mode '{m}' (camdoop or noagg)"),
         };
-        string input = request.GetString("input");
-        string? output = request.GetOptionalString("output");
+        string input = Field.Required(request.Input, "input");
+        string? output = request.Output;
         if (output is not null)
         {
             if (!ChunkMeta.IsValidName(output))
@@ -71,24 +71,24 @@ public sealed partial class FrontEndSession
             Output = OutputTarget.LocalFiles(),
         };
         await _node.OnLoop(() => jobs.Submit(description, manifest, output)).ConfigureAwait(false);
-        await replies.SendAsync(new WireMessage { { "jobId", FormatJobId(jobId) } }, cancellation).ConfigureAwait(false);
+        await replies.SendAsync(new SubmitReply { JobId = FormatJobId(jobId) }, cancellation).ConfigureAwait(false);
     }
 
-    private async Task JobStatusAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    private async Task JobStatusAsync(JobStatusRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
         var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
-        ulong jobId = ParseJobId(request.GetString("jobId"));
+        ulong jobId = ParseJobId(Field.Required(request.JobId, "jobId"));
         var status = await _node.OnLoop(() => jobs.GetJob(jobId) is { } t ? Snapshot(t, _node.Loop.Host.Now) : null).ConfigureAwait(false)
             ?? throw new FrontEndException($"unknown job {FormatJobId(jobId)} (jobs are known to the front-end they were submitted to)");
         await replies.SendAsync(status, cancellation).ConfigureAwait(false);
     }
 
     /// <summary>Streams the output of one reduce task: from the chunk store, or from the reducer's disk.</summary>
-    private async Task JobPartAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    private async Task JobPartAsync(JobPartRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
         var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
-        ulong jobId = ParseJobId(request.GetString("jobId"));
-        int reduceTask = (int)request.GetInt64("reduceTask");
+        ulong jobId = ParseJobId(Field.Required(request.JobId, "jobId"));
+        int reduceTask = (int)Field.Required(request.ReduceTask, "reduceTask");
         var part = await _node.OnLoop(() =>
         {
             var job = jobs.GetJob(jobId) ?? throw new FrontEndException($"unknown job {FormatJobId(jobId)}");
@@ -124,50 +124,49 @@ public sealed partial class FrontEndSession
         for (int offset = 0; offset < bytes.Length; offset += MessageFraming.MaxDataPartBytes)
         {
             int n = Math.Min(MessageFraming.MaxDataPartBytes, bytes.Length - offset);
-            await replies.SendPartAsync(new WireMessage { { "offset", (long)offset }, { "data", new ArraySegment<byte>(bytes, offset, n) } }, cancellation).ConfigureAwait(false);
+            await replies.SendPartAsync(new DataPart { Offset = offset, Data = bytes.AsMemory(offset, n) }, cancellation).ConfigureAwait(false);
         }
-        await replies.SendAsync(new WireMessage { { "length", (long)bytes.Length }, { "server", Format(part.Server) } }, cancellation).ConfigureAwait(false);
+        await replies.SendAsync(new JobPartReply { Length = bytes.Length, Server = Format(part.Server) }, cancellation).ConfigureAwait(false);
     }
 
     /// <summary>The job as the client sees it (taken on the event loop).</summary>
-    private static WireMessage Snapshot(JobTracker job, long now)
+    private static JobStatusReply Snapshot(JobTracker job, long now)
     {
         var d = job.Description;
         long end = job.IsOver || job.Finishing ? job.FinishedAt : now;
-        var message = new WireMessage
+        return new JobStatusReply
         {
-            { "jobId", FormatJobId(d.JobId) },
-            { "job", d.Job.ToString() },
-            { "input", job.Input.Name },
-            { "reducers", (long)d.ReduceTasks },
-            { "mode", d.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg" },
-            { "state", job.State.ToString().ToLowerInvariant() },
-            { "servers", (long)job.Servers },
-            { "mapsDone", (long)job.MapsDone },
-            { "mapTasks", (long)job.MapTasksAssigned },
-            { "inputBytes", job.InputBytes },
-            { "intermediateBytes", job.IntermediateBytes },
-            { "shuffleBytes", job.ShuffleBytes },
-            { "reducesDone", (long)job.ReducesDone },
-            { "jobSeconds", (end - job.SubmittedAt) / 1e9 },
-            { "mapSeconds", ((job.MapsDoneAt > 0 ? job.MapsDoneAt : end) - job.SubmittedAt) / 1e9 },
-            { "shuffleReduceSeconds", job.ShuffleStartedAt > 0 ? (end - job.ShuffleStartedAt) / 1e9 : 0.0 },
-            { "failure", job.Failure },
-            { "outputDataset", job.OutputDataset },
+            JobId = FormatJobId(d.JobId),
+            Job = d.Job.ToString(),
+            Input = job.Input.Name,
+            Reducers = d.ReduceTasks,
+            Mode = d.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg",
+            State = job.State.ToString().ToLowerInvariant(),
+            Servers = job.Servers,
+            MapsDone = job.MapsDone,
+            MapTasks = job.MapTasksAssigned,
+            InputBytes = job.InputBytes,
+            IntermediateBytes = job.IntermediateBytes,
+            ShuffleBytes = job.ShuffleBytes,
+            ReducesDone = job.ReducesDone,
+            JobSeconds = (end - job.SubmittedAt) / 1e9,
+            MapSeconds = ((job.MapsDoneAt > 0 ? job.MapsDoneAt : end) - job.SubmittedAt) / 1e9,
+            ShuffleReduceSeconds = job.ShuffleStartedAt > 0 ? (end - job.ShuffleStartedAt) / 1e9 : 0.0,
+            Failure = job.Failure,
+            OutputDataset = job.OutputDataset,
+            Outputs = job.Reduces
+                .Where(r => r is not null)
+                .Select(r => new JobOutputInfo
+                {
+                    ReduceTask = r!.Value.Report.ReduceTask,
+                    Server = Format(r.Value.Server),
+                    Path = r.Value.Report.OutputPath,
+                    Chunk = r.Value.Report.Chunk?.ToString(),
+                    Records = r.Value.Report.Records,
+                    Bytes = r.Value.Report.FileBytes,
+                })
+                .ToList(),
         };
-        message["outputs"] = job.Reduces
-            .Where(r => r is not null)
-            .Select(r => (object?)new WireMessage
-            {
-                { "reduceTask", (long)r!.Value.Report.ReduceTask },
-                { "server", Format(r.Value.Server) },
-                { "path", r.Value.Report.OutputPath },
-                { "chunk", r.Value.Report.Chunk?.ToString() },
-                { "records", r.Value.Report.Records },
-                { "bytes", r.Value.Report.FileBytes },
-            })
-            .ToList();
-        return message;
     }
 
     public static string FormatJobId(ulong jobId) => jobId.ToString("x16", CultureInfo.InvariantCulture);

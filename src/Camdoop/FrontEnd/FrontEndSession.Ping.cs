@@ -10,12 +10,12 @@ public sealed partial class FrontEndSession
 {
     private const int MaxPings = 10_000;
 
-    private async Task PingAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    private async Task PingAsync(PingRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
-        string text = request.GetString("target");
-        int count = request.GetInt32("count", 1, MaxPings);
-        long intervalMs = Math.Clamp(request.GetInt64("intervalMs", 100), 0, 10_000);
-        long timeoutMs = Math.Clamp(request.GetInt64("timeoutMs", 1000), 1, 60_000);
+        string text = Field.Required(request.Target, "target");
+        int count = Field.InRange(request.Count, "count", 1, MaxPings);
+        long intervalMs = Math.Clamp(request.IntervalMs ?? 100, 0, 10_000);
+        long timeoutMs = Math.Clamp(request.TimeoutMs ?? 1000, 1, 60_000);
         var torus = _node.Loop.Host.Torus;
         if (!Coordinate.TryParse(text, out var target) || !torus.Contains(target))
         {
@@ -34,17 +34,17 @@ public sealed partial class FrontEndSession
                     done(null);
                 }
             }).ConfigureAwait(false);
-            var part = new WireMessage { { "seq", (long)i }, { "distance", distance } };
+            var part = new PingPart { Seq = i, Distance = distance };
             if (result is { Outcome: PingOutcome.Replied } r)
             {
                 replied++;
-                part["rttNs"] = r.RoundTripNs;
-                part["forwardHops"] = (long)r.ForwardHops;
-                part["returnHops"] = (long)r.ReturnHops;
+                part.RttNs = r.RoundTripNs;
+                part.ForwardHops = r.ForwardHops;
+                part.ReturnHops = r.ReturnHops;
             }
             else
             {
-                part["lost"] = result is null ? "not sent: no route or queue full" : "timed out";
+                part.Lost = result is null ? "not sent: no route or queue full" : "timed out";
             }
             await replies.SendPartAsync(part, cancellation).ConfigureAwait(false);
             if (i + 1 < count && intervalMs > 0)
@@ -53,7 +53,7 @@ public sealed partial class FrontEndSession
             }
         }
         await replies.SendAsync(
-            new WireMessage { { "source", _node.Loop.Host.Self.ToString() }, { "target", target.ToString() }, { "sent", (long)count }, { "replied", (long)replied } },
+            new PingReply { Source = _node.Loop.Host.Self.ToString(), Target = target.ToString(), Sent = count, Replied = replied },
             cancellation).ConfigureAwait(false);
     }
 }

@@ -3,7 +3,7 @@ using Camdoop.MapReduce.FrontEnd.Wire;
 namespace Camdoop.MapReduce.FrontEnd;
 
 /// <summary>
-/// One client connection to a server's front-end: dispatches each request by its "op". Requests of one connection
+/// One client connection to a server's front-end: dispatches each request by its type (its "op"). Requests of one connection
 /// are served one at a time, so an upload in progress is plain per-session state. Every service call goes through
 /// <see cref="FrontEndNode"/>, i.e. through the server's event loop.
 /// </summary>
@@ -17,16 +17,15 @@ public sealed partial class FrontEndSession : IFrontEndSession
         _node = node;
     }
 
-    public Task HandleAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+    public Task HandleAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
         ArgumentNullException.ThrowIfNull(request);
         ArgumentNullException.ThrowIfNull(replies);
-        return request.Op switch
+        return request switch
         {
-            "hello" => HelloAsync(replies, cancellation),
-            "status" => StatusAsync(replies, cancellation),
-            "ping" => PingAsync(request, replies, cancellation),
-            null => throw new FrontEndException("the request has no 'op' field"),
+            HelloRequest => HelloAsync(replies, cancellation),
+            StatusRequest => StatusAsync(replies, cancellation),
+            PingRequest ping => PingAsync(ping, replies, cancellation),
             _ => HandleMoreAsync(request, replies, cancellation),
         };
     }
@@ -37,12 +36,12 @@ public sealed partial class FrontEndSession : IFrontEndSession
     {
         var (torus, reachable) = await _node.OnLoop(() => (_node.Loop.Host.Torus, _node.Routing.ReachableCount)).ConfigureAwait(false);
         await replies.SendAsync(
-            new WireMessage
+            new HelloReply
             {
-                { "server", _node.Loop.Host.Self.ToString() },
-                { "torus", torus.ToString() },
-                { "servers", (long)torus.Count },
-                { "reachable", (long)reachable },
+                Server = _node.Loop.Host.Self.ToString(),
+                Torus = torus.ToString(),
+                Servers = torus.Count,
+                Reachable = reachable,
             },
             cancellation).ConfigureAwait(false);
     }
@@ -50,6 +49,6 @@ public sealed partial class FrontEndSession : IFrontEndSession
     private async Task StatusAsync(FrontEndReplies replies, CancellationToken cancellation)
     {
         var status = await _node.Status().ConfigureAwait(false);
-        await replies.SendAsync(new WireMessage { { "status", WireJson.FromJson(status) } }, cancellation).ConfigureAwait(false);
+        await replies.SendAsync(new StatusReply { Status = status }, cancellation).ConfigureAwait(false);
     }
 }

@@ -317,6 +317,7 @@ public sealed class CamdoopNode : IDisposable
                 ["requests"] = fe.RequestsServed,
                 ["malformed"] = fe.MalformedMessages,
                 ["oversized"] = fe.OversizedMessages,
+                ["truncated"] = fe.TruncatedMessages,
                 ["refused"] = fe.ConnectionsRefused,
                 ["handlerFailures"] = fe.HandlerFailures,
             };

@@ -10,6 +10,7 @@ using Camdoop.MapReduce.Reference;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Node;
+using MessagePack;
 
 namespace Camdoop.Cli.Tests.Cluster;
 
@@ -156,24 +157,33 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         using (var client = FrontEndClient.Connect(cube.FrontEnd))
         {
             client.SendRaw([0, 0, 0, 3, 0xc1, 0xc1, 0xc1]);
-            var reply = client.ReadMessage()!;
-            Assert.Equal(false, reply["ok"]);
-            Assert.Contains("malformed", reply.GetString("error"), StringComparison.Ordinal);
-            var bad = Assert.Throws<FrontEndException>(() => client.Call(new WireMessage("submit") { { "job", "wordcount" }, { "input", "corpus" }, { "reducers", "many" }, { "mode", "camdoop" } }));
-            Assert.Contains("reducers", bad.Message, StringComparison.Ordinal);
-            var hello = client.Call(new WireMessage("hello"));
-            Assert.Equal(27, hello.GetInt64("servers"));
+            var reply = client.ReadReply()!;
+            Assert.False(reply.Ok);
+            Assert.Contains("malformed", reply.Error, StringComparison.Ordinal);
+            // A submission whose "reducers" is a string, as no well-behaved client sends it.
+            var submit = new Dictionary<string, object?> { ["op"] = "submit", ["id"] = 5L, ["job"] = "wordcount", ["input"] = "corpus", ["reducers"] = "many", ["mode"] = "camdoop" };
+            var body = MessagePackSerializer.Serialize(submit, MessagePackSerializerOptions.Standard);
+            var framed = new byte[4 + body.Length];
+            BinaryPrimitives.WriteUInt32BigEndian(framed, (uint)body.Length);
+            body.CopyTo(framed, 4);
+            client.SendRaw(framed);
+            var bad = client.ReadReply()!;
+            Assert.False(bad.Ok);
+            Assert.Equal(5, bad.Id);
+            Assert.Contains("reducers", bad.Error, StringComparison.Ordinal);
+            var hello = client.Call(new HelloRequest());
+            Assert.Equal(27, hello.Servers);
         }
         using (var client = FrontEndClient.Connect(cube.FrontEnd))
         {
             client.SendRaw([0x7f, 0xff, 0xff, 0xff]);
-            var reply = client.ReadMessage()!;
-            Assert.Contains("exceeds the front-end's maximum", reply.GetString("error"), StringComparison.Ordinal);
-            Assert.Null(client.ReadMessage());
+            var reply = client.ReadReply()!;
+            Assert.Contains("exceeds the front-end's maximum", reply.Error, StringComparison.Ordinal);
+            Assert.Null(client.ReadReply());
         }
         using (var client = FrontEndClient.Connect(cube.FrontEnd))
         {
-            Assert.Equal("3x3x3", client.Call(new WireMessage("hello")).GetString("torus"));
+            Assert.Equal("3x3x3", client.Call(new HelloRequest()).Torus);
         }
     }
 

@@ -40,12 +40,12 @@ public class TestbedLifecycleTests
             // The front-end answers from outside the cube (this host, over the switch network).
             using (var client = FrontEndClient.Connect(frontEnd))
             {
-                var hello = client.Call(new WireMessage("hello"));
-                Assert.Equal("2x2x3", hello.GetString("torus"));
-                Assert.Equal(12, hello.GetInt64("reachable"));
-                var node = client.Call(new WireMessage("status")).GetMessage("status");
-                Assert.Equal("0,0,0", node.GetString("coordinate"));
-                Assert.Equal(6, node.GetInt64("linksUp"));
+                var hello = client.Call(new HelloRequest());
+                Assert.Equal("2x2x3", hello.Torus);
+                Assert.Equal(12, hello.Reachable);
+                var node = client.Call(new StatusRequest()).Status;
+                Assert.Equal("0,0,0", node.GetProperty("coordinate").GetString());
+                Assert.Equal(6, node.GetProperty("linksUp").GetInt64());
             }
 
             // SIGTERM stops one node cleanly: it records "stopped" and its neighbours see the link go down.

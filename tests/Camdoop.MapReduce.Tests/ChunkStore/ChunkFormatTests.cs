@@ -64,7 +64,48 @@ public class ChunkFormatTests
         var wrongTotal = manifest with { TotalBytes = 31 };
         Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(wrongTotal.Encode()));
         var encoded = manifest.Encode();
-        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(encoded.AsSpan(0, encoded.Length - 3)));
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(encoded.AsMemory(0, encoded.Length - 3)));
+    }
+
+    [Fact]
+    public void ManifestsKeepTheirStoredLayout()
+    {
+        // Written by the hand-written MessagePack encoder this project used before MessagePack-CSharp: manifests
+        // already in a chunk store still decode, and new ones are byte for byte the same.
+        var stored = Convert.FromHexString(
+            "86a46e616d65a6636f72707573a6666f726d617401aa7265636f726453697a6564aa746f74616c4279746573ce042c1d"
+            + "9ea763726561746564cf0000018bcfe56800a66368756e6b739393c41486f7e437faa5a7fce15d1ddcb9eaeaea377667"
+            + "b80acfffffffffffffffff93c414e9d71f5ee7c92d6dc9e92ffdad17b8bd49418f98140193c41484a516841ba77a5b46"
+            + "48de2cd0dfcb30ea46dbb4ce042c1d80cd012c");
+        var manifest = new DatasetManifest
+        {
+            Name = "corpus",
+            Format = DatasetFormat.Records,
+            RecordSize = 100,
+            TotalBytes = 70_000_030,
+            CreatedUnixMs = 1_700_000_000_000,
+            Chunks = [new ManifestChunk(Key.FromString("a"), 10, ulong.MaxValue), new ManifestChunk(Key.FromString("b"), 20, 1), new ManifestChunk(Key.FromString("c"), 70_000_000, 300)],
+        };
+        Assert.Equal(Convert.ToHexString(stored), Convert.ToHexString(manifest.Encode()));
+        var back = DatasetManifest.Decode(stored);
+        Assert.Equal(manifest.Chunks, back.Chunks);
+        Assert.Equal(manifest with { Chunks = back.Chunks }, back);
+    }
+
+    [Fact]
+    public void DamagedManifestChunkEntriesAreRefused()
+    {
+        var manifest = new DatasetManifest { Name = "d", TotalBytes = 10, Chunks = [new ManifestChunk(Key.FromString("a"), 10, 7)] };
+        var bytes = manifest.Encode();
+        int entry = bytes.AsSpan().IndexOf(Convert.FromHexString("93c414"));
+        var shortId = (byte[])bytes.Clone();
+        shortId[entry + 2] = 0x13; // a 19-byte id, the rest shifted
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(shortId));
+        var twoItems = bytes[..^1]; // the last chunk entry's checksum is the manifest's last byte
+        twoItems[entry] = 0x92; // [id, length] without the checksum
+        Assert.Contains("[id, length, checksum]", Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(twoItems)).Message, StringComparison.Ordinal);
+        var notAMap = Convert.FromHexString("93010203");
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(notAMap));
     }
 
     [Fact]

@@ -2,30 +2,85 @@ using System.Buffers.Binary;
 using System.Net;
 using Camdoop.MapReduce.FrontEnd;
 using Camdoop.MapReduce.FrontEnd.Wire;
+using MessagePack;
 
 namespace Camdoop.MapReduce.Tests.FrontEnd;
 
 public class FrontEndServerTests
 {
+    [MessagePackObject]
+    public sealed class EchoRequest : FrontEndRequest<EchoReply>
+    {
+        public override string Op => "echo";
+
+        [Key("text")]
+        public string? Text { get; set; }
+    }
+
+    [MessagePackObject]
+    public sealed class EchoReply : FrontEndReply
+    {
+        [Key("text")]
+        public string Text { get; set; } = "";
+    }
+
+    [MessagePackObject]
+    public sealed class CountRequest : FrontEndRequest<CountReply, CountPart>
+    {
+        public override string Op => "count";
+
+        [Key("n")]
+        public long? N { get; set; }
+    }
+
+    [MessagePackObject]
+    public sealed class CountPart : FrontEndReply
+    {
+        [Key("i")]
+        public long I { get; set; }
+    }
+
+    [MessagePackObject]
+    public sealed class CountReply : FrontEndReply
+    {
+        [Key("total")]
+        public long Total { get; set; }
+    }
+
+    [MessagePackObject]
+    public sealed class BoomRequest : FrontEndRequest<ReplyEnvelope>
+    {
+        public override string Op => "boom";
+    }
+
+    /// <summary>An operation the test server does not know.</summary>
+    [MessagePackObject]
+    public sealed class DanceRequest : FrontEndRequest<ReplyEnvelope>
+    {
+        public override string Op => "dance";
+    }
+
+    private static readonly FrontEndOperations TestOperations = new FrontEndOperations().Add<EchoRequest>().Add<CountRequest>().Add<BoomRequest>();
+
     /// <summary>Answers "echo" with the request's "text", fails "boom" with an unexpected exception, streams "count" parts.</summary>
     private sealed class TestSession : IFrontEndSession
     {
-        public async Task HandleAsync(WireMessage request, FrontEndReplies replies, CancellationToken cancellation)
+        public async Task HandleAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation)
         {
-            switch (request.Op)
+            switch (request)
             {
-                case "echo":
-                    await replies.SendAsync(new WireMessage { { "text", request.GetString("text") } }, cancellation);
+                case EchoRequest echo:
+                    await replies.SendAsync(new EchoReply { Text = Field.Required(echo.Text, "text") }, cancellation);
                     break;
-                case "count":
-                    long n = request.GetInt64("n");
+                case CountRequest count:
+                    long n = Field.Required(count.N, "n");
                     for (long i = 0; i < n; i++)
                     {
-                        await replies.SendPartAsync(new WireMessage { { "i", i } }, cancellation);
+                        await replies.SendPartAsync(new CountPart { I = i }, cancellation);
                     }
-                    await replies.SendAsync(new WireMessage { { "total", n } }, cancellation);
+                    await replies.SendAsync(new CountReply { Total = n }, cancellation);
                     break;
-                case "boom":
+                case BoomRequest:
                     throw new InvalidOperationException("a bug in a handler");
                 default:
                     throw new FrontEndException($"unknown operation '{request.Op}'");
@@ -39,31 +94,25 @@ public class FrontEndServerTests
 
     private static FrontEndServer StartServer(FrontEndServerOptions? options = null)
     {
-        var server = new FrontEndServer(new IPEndPoint(IPAddress.Loopback, 0), () => new TestSession(), options);
+        var server = new FrontEndServer(new IPEndPoint(IPAddress.Loopback, 0), () => new TestSession(), (options ?? new FrontEndServerOptions()) with { Operations = TestOperations });
         server.Start();
         return server;
     }
 
     private static FrontEndClient Connect(FrontEndServer server) => FrontEndClient.Connect($"127.0.0.1:{server.EndPoint.Port}");
 
-    private static byte[] Prefixed(ReadOnlySpan<byte> body)
-    {
-        var bytes = new byte[4 + body.Length];
-        BinaryPrimitives.WriteUInt32BigEndian(bytes, (uint)body.Length);
-        body.CopyTo(bytes.AsSpan(4));
-        return bytes;
-    }
+    private static byte[] Prefixed(ReadOnlySpan<byte> body) => WireTestBytes.Prefixed(body);
 
     [Fact]
     public void AnswersRequestsAndStreamsPartialReplies()
     {
         using var server = StartServer();
         using var client = Connect(server);
-        Assert.Equal("hi", client.Call(new WireMessage("echo") { { "text", "hi" } }).GetString("text"));
+        Assert.Equal("hi", client.Call(new EchoRequest { Text = "hi" }).Text);
         var parts = new List<long>();
-        var final = client.Call(new WireMessage("count") { { "n", 5L } }, part => parts.Add(part.GetInt64("i")));
+        var final = client.Call(new CountRequest { N = 5 }, part => parts.Add(part.I));
         Assert.Equal([0L, 1, 2, 3, 4], parts);
-        Assert.Equal(5, final.GetInt64("total"));
+        Assert.Equal(5, final.Total);
     }
 
     [Fact]
@@ -84,14 +133,73 @@ public class FrontEndServerTests
         foreach (var body in garbage)
         {
             client.SendRaw(Prefixed(body));
-            var reply = client.ReadMessage();
+            var reply = client.ReadReply();
             Assert.NotNull(reply);
-            Assert.Equal(false, reply["ok"]);
-            Assert.Contains("malformed", reply.GetString("error"), StringComparison.Ordinal);
+            Assert.False(reply.Ok);
+            Assert.Contains("malformed", reply.Error, StringComparison.Ordinal);
         }
         // Same connection still works.
-        Assert.Equal("still here", client.Call(new WireMessage("echo") { { "text", "still here" } }).GetString("text"));
+        Assert.Equal("still here", client.Call(new EchoRequest { Text = "still here" }).Text);
         Assert.Equal(garbage.Length, server.MalformedMessages);
+    }
+
+    public static TheoryData<string, byte[], string, bool> BadRequests() => new()
+    {
+        { "wrong type", WireTestBytes.Map(("op", "echo"), ("id", 7L), ("text", 5L)), "field 'text' is missing or is not a string", false },
+        { "unknown kind", WireTestBytes.Map(("op", "fly"), ("id", 7L)), "unknown operation 'fly'", false },
+        { "no kind", WireTestBytes.Map(("id", 7L), ("text", "x")), "the request has no 'op' field", false },
+        { "kind of the wrong type", WireTestBytes.Map(("op", 12L), ("id", 7L)), "field 'op' is missing or is not a string", true },
+        { "truncated body", WireTestBytes.Map(("op", "echo"), ("id", 7L), ("text", "hello"))[..^3], "malformed message: a length runs past the end of the message", true },
+        { "huge string length", [0x82, 0xa2, (byte)'o', (byte)'p', 0xa4, (byte)'e', (byte)'c', (byte)'h', (byte)'o', 0xa4, (byte)'t', (byte)'e', (byte)'x', (byte)'t', 0xdb, 0xff, 0xff, 0xff, 0xf0, 0x61], "a length runs past the end", true },
+        { "huge binary length", WireTestBytes.MapWithRawValue("c6fffffff001"), "a length runs past the end", true },
+        { "huge array length", WireTestBytes.MapWithRawValue("ddfffffff0c0"), "cannot fit the message", true },
+        { "huge map length", WireTestBytes.MapWithRawValue("dffffffff0c0"), "cannot fit the message", true },
+        { "deep nesting", [0x82, 0xa2, (byte)'o', (byte)'p', 0xa4, (byte)'e', (byte)'c', (byte)'h', (byte)'o', 0xa1, (byte)'z', .. Enumerable.Repeat((byte)0x91, 100_000), 0xc0], "nesting deeper than 16", true },
+    };
+
+    [Theory]
+    [MemberData(nameof(BadRequests))]
+    public void BadRequestsGetAClearErrorAndTheServerServesTheNextClient(string what, byte[] body, string error, bool malformed)
+    {
+        using var server = StartServer();
+        using (var client = Connect(server))
+        {
+            client.SendRaw(Prefixed(body));
+            var reply = client.ReadReply();
+            Assert.NotNull(reply);
+            Assert.False(reply.Ok, what);
+            Assert.Contains(error, reply.Error, StringComparison.Ordinal);
+            Assert.Equal(malformed ? 0 : 7, reply.Id);
+            Assert.Equal("same connection", client.Call(new EchoRequest { Text = "same connection" }).Text);
+        }
+        using var next = Connect(server);
+        Assert.Equal("next client", next.Call(new EchoRequest { Text = "next client" }).Text);
+        Assert.Equal(malformed ? 1 : 0, server.MalformedMessages);
+        Assert.Equal(0, server.HandlerFailures);
+    }
+
+    [Fact]
+    public void AClientThatLeavesInTheMiddleOfAMessageIsCountedAndTheServerCarriesOn()
+    {
+        using var server = StartServer();
+        var body = WireTestBytes.Map(("op", "echo"), ("text", "never finished"));
+        using (var client = Connect(server))
+        {
+            client.SendRaw(Prefixed(body).AsSpan(0, 10));
+        }
+        using (var client = Connect(server))
+        {
+            client.SendRaw(Prefixed(body).AsSpan(0, 2)); // half a length prefix
+        }
+        using var next = Connect(server);
+        Assert.Equal("next client", next.Call(new EchoRequest { Text = "next client" }).Text);
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (server.TruncatedMessages < 2 && DateTime.UtcNow < deadline)
+        {
+            Thread.Sleep(10);
+        }
+        Assert.Equal(2, server.TruncatedMessages);
+        Assert.Equal(0, server.MalformedMessages);
     }
 
     [Fact]
@@ -104,14 +212,14 @@ public class FrontEndServerTests
             var prefix = new byte[4];
             BinaryPrimitives.WriteUInt32BigEndian(prefix, 200_000_000);
             client.SendRaw(prefix);
-            var reply = client.ReadMessage();
+            var reply = client.ReadReply();
             Assert.NotNull(reply);
-            Assert.Equal(false, reply["ok"]);
-            Assert.Contains("exceeds", reply.GetString("error"), StringComparison.Ordinal);
-            Assert.Null(client.ReadMessage()); // closed by the server
+            Assert.False(reply.Ok);
+            Assert.Contains("exceeds", reply.Error, StringComparison.Ordinal);
+            Assert.Null(client.ReadReply()); // closed by the server
         }
         using var again = Connect(server);
-        Assert.Equal("ok", again.Call(new WireMessage("echo") { { "text", "ok" } }).GetString("text"));
+        Assert.Equal("ok", again.Call(new EchoRequest { Text = "ok" }).Text);
         Assert.Equal(1, server.OversizedMessages);
     }
 
@@ -120,13 +228,13 @@ public class FrontEndServerTests
     {
         using var server = StartServer();
         using var client = Connect(server);
-        var missing = Assert.Throws<FrontEndException>(() => client.Call(new WireMessage("echo")));
+        var missing = Assert.Throws<FrontEndException>(() => client.Call(new EchoRequest()));
         Assert.Contains("field 'text' is missing", missing.Message, StringComparison.Ordinal);
-        var bug = Assert.Throws<FrontEndException>(() => client.Call(new WireMessage("boom")));
+        var bug = Assert.Throws<FrontEndException>(() => client.Call(new BoomRequest()));
         Assert.Contains("a bug in a handler", bug.Message, StringComparison.Ordinal);
-        var unknown = Assert.Throws<FrontEndException>(() => client.Call(new WireMessage("dance")));
+        var unknown = Assert.Throws<FrontEndException>(() => client.Call(new DanceRequest()));
         Assert.Contains("unknown operation 'dance'", unknown.Message, StringComparison.Ordinal);
-        Assert.Equal("fine", client.Call(new WireMessage("echo") { { "text", "fine" } }).GetString("text"));
+        Assert.Equal("fine", client.Call(new EchoRequest { Text = "fine" }).Text);
         Assert.Equal(1, server.HandlerFailures);
     }
 
@@ -136,13 +244,13 @@ public class FrontEndServerTests
         using var server = StartServer(new FrontEndServerOptions { MaxConnections = 2 });
         using var a = Connect(server);
         using var b = Connect(server);
-        a.Call(new WireMessage("echo") { { "text", "a" } });
-        b.Call(new WireMessage("echo") { { "text", "b" } });
+        a.Call(new EchoRequest { Text = "a" });
+        b.Call(new EchoRequest { Text = "b" });
         using var c = Connect(server);
-        var reply = c.ReadMessage();
+        var reply = c.ReadReply();
         Assert.NotNull(reply);
-        Assert.Contains("maximum of 2 connections", reply.GetString("error"), StringComparison.Ordinal);
-        Assert.Equal("a again", a.Call(new WireMessage("echo") { { "text", "a again" } }).GetString("text"));
+        Assert.Contains("maximum of 2 connections", reply.Error, StringComparison.Ordinal);
+        Assert.Equal("a again", a.Call(new EchoRequest { Text = "a again" }).Text);
     }
 
     [Fact]

@@ -18,17 +18,17 @@ public static class CatCommand
     {
         string jobId = args.Argument("job")!;
         using var client = FrontEndAddress.Connect(args);
-        var status = FrontEndAddress.Call(() => client.Call(new WireMessage("job-status") { { "jobId", jobId } }));
-        if (status.GetString("state") != "done")
+        var status = FrontEndAddress.Call(() => client.Call(new JobStatusRequest { JobId = jobId }));
+        if (status.State != "done")
         {
-            throw new CliException($"cat: job {jobId} is {status.GetString("state")}{(status.GetOptionalString("failure") is { } f ? $": {f}" : "")}");
+            throw new CliException($"cat: job {jobId} is {status.State}{(status.Failure is { } f ? $": {f}" : "")}");
         }
-        long reducers = status.GetInt64("reducers");
+        long reducers = status.Reducers;
         string? outPath = args.String("out");
         using var output = outPath is null ? Console.OpenStandardOutput() : new FileStream(outPath, FileMode.Create, FileAccess.Write);
         for (long r = 0; r < reducers; r++)
         {
-            FrontEndAddress.Call(() => client.Call(new WireMessage("job-part") { { "jobId", jobId }, { "reduceTask", r } }, part => output.Write(part.GetBinary("data"))));
+            FrontEndAddress.Call(() => client.Call(new JobPartRequest { JobId = jobId, ReduceTask = r }, part => output.Write(part.Data.Span)));
         }
         return 0;
     }

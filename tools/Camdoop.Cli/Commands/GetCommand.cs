@@ -21,9 +21,9 @@ public static class GetCommand
         string name = args.Argument("name")!;
         string? outPath = args.String("out");
         using var client = FrontEndAddress.Connect(args);
-        var manifest = FrontEndAddress.Call(() => client.Call(new WireMessage("get-manifest") { { "name", name } }));
-        var chunks = manifest.GetList("chunks").Cast<WireMessage>().ToList();
-        long total = manifest.GetInt64("totalBytes");
+        var manifest = FrontEndAddress.Call(() => client.Call(new GetManifestRequest { Name = name }));
+        var chunks = manifest.Chunks;
+        long total = manifest.TotalBytes;
         string temp = outPath is null ? "" : outPath + ".part";
         using (var output = outPath is null ? Console.OpenStandardOutput() : new FileStream(temp, FileMode.Create, FileAccess.Write))
         {
@@ -32,14 +32,14 @@ public static class GetCommand
             for (int i = 0; i < chunks.Count; i++)
             {
                 var chunk = chunks[i];
-                long length = chunk.GetInt64("length");
-                ulong checksum = (ulong)chunk.GetInt64("checksum");
+                long length = chunk.Length;
+                ulong checksum = (ulong)chunk.Checksum;
                 var hash = new XxHash64();
                 long received = 0;
-                FrontEndAddress.Call(() => client.Call(new WireMessage("get-chunk") { { "chunk", chunk.GetString("id") } }, part =>
+                FrontEndAddress.Call(() => client.Call(new GetChunkRequest { Chunk = chunk.Id }, part =>
                 {
-                    var data = part.GetBinary("data");
-                    if (part.GetInt64("offset") != received)
+                    var data = part.Data.Span;
+                    if (part.Offset != received)
                     {
                         throw new CliException($"get: chunk {i} of '{name}' arrived out of order");
                     }

@@ -17,14 +17,14 @@ public static class LsCommand
     private static int Run(ParsedArguments args)
     {
         using var client = FrontEndAddress.Connect(args);
-        var reply = FrontEndAddress.Call(() => client.Call(new WireMessage("ls")));
-        var datasets = reply.GetList("datasets").Cast<WireMessage>().ToList();
-        var unanswered = reply.GetList("unanswered").Cast<string>().ToList();
+        var reply = FrontEndAddress.Call(() => client.Call(new LsRequest()));
+        var datasets = reply.Datasets;
+        var unanswered = reply.Unanswered;
         if (args.Flag("json"))
         {
             JsonOutput.Write(Console.Out, new
             {
-                datasets = datasets.Select(d => new { name = d.GetString("name"), bytes = d.GetInt64("bytes"), chunks = d.GetInt64("chunks"), format = d.GetString("format") }),
+                datasets = datasets.Select(d => new { name = d.Name, bytes = d.Bytes, chunks = d.Chunks, format = d.Format }),
                 unanswered,
             });
             return 0;
@@ -39,7 +39,7 @@ public static class LsCommand
             foreach (var d in datasets)
             {
                 Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                    $"{d.GetString("name"),-32} {Units.Bytes(d.GetInt64("bytes")),12} {d.GetInt64("chunks"),7}  {d.GetString("format")}"));
+                    $"{d.Name,-32} {Units.Bytes(d.Bytes),12} {d.Chunks,7}  {d.Format}"));
             }
         }
         if (unanswered.Count > 0)

@@ -28,14 +28,14 @@ public static class PingCommand
         var perHop = new List<double>();
         long distance = 0;
         var final = FrontEndAddress.Call(() => client.Call(
-            new WireMessage("ping") { { "target", target }, { "count", (long)count }, { "intervalMs", intervalMs } },
+            new PingRequest { Target = target, Count = count, IntervalMs = intervalMs },
             part =>
             {
-                distance = part.GetInt64("distance");
-                if (part.Has("rttNs"))
+                distance = part.Distance;
+                if (part.RttNs is { } rttNs)
                 {
-                    double ms = part.GetInt64("rttNs") / 1e6;
-                    long hops = part.GetInt64("forwardHops") + part.GetInt64("returnHops");
+                    double ms = rttNs / 1e6;
+                    long hops = (part.ForwardHops ?? 0) + (part.ReturnHops ?? 0);
                     rtts.Add(ms);
                     if (hops > 0)
                     {
@@ -45,21 +45,21 @@ public static class PingCommand
                     {
                         string hopText = hops > 0 ? string.Create(CultureInfo.InvariantCulture, $" ({ms * 2 / hops:0.###} ms per hop)") : "";
                         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                            $"reply from {target}: seq={part.GetInt64("seq")} hops={part.GetInt64("forwardHops")}/{part.GetInt64("returnHops")} rtt={ms:0.###} ms{hopText}"));
+                            $"reply from {target}: seq={part.Seq} hops={part.ForwardHops}/{part.ReturnHops} rtt={ms:0.###} ms{hopText}"));
                     }
                 }
                 else if (!json)
                 {
-                    Console.Out.WriteLine($"no reply from {target}: seq={part.GetInt64("seq")} {part.GetOptionalString("lost")}");
+                    Console.Out.WriteLine($"no reply from {target}: seq={part.Seq} {part.Lost}");
                 }
             }));
-        long replied = final.GetInt64("replied");
+        long replied = final.Replied;
         if (json)
         {
             JsonOutput.Write(Console.Out, new
             {
-                source = final.GetString("source"),
-                target = final.GetString("target"),
+                source = final.Source,
+                target = final.Target,
                 distance,
                 sent = count,
                 replied,
@@ -72,7 +72,7 @@ public static class PingCommand
         {
             string rttText = rtts.Count > 0 ? string.Create(CultureInfo.InvariantCulture, $"; rtt min/avg/max {rtts.Min():0.###}/{rtts.Average():0.###}/{rtts.Max():0.###} ms") : "";
             string hopText = perHop.Count > 0 ? string.Create(CultureInfo.InvariantCulture, $"; {perHop.Average():0.###} ms per hop") : "";
-            Console.Out.WriteLine($"{final.GetString("source")} -> {final.GetString("target")} ({distance} hops): {count} sent, {replied} replied{rttText}{hopText}");
+            Console.Out.WriteLine($"{final.Source} -> {final.Target} ({distance} hops): {count} sent, {replied} replied{rttText}{hopText}");
         }
         return replied == count ? 0 : 1;
     }

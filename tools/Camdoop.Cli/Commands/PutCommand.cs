@@ -47,7 +47,7 @@ public static class PutCommand
         using var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 20);
         using var client = FrontEndAddress.Connect(args);
         var clock = Stopwatch.StartNew();
-        int servers = (int)FrontEndAddress.Call(() => client.Call(new WireMessage("hello"))).GetInt64("servers");
+        int servers = (int)FrontEndAddress.Call(() => client.Call(new HelloRequest())).Servers;
         IReadOnlyList<ChunkRange> chunks;
         try
         {
@@ -57,13 +57,13 @@ public static class PutCommand
         {
             throw new CliException($"put: {path}: {e.Message}");
         }
-        FrontEndAddress.Call(() => client.Call(new WireMessage("put-begin")
+        FrontEndAddress.Call(() => client.Call(new PutBeginRequest
         {
-            { "name", name },
-            { "format", format == DatasetFormat.Text ? "text" : "records" },
-            { "recordSize", (long)recordSize },
-            { "chunks", (long)chunks.Count },
-            { "totalBytes", file.Length },
+            Name = name,
+            Format = format == DatasetFormat.Text ? "text" : "records",
+            RecordSize = recordSize,
+            Chunks = chunks.Count,
+            TotalBytes = file.Length,
         }));
         var buffer = new byte[MessageFraming.MaxDataPartBytes];
         long sent = 0;
@@ -82,22 +82,19 @@ public static class PutCommand
                     file.ReadExactly(buffer, 0, n);
                     hash.Append(buffer.AsSpan(0, n));
                     bool final = offset + n == range.Length;
-                    var request = new WireMessage("put-chunk")
+                    var request = new PutChunkRequest
                     {
-                        { "index", (long)i },
-                        { "length", range.Length },
-                        { "offset", offset },
-                        { "data", new ArraySegment<byte>(buffer, 0, n) },
-                        { "final", final },
+                        Index = i,
+                        Length = range.Length,
+                        Offset = offset,
+                        Data = buffer.AsMemory(0, n),
+                        Final = final,
+                        Checksum = final ? (long)hash.GetDigest() : null,
                     };
-                    if (final)
-                    {
-                        request["checksum"] = (long)hash.GetDigest();
-                    }
                     var reply = FrontEndAddress.Call(() => client.Call(request));
                     if (final)
                     {
-                        replicaCounts.Add(reply.GetList("replicas").Count);
+                        replicaCounts.Add(reply.Replicas?.Count ?? 0);
                     }
                     offset += n;
                     sent += n;
@@ -106,7 +103,7 @@ public static class PutCommand
                 while (offset < range.Length);
             }
         }
-        var end = FrontEndAddress.Call(() => client.Call(new WireMessage("put-end")));
+        var end = FrontEndAddress.Call(() => client.Call(new PutEndRequest()));
         double seconds = clock.Elapsed.TotalSeconds;
         if (args.Flag("json"))
         {
@@ -123,7 +120,7 @@ public static class PutCommand
         else
         {
             Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"stored '{name}': {end.GetInt64("chunks")} chunks, {Units.Bytes(end.GetInt64("bytes"))}, {replicaCounts.DefaultIfEmpty(0).Min()}-{replicaCounts.DefaultIfEmpty(0).Max()} replicas per chunk, in {Units.Seconds(seconds)}"));
+                $"stored '{name}': {end.Chunks} chunks, {Units.Bytes(end.Bytes)}, {replicaCounts.DefaultIfEmpty(0).Min()}-{replicaCounts.DefaultIfEmpty(0).Max()} replicas per chunk, in {Units.Seconds(seconds)}"));
         }
         return 0;
     }

@@ -1,4 +1,7 @@
+using System.Buffers;
 using System.Globalization;
+using System.Text;
+using System.Text.Json;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
 using Camdoop.MapReduce.FrontEnd.Wire;
@@ -22,7 +25,7 @@ public static class StatusCommand
         using var client = FrontEndAddress.Connect(args);
         var status = args.Flag("wait")
             ? SubmitCommand.WaitForJob(client, jobId)
-            : FrontEndAddress.Call(() => client.Call(new WireMessage("job-status") { { "jobId", jobId } }));
+            : FrontEndAddress.Call(() => client.Call(new JobStatusRequest { JobId = jobId }));
         if (args.Flag("json"))
         {
             WriteJson(status, client.Address);
@@ -31,55 +34,94 @@ public static class StatusCommand
         {
             WriteText(status);
         }
-        return status.GetString("state") == "failed" ? 1 : 0;
+        return status.State == "failed" ? 1 : 0;
     }
 
-    internal static void WriteJson(WireMessage status, string frontEnd)
+    internal static void WriteJson(JobStatusReply status, string frontEnd) => Console.Out.WriteLine(ToJson(status, frontEnd));
+
+    /// <summary>
+    /// The reply's fields under their wire names, in wire order, then "frontend": "failure" always (null while the job
+    /// has not failed), "outputDataset" only when the output is a dataset.
+    /// </summary>
+    internal static string ToJson(JobStatusReply s, string frontEnd)
     {
-        status["frontend"] = frontEnd;
-        status.Set("id", null).Set("ok", null);
-        var copy = new WireMessage();
-        foreach (var (k, v) in status)
+        ArgumentNullException.ThrowIfNull(s);
+        var buffer = new ArrayBufferWriter<byte>();
+        using (var json = new Utf8JsonWriter(buffer, new JsonWriterOptions { Indented = true }))
         {
-            if (v is not null || k is "failure")
+            json.WriteStartObject();
+            json.WriteString("jobId", s.JobId);
+            json.WriteString("job", s.Job);
+            json.WriteString("input", s.Input);
+            json.WriteNumber("reducers", s.Reducers);
+            json.WriteString("mode", s.Mode);
+            json.WriteString("state", s.State);
+            json.WriteNumber("servers", s.Servers);
+            json.WriteNumber("mapsDone", s.MapsDone);
+            json.WriteNumber("mapTasks", s.MapTasks);
+            json.WriteNumber("inputBytes", s.InputBytes);
+            json.WriteNumber("intermediateBytes", s.IntermediateBytes);
+            json.WriteNumber("shuffleBytes", s.ShuffleBytes);
+            json.WriteNumber("reducesDone", s.ReducesDone);
+            json.WriteNumber("jobSeconds", s.JobSeconds);
+            json.WriteNumber("mapSeconds", s.MapSeconds);
+            json.WriteNumber("shuffleReduceSeconds", s.ShuffleReduceSeconds);
+            json.WriteString("failure", s.Failure);
+            if (s.OutputDataset is { } dataset)
             {
-                copy[k] = v;
+                json.WriteString("outputDataset", dataset);
             }
+            json.WriteStartArray("outputs");
+            foreach (var o in s.Outputs)
+            {
+                json.WriteStartObject();
+                json.WriteNumber("reduceTask", o.ReduceTask);
+                json.WriteString("server", o.Server);
+                json.WriteString("path", o.Path);
+                json.WriteString("chunk", o.Chunk);
+                json.WriteNumber("records", o.Records);
+                json.WriteNumber("bytes", o.Bytes);
+                json.WriteEndObject();
+            }
+            json.WriteEndArray();
+            json.WriteString("frontend", frontEnd);
+            json.WriteEndObject();
         }
-        Console.Out.WriteLine(WireJson.ToJson(copy));
+        return Encoding.UTF8.GetString(buffer.WrittenSpan);
     }
 
-    internal static void WriteText(WireMessage s)
+    internal static void WriteText(JobStatusReply s)
     {
-        string state = s.GetString("state");
-        var outputs = s.GetList("outputs").Cast<WireMessage>().ToList();
+        ArgumentNullException.ThrowIfNull(s);
+        string state = s.State;
+        var outputs = s.Outputs;
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"job {s.GetString("jobId")}: {s.GetString("job")} on '{s.GetString("input")}', R={s.GetInt64("reducers")}, mode {s.GetString("mode")}: {state}"));
+            $"job {s.JobId}: {s.Job} on '{s.Input}', R={s.Reducers}, mode {s.Mode}: {state}"));
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"  map {s.GetInt64("mapsDone")}/{s.GetInt64("servers")} servers ({s.GetInt64("mapTasks")} map tasks, {Units.Bytes(s.GetInt64("inputBytes"))} in, {Units.Bytes(s.GetInt64("intermediateBytes"))} intermediate), " +
-            $"shuffled {Units.Bytes(s.GetInt64("shuffleBytes"))}, reduce {s.GetInt64("reducesDone")}/{s.GetInt64("reducers")}"));
+            $"  map {s.MapsDone}/{s.Servers} servers ({s.MapTasks} map tasks, {Units.Bytes(s.InputBytes)} in, {Units.Bytes(s.IntermediateBytes)} intermediate), " +
+            $"shuffled {Units.Bytes(s.ShuffleBytes)}, reduce {s.ReducesDone}/{s.Reducers}"));
         if (state == "failed")
         {
-            Console.Out.WriteLine($"  failed: {s.GetOptionalString("failure")}");
+            Console.Out.WriteLine($"  failed: {s.Failure}");
             return;
         }
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"  job time {Units.Seconds(s.GetDouble("jobSeconds"))}, map {Units.Seconds(s.GetDouble("mapSeconds"))}, shuffle and reduce {Units.Seconds(s.GetDouble("shuffleReduceSeconds"))}"));
+            $"  job time {Units.Seconds(s.JobSeconds)}, map {Units.Seconds(s.MapSeconds)}, shuffle and reduce {Units.Seconds(s.ShuffleReduceSeconds)}"));
         if (state != "done")
         {
             return;
         }
-        if (s.GetOptionalString("outputDataset") is { } dataset)
+        if (s.OutputDataset is { } dataset)
         {
-            Console.Out.WriteLine($"  output: dataset '{dataset}' in the chunk store ({outputs.Count} chunks, each reducer its primary replica); read it with 'camdoop get {dataset}' or 'camdoop cat {s.GetString("jobId")}'");
+            Console.Out.WriteLine($"  output: dataset '{dataset}' in the chunk store ({outputs.Count} chunks, each reducer its primary replica); read it with 'camdoop get {dataset}' or 'camdoop cat {s.JobId}'");
         }
         else
         {
-            Console.Out.WriteLine($"  output: {outputs.Count} part files on the reducers' local disks; print them with 'camdoop cat {s.GetString("jobId")}'");
+            Console.Out.WriteLine($"  output: {outputs.Count} part files on the reducers' local disks; print them with 'camdoop cat {s.JobId}'");
             foreach (var o in outputs.Take(8))
             {
                 Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                    $"    part {o.GetInt64("reduceTask")}: server {o.GetString("server")}, {o.GetOptionalString("path")}, {o.GetInt64("records")} records, {Units.Bytes(o.GetInt64("bytes"))}"));
+                    $"    part {o.ReduceTask}: server {o.Server}, {o.Path}, {o.Records} records, {Units.Bytes(o.Bytes)}"));
             }
             if (outputs.Count > 8)
             {

@@ -27,20 +27,17 @@ public static class SubmitCommand
 
     private static int Run(ParsedArguments args)
     {
-        var request = new WireMessage("submit")
+        var request = new SubmitRequest
         {
-            { "job", args.Required("job") },
-            { "input", args.Required("input") },
-            { "reducers", (long)args.Int("reducers", 1, 1 << 20) },
-            { "mode", args.Required("mode").ToLowerInvariant() },
+            Job = args.Required("job"),
+            Input = args.Required("input"),
+            Reducers = args.Int("reducers", 1, 1 << 20),
+            Mode = args.Required("mode").ToLowerInvariant(),
+            Output = args.String("output"),
         };
-        if (args.String("output") is { } output)
-        {
-            request["output"] = output;
-        }
         bool json = args.Flag("json");
         using var client = FrontEndAddress.Connect(args);
-        string jobId = FrontEndAddress.Call(() => client.Call(request)).GetString("jobId");
+        string jobId = FrontEndAddress.Call(() => client.Call(request)).JobId;
         if (!args.Flag("wait"))
         {
             if (json)
@@ -62,25 +59,25 @@ public static class SubmitCommand
         {
             StatusCommand.WriteText(status);
         }
-        return status.GetString("state") == "done" ? 0 : 1;
+        return status.State == "done" ? 0 : 1;
     }
 
     /// <summary>Polls the job until it is done or failed, drawing its progress.</summary>
-    internal static WireMessage WaitForJob(FrontEndClient client, string jobId)
+    internal static JobStatusReply WaitForJob(FrontEndClient client, string jobId)
     {
         using var bar = new ProgressBar("job");
         while (true)
         {
-            var status = FrontEndAddress.Call(() => client.Call(new WireMessage("job-status") { { "jobId", jobId } }));
-            string state = status.GetString("state");
-            long servers = status.GetInt64("servers");
-            long maps = status.GetInt64("mapsDone");
-            long reducers = status.GetInt64("reducers");
-            long reduces = status.GetInt64("reducesDone");
+            var status = FrontEndAddress.Call(() => client.Call(new JobStatusRequest { JobId = jobId }));
+            string state = status.State;
+            long servers = status.Servers;
+            long maps = status.MapsDone;
+            long reducers = status.Reducers;
+            long reduces = status.ReducesDone;
             // Map counts for a third of the bar, shuffle and reduce for the rest.
             double fraction = (0.33 * maps / servers) + (0.67 * reduces / reducers);
             bar.Report(state is "done" or "failed" ? 1 : fraction, string.Create(CultureInfo.InvariantCulture,
-                $"map {maps * 100 / servers}%, shuffle {Units.Bytes(status.GetInt64("shuffleBytes"))}, reduce {reduces * 100 / reducers}%"));
+                $"map {maps * 100 / servers}%, shuffle {Units.Bytes(status.ShuffleBytes)}, reduce {reduces * 100 / reducers}%"));
             if (state is "done" or "failed")
             {
                 return status;

@@ -16,7 +16,8 @@ public enum FrameReadStatus
 }
 
 /// <summary>
-/// Front-end framing: every message is a 4-byte big-endian length followed by that many bytes of MessagePack.
+/// Front-end framing: every message is a 4-byte big-endian length followed by that many bytes of MessagePack
+/// (<see cref="FrontEndWire"/>).
 /// Both directions use it; a length above the receiver's maximum is refused before any body byte is buffered.
 /// </summary>
 public static class MessageFraming
@@ -54,20 +55,21 @@ public static class MessageFraming
         return FrameReadStatus.Complete;
     }
 
-    /// <summary>The message with its length prefix, ready to write.</summary>
-    public static byte[] Frame(WireMessage message)
+    /// <summary>The message (a <c>[MessagePackObject]</c>) with its length prefix, ready to write.</summary>
+    public static byte[] Frame(object message)
     {
-        ArgumentNullException.ThrowIfNull(message);
-        var buffer = new ArrayBufferWriter<byte>(256);
-        buffer.Advance(HeaderSize);
-        message.WriteTo(new MessagePackWriter(buffer));
-        var bytes = buffer.WrittenSpan.ToArray();
-        BinaryPrimitives.WriteUInt32BigEndian(bytes, (uint)(bytes.Length - HeaderSize));
+        var body = FrontEndWire.Serialize(message);
+        var bytes = new byte[HeaderSize + body.Length];
+        BinaryPrimitives.WriteUInt32BigEndian(bytes, (uint)body.Length);
+        body.CopyTo(bytes, HeaderSize);
         return bytes;
     }
 
-    /// <summary>Reads one message from a blocking stream (the client side); null at a clean end of stream.</summary>
-    public static WireMessage? Read(Stream stream, int maxMessageBytes = DefaultMaxMessageBytes)
+    /// <summary>
+    /// Reads one message body from a blocking stream (the client side); null at a clean end of stream. The length is
+    /// checked against <paramref name="maxMessageBytes"/> before the body is read.
+    /// </summary>
+    public static byte[]? Read(Stream stream, int maxMessageBytes = DefaultMaxMessageBytes)
     {
         ArgumentNullException.ThrowIfNull(stream);
         Span<byte> header = stackalloc byte[HeaderSize];
@@ -90,7 +92,7 @@ public static class MessageFraming
         {
             throw new EndOfStreamException("the connection closed in the middle of a message");
         }
-        return WireMessage.Decode(body);
+        return body;
     }
 
     private static int ReadFully(Stream stream, Span<byte> destination)

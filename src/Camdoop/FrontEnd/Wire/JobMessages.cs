@@ -1,0 +1,157 @@
+using MessagePack;
+
+namespace Camdoop.MapReduce.FrontEnd.Wire;
+
+/// <summary>"submit": runs a job on a stored dataset; answered with the job id at once.</summary>
+[MessagePackObject]
+public sealed class SubmitRequest : FrontEndRequest<SubmitReply>
+{
+    public override string Op => "submit";
+
+    /// <summary>A built-in job (wordcount, sort, topk?k=N, ...) or path.dll#Type.</summary>
+    [Key("job")]
+    public string? Job { get; set; }
+
+    /// <summary>The input dataset.</summary>
+    [Key("input")]
+    public string? Input { get; set; }
+
+    /// <summary>Reduce tasks R.</summary>
+    [Key("reducers")]
+    public long? Reducers { get; set; }
+
+    /// <summary>"camdoop" or "noagg".</summary>
+    [Key("mode")]
+    public string? Mode { get; set; }
+
+    /// <summary>Store the output as this dataset (null: on each reducer's local disk).</summary>
+    [Key("output")]
+    public string? Output { get; set; }
+}
+
+[MessagePackObject]
+public sealed class SubmitReply : FrontEndReply
+{
+    /// <summary>16 hex digits.</summary>
+    [Key("jobId")]
+    public string JobId { get; set; } = "";
+}
+
+/// <summary>"job-status": a job's state, progress, times and outputs.</summary>
+[MessagePackObject]
+public sealed class JobStatusRequest : FrontEndRequest<JobStatusReply>
+{
+    public override string Op => "job-status";
+
+    [Key("jobId")]
+    public string? JobId { get; set; }
+}
+
+/// <summary>A job as the client sees it; `camdoop status --json` prints these fields under these names.</summary>
+[MessagePackObject]
+public sealed class JobStatusReply : FrontEndReply
+{
+    [Key("jobId")]
+    public string JobId { get; set; } = "";
+
+    [Key("job")]
+    public string Job { get; set; } = "";
+
+    [Key("input")]
+    public string Input { get; set; } = "";
+
+    [Key("reducers")]
+    public long Reducers { get; set; }
+
+    [Key("mode")]
+    public string Mode { get; set; } = "";
+
+    /// <summary>"mapping", "shuffling", "done" or "failed".</summary>
+    [Key("state")]
+    public string State { get; set; } = "";
+
+    [Key("servers")]
+    public long Servers { get; set; }
+
+    [Key("mapsDone")]
+    public long MapsDone { get; set; }
+
+    [Key("mapTasks")]
+    public long MapTasks { get; set; }
+
+    [Key("inputBytes")]
+    public long InputBytes { get; set; }
+
+    [Key("intermediateBytes")]
+    public long IntermediateBytes { get; set; }
+
+    [Key("shuffleBytes")]
+    public long ShuffleBytes { get; set; }
+
+    [Key("reducesDone")]
+    public long ReducesDone { get; set; }
+
+    [Key("jobSeconds")]
+    public double JobSeconds { get; set; }
+
+    [Key("mapSeconds")]
+    public double MapSeconds { get; set; }
+
+    [Key("shuffleReduceSeconds")]
+    public double ShuffleReduceSeconds { get; set; }
+
+    [Key("failure")]
+    public string? Failure { get; set; }
+
+    [Key("outputDataset")]
+    public string? OutputDataset { get; set; }
+
+    [Key("outputs")]
+    public IReadOnlyList<JobOutputInfo> Outputs { get; set; } = [];
+}
+
+/// <summary>One finished reduce task's output: a file on its server's disk or a chunk of the output dataset.</summary>
+[MessagePackObject]
+public sealed class JobOutputInfo
+{
+    [Key("reduceTask")]
+    public long ReduceTask { get; set; }
+
+    [Key("server")]
+    public string Server { get; set; } = "";
+
+    [Key("path")]
+    public string? Path { get; set; }
+
+    [Key("chunk")]
+    public string? Chunk { get; set; }
+
+    [Key("records")]
+    public long Records { get; set; }
+
+    [Key("bytes")]
+    public long Bytes { get; set; }
+}
+
+/// <summary>"job-part": one reduce task's output in <see cref="DataPart"/>s, then its length and server.</summary>
+[MessagePackObject]
+public sealed class JobPartRequest : FrontEndRequest<JobPartReply, DataPart>
+{
+    public override string Op => "job-part";
+
+    [Key("jobId")]
+    public string? JobId { get; set; }
+
+    [Key("reduceTask")]
+    public long? ReduceTask { get; set; }
+}
+
+[MessagePackObject]
+public sealed class JobPartReply : FrontEndReply
+{
+    [Key("length")]
+    public long Length { get; set; }
+
+    [Key("server")]
+    public string Server { get; set; } = "";
+}
