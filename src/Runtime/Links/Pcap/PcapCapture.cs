@@ -144,12 +144,8 @@ internal sealed class PcapCapture : IDisposable
     /// <summary>Frames libpcap reports dropped by the kernel (ring full) since the previous call; 0 when unknown.</summary>
     public long TakeNewDrops()
     {
-        long total;
-        try
-        {
-            total = Device.Statistics.DroppedPackets;
-        }
-        catch (PcapException)
+        long total = LibPcap.Drops(Pcap);
+        if (total < 0)
         {
             return 0;
         }
