@@ -14,6 +14,7 @@ namespace Camdoop.Benchmarks.Links;
 ///   --rate N      frames/s each sender offers (default: unpaced flood)
 ///   --payload N   payload bytes per frame (default 8,988: 9,014-byte frames)
 ///   --driver D    pcap or afpacket (default: the runtime's default driver)
+///   --receive-buffer-mb N   kernel receive buffer per link: the socket's (afpacket) or the capture ring (pcap)
 ///   --verbose     print the nodes' logs
 /// </code>
 /// </summary>
@@ -53,11 +54,15 @@ public static class LinkThroughputBenchmark
                     }
                     options = options with { Link = options.Link with { Driver = driver } };
                     break;
+                case "--receive-buffer-mb":
+                    int bytes = (int)(Number(args, ++i) * (1 << 20));
+                    options = options with { Link = options.Link with { ReceiveBufferBytes = bytes, CaptureBufferBytes = bytes } };
+                    break;
                 case "--verbose":
                     options = options with { Log = output };
                     break;
                 default:
-                    output.WriteLine($"{Command}: unknown option {args[i]} (use --seconds, --warmup, --one-way, --rate, --payload, --driver, --verbose)");
+                    output.WriteLine($"{Command}: unknown option {args[i]} (use --seconds, --warmup, --one-way, --rate, --payload, --driver, --receive-buffer-mb, --verbose)");
                     return 2;
             }
         }
