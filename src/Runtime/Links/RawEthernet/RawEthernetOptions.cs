@@ -30,10 +30,11 @@ public sealed record RawEthernetOptions
 
     /// <summary>
     /// pcap driver: the capture ring libpcap maps from the kernel (pcap_set_buffer_size), allocated in full when the
-    /// link opens. Each jumbo frame takes a 16 KB slot, so the default holds 256 frames (about 20 ms of a 1 Gbit/s
-    /// link); the ring is sized per link, so a 27-server testbed with six links each maps 27 x 6 of them.
+    /// link opens. Each jumbo frame takes a 16 KB slot, so the default holds 512 frames (about 40 ms of a 1 Gbit/s link,
+    /// more than a server's whole shuffle receive budget spread over its six links); a 27-server testbed with six links
+    /// each maps 162 of them (1.3 GB). Under an unpaced flood on a busy machine 4 MB rings dropped thousands of frames.
     /// </summary>
-    public int CaptureBufferBytes { get; init; } = 4 << 20;
+    public int CaptureBufferBytes { get; init; } = 8 << 20;
 
     /// <summary>
     /// Kernel send buffer. Kept well below what the interface's queue can hold, so a busy link pushes back with
