@@ -15,6 +15,16 @@ public class PcapTestbedTests
 {
     private const string Prefix = "cdp";
 
+    [Fact]
+    public void AnUnknownLinkDriverIsAUsageErrorInOneLine()
+    {
+        var result = CliRunner.Run("testbed", "up", "--prefix", Prefix, "--link-driver", "dpdk");
+        Assert.Equal(2, result.ExitCode);
+        var line = Assert.Single(result.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Contains("--link-driver must be pcap or afpacket, not 'dpdk'", line, StringComparison.Ordinal);
+        Assert.Null(TestbedState.TryLoad(Prefix));
+    }
+
     [PcapRootFact]
     public void WordCountOverPcapLinksOnA2x2x2TestbedEqualsTheReferenceAndDownLeavesNothing()
     {
