@@ -143,6 +143,26 @@ public sealed class PcapLinkTests
     }
 
     [PcapFact]
+    public void AShapedLinkPushesBackThroughTheSendBufferInsteadOfDropping()
+    {
+        using var nodes = Start();
+        nodes.WaitForLinkUp();
+        nodes.Veth.Shape(sideA: true, megabitsPerSecond: 500);
+        var linkA = nodes.LoopA!.Link(TwoNodes.PortA)!;
+        var sizes = Enumerable.Repeat(FrameLayout.MaxPayload, 2000).ToArray(); // 18 MB: about 0.3 s at 500 Mbit/s
+
+        // All at once: far more than the send buffer (1 MB) holds, so injection meets EAGAIN and waits for POLLOUT.
+        nodes.LoopA!.Post(() => nodes.ServiceA.Send(sizes));
+        nodes.WaitUntil(nodes.LoopB!, h => h.GetService<PatternService>()!.Received >= sizes.Length, $"{sizes.Length} frames at B; A's link {linkA.Counters}", seconds: 20);
+
+        Assert.True(linkA.Counters.SendBlocked > 0, $"the send buffer never filled: {linkA.Counters}");
+        Assert.Equal(0, linkA.Counters.SendErrors);
+        Assert.Equal(0, nodes.LoopB!.Link(TwoNodes.PortB)!.Counters.KernelDrops);
+        Assert.Equal(0, nodes.On(nodes.LoopB!, () => nodes.ServiceB.Corrupt));
+        Assert.True(nodes.On(nodes.LoopA!, () => nodes.LoopA!.Host.IsLinkUp(TwoNodes.PortA))); // beacons got through the queue
+    }
+
+    [PcapFact]
     public void APcapNodeAndAnAfPacketNodeTalkOverOneLink()
     {
         using var nodes = TwoNodes.Start(driver: LinkDriver.Pcap, driverB: LinkDriver.AfPacket, prefix: Prefix);

@@ -367,6 +367,21 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
                 fds[0] = new LibC.PollFd { Fd = capture?.Fd ?? -1, Events = (short)(LibC.POLLIN | (wantWritable ? LibC.POLLOUT : 0)) };
                 fds[1] = new LibC.PollFd { Fd = _eventFd, Events = LibC.POLLIN };
                 int ready = LibC.Poll(fds, 2, timeoutMs);
+                if (capture is null)
+                {
+                    if (Interlocked.CompareExchange(ref _wantWritable, 0, 1) == 1)
+                    {
+                        // No handle to wait for (the interface is gone): let the loop flush, and so drop, what it holds.
+                        Post(sink, LinkEvent.TransmitReady(Port));
+                        sink.Wake();
+                    }
+                    if (ready > 0 && (fds[1].REvents & LibC.POLLIN) != 0)
+                    {
+                        ulong drained;
+                        LibC.Read(_eventFd, &drained, sizeof(ulong));
+                    }
+                    continue;
+                }
                 if (ready <= 0)
                 {
                     if (ready < 0 && LibC.Errno != LibC.EINTR)
@@ -382,16 +397,6 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
                     LibC.Read(_eventFd, &drain, sizeof(ulong));
                 }
                 short events = fds[0].REvents;
-                if (capture is null)
-                {
-                    if (wantWritable && Interlocked.CompareExchange(ref _wantWritable, 0, 1) == 1)
-                    {
-                        // No handle to wait for: let the loop flush (and drop) what it holds.
-                        Post(sink, LinkEvent.TransmitReady(Port));
-                        sink.Wake();
-                    }
-                    continue;
-                }
                 if ((events & (LibC.POLLIN | LibC.POLLERR)) != 0)
                 {
                     // libpcap reads a pending socket error (e.g. ENETDOWN) itself and reports it as a failed read.
