@@ -1,3 +1,5 @@
+using Camdoop.Runtime.Links.Pcap;
+
 namespace Camdoop.Cli.Tests;
 
 /// <summary>A test that needs root and iproute2 (network namespaces). CI runs as root, so there it always runs.</summary>
@@ -29,5 +31,14 @@ public sealed class RootTheoryAttribute : TheoryAttribute
         {
             Skip = "needs iproute2";
         }
+    }
+}
+
+/// <summary>A test that needs root, iproute2 and libpcap, like <see cref="RootFactAttribute"/>.</summary>
+public sealed class PcapRootFactAttribute : FactAttribute
+{
+    public PcapRootFactAttribute()
+    {
+        Skip = new RootFactAttribute().Skip ?? PcapTransport.WhyUnavailable();
     }
 }

@@ -15,9 +15,9 @@ namespace Camdoop.MapReduce.Hosting;
 
 /// <summary>
 /// One real CamCube server in a process: an event loop driving a <see cref="NodeHost"/> with the product's services
-/// (key routing, ping, chunk store, Camdoop), one raw-Ethernet link per cabled port, the front-end's TCP server when
-/// the server is on the switch network, and a status file rewritten periodically. The services are the same
-/// classes the simulator hosts. <see cref="Stop"/> shuts everything down in order and records the final status.
+/// (key routing, ping, chunk store, Camdoop), one raw-Ethernet link per cabled port (libpcap or AF_PACKET, as the
+/// config's link driver says), the front-end's TCP server when the server is on the switch network, and a status file
+/// rewritten periodically. The services are the same classes the simulator hosts. <see cref="Stop"/> shuts everything down in order and records the final status.
 /// </summary>
 public sealed class CamdoopNode : IDisposable
 {
@@ -65,7 +65,7 @@ public sealed class CamdoopNode : IDisposable
         {
             node.RegisterServices();
             node.OpenLinks(pool);
-            log.Write(settings.Self, LogLevel.Info, $"starting: torus {settings.Torus}, pid {Environment.ProcessId}, data {settings.DataDirectory}, ports {node.DescribePorts()}");
+            log.Write(settings.Self, LogLevel.Info, $"starting: torus {settings.Torus}, pid {Environment.ProcessId}, data {settings.DataDirectory}, link driver {settings.LinkDriver.Name()}, ports {node.DescribePorts()}");
             loop.Start();
             node.StartFrontEnd();
             node.WriteStatus("running");
@@ -155,10 +155,13 @@ public sealed class CamdoopNode : IDisposable
 
     private void OpenLinks(FramePool pool)
     {
+        var defaults = new RawEthernetOptions();
         var options = new RawEthernetOptions
         {
+            Driver = _settings.LinkDriver,
             MaxFrameSize = _settings.MaxFrameSize,
-            ReceiveBufferBytes = _settings.ReceiveBufferBytes ?? new RawEthernetOptions().ReceiveBufferBytes,
+            ReceiveBufferBytes = _settings.ReceiveBufferBytes ?? defaults.ReceiveBufferBytes,
+            CaptureBufferBytes = _settings.ReceiveBufferBytes ?? defaults.CaptureBufferBytes,
             CarrierPollInterval = _settings.CarrierPollInterval,
         };
         foreach (var port in Ports.All)
@@ -168,10 +171,10 @@ public sealed class CamdoopNode : IDisposable
             {
                 continue;
             }
-            RawEthernetTransport link;
+            IRawEthernetLink link;
             try
             {
-                link = RawEthernetTransport.Open(name, pool, options);
+                link = RawEthernetLinks.Open(name, pool, options);
             }
             catch (RawEthernetException e)
             {
@@ -250,6 +253,7 @@ public sealed class CamdoopNode : IDisposable
                 Carrier = host.HasCarrier(port),
                 Up = isUp,
                 Heard = host.Monitor.HasHeard(port),
+                Driver = link?.Driver.Name(),
                 PeerMac = link is null || link.PeerMac.IsGroup ? null : link.PeerMac.ToString(),
                 FramesSent = host.Counters.FramesSent[p],
                 FramesReceived = host.Counters.FramesReceived[p],

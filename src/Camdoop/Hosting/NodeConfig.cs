@@ -3,6 +3,7 @@ using System.Net;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
@@ -65,11 +66,17 @@ public sealed record NodeConfig
     /// <summary>Frames each service may queue per port.</summary>
     public int QueueCapacity { get; init; } = 64;
 
-    /// <summary>Kernel receive buffer per link (bytes); null keeps the runtime's default. Tests shrink it to provoke drops.</summary>
+    /// <summary>
+    /// Kernel receive buffer per link in bytes (the AF_PACKET socket's buffer, or the pcap capture ring); null keeps the
+    /// runtime's default. Tests shrink it to provoke drops.
+    /// </summary>
     public int? ReceiveBufferBytes { get; init; }
 
     /// <summary>Largest frame on the links, Ethernet header included (9,014 needs MTU 9,000).</summary>
     public int MaxFrameSize { get; init; } = FrameLayout.MaxFrameSize;
+
+    /// <summary>"pcap" (libpcap through SharpPcap) or "afpacket" (AF_PACKET sockets); null: the runtime's default.</summary>
+    public string? LinkDriver { get; init; }
 
     public static NodeConfig Load(string path)
     {
@@ -176,6 +183,11 @@ public sealed record NodeConfig
         {
             throw new NodeConfigException($"node config: 'maxFrameSize' must be between {FrameLayout.MinFrameSize} and {FrameLayout.MaxFrameSize}");
         }
+        var driver = LinkDrivers.Default;
+        if (LinkDriver is not null && !LinkDrivers.TryParse(LinkDriver, out driver))
+        {
+            throw new NodeConfigException($"node config: 'linkDriver' {Show(LinkDriver)} is not pcap or afpacket");
+        }
         string data = Path.GetFullPath(DataDirectory);
         return new NodeSettings
         {
@@ -199,6 +211,7 @@ public sealed record NodeConfig
             ReceiveBufferBytes = ReceiveBufferBytes,
             MaxFrameSize = MaxFrameSize,
             CarrierPollInterval = TimeSpan.FromMilliseconds(CarrierPollMs),
+            LinkDriver = driver,
         };
     }
 
@@ -234,6 +247,8 @@ public sealed record NodeSettings
     public int MaxFrameSize { get; init; } = FrameLayout.MaxFrameSize;
 
     public TimeSpan CarrierPollInterval { get; init; } = TimeSpan.FromMilliseconds(100);
+
+    public LinkDriver LinkDriver { get; init; } = LinkDrivers.Default;
 }
 
 /// <summary>A node config that cannot be used; the message is one line naming the problem.</summary>

@@ -73,6 +73,9 @@ public sealed record LinkStatus
     /// <summary>Whether a valid frame from the neighbour has ever arrived on this port.</summary>
     public bool Heard { get; init; }
 
+    /// <summary>"pcap" or "afpacket": which driver moves this port's frames; null when the port is not cabled.</summary>
+    public string? Driver { get; init; }
+
     public string? PeerMac { get; init; }
 
     public long FramesSent { get; init; }
@@ -83,7 +86,7 @@ public sealed record LinkStatus
 
     public long BytesReceived { get; init; }
 
-    /// <summary>Frames the kernel dropped because the socket's receive buffer was full.</summary>
+    /// <summary>Frames the kernel dropped because the link's receive buffer (socket buffer or capture ring) was full.</summary>
     public long KernelDrops { get; init; }
 
     public long SendErrors { get; init; }

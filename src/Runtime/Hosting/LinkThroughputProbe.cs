@@ -30,6 +30,7 @@ public sealed record LinkProbeOptions
     /// <summary>Frames each service may queue per port.</summary>
     public int QueueCapacity { get; init; } = 256;
 
+    /// <summary>The links' tunables; <see cref="RawEthernetOptions.Driver"/> picks the driver both nodes use.</summary>
     public RawEthernetOptions Link { get; init; } = new();
 
     /// <summary>Where the nodes log (link up/down, errors); nothing when null.</summary>
@@ -55,7 +56,10 @@ public sealed record NodeLinkThroughput
     public long KernelDrops { get; init; }
     public long SequenceGaps { get; init; }
     public long SendBlocked { get; init; }
+    /// <summary>Frames per send batch: per sendmmsg (afpacket), per flush of the transmit ring (pcap).</summary>
     public double FramesPerSendCall { get; init; }
+
+    /// <summary>Frames per receive batch: per recvmmsg (afpacket), per wake-up of the I/O thread (pcap).</summary>
     public double FramesPerReceiveCall { get; init; }
     public long LoopAllocatedBytes { get; init; }
     public long IoAllocatedBytes { get; init; }
@@ -98,11 +102,11 @@ public sealed record LinkProbeResult
     {
         var sb = new StringBuilder();
         var c = CultureInfo.InvariantCulture;
-        sb.AppendLine(c, $"link probe: {(Options.Bidirectional ? "both directions" : "A -> B")}, {(Options.FramesPerSecond > 0 ? $"offered {Options.FramesPerSecond:N0} frames/s per sender" : "unpaced")}, {FrameLayout.PayloadOffset(false) + Options.PayloadSize}-byte frames, MTU {Options.Mtu}, {Seconds:F2} s measured, {ProcessorCount} CPUs, load average {LoadAverage}");
+        sb.AppendLine(c, $"link probe ({Options.Link.Driver.Name()}): {(Options.Bidirectional ? "both directions" : "A -> B")}, {(Options.FramesPerSecond > 0 ? $"offered {Options.FramesPerSecond:N0} frames/s per sender" : "unpaced")}, {FrameLayout.PayloadOffset(false) + Options.PayloadSize}-byte frames, MTU {Options.Mtu}, {Seconds:F2} s measured, {ProcessorCount} CPUs, load average {LoadAverage}");
         foreach (var n in new[] { A, B })
         {
             sb.AppendLine(c, $"  {n.Node}: sent {n.SentFramesPerSecond,9:N0} frames/s {n.SentGbps,6:F2} Gbit/s | received {n.ReceivedFramesPerSecond,9:N0} frames/s {n.ReceivedGbps,6:F2} Gbit/s | CPU {n.Cores * 100,5:F1}% of a core");
-            sb.AppendLine(c, $"      kernel drops {n.KernelDrops}, sequence gaps {n.SequenceGaps}, send blocked {n.SendBlocked}x, {n.FramesPerSendCall:F1} frames/sendmmsg, {n.FramesPerReceiveCall:F1} frames/recvmmsg, loop slept {n.LoopSleeps}x, allocated loop {n.LoopAllocatedBytes} B io {n.IoAllocatedBytes} B, pool grew {n.FramesCreated} frames");
+            sb.AppendLine(c, $"      kernel drops {n.KernelDrops}, sequence gaps {n.SequenceGaps}, send blocked {n.SendBlocked}x, {n.FramesPerSendCall:F1} frames per send batch, {n.FramesPerReceiveCall:F1} per receive batch, loop slept {n.LoopSleeps}x, allocated loop {n.LoopAllocatedBytes} B io {n.IoAllocatedBytes} B, pool grew {n.FramesCreated} frames");
         }
         long frames = A.FramesSent + B.FramesSent + A.FramesReceived + B.FramesReceived;
         sb.AppendLine(c, $"  process: CPU {ProcessCores * 100:F1}% of a core, allocated {AllocatedBytes} B ({(frames == 0 ? 0 : (double)AllocatedBytes / frames):F3} B per frame sent or received), GCs gen0 {Gen0Collections} gen1 {Gen1Collections} gen2 {Gen2Collections}");
@@ -111,7 +115,7 @@ public sealed record LinkProbeResult
 }
 
 /// <summary>
-/// Measures one link through the whole runtime: two nodes (event loop, host, raw-Ethernet transport) in two network
+/// Measures one link through the whole runtime: two nodes (event loop, host, raw-Ethernet link of the chosen driver) in two network
 /// namespaces joined by an unshaped veth pair, flood services pushing maximum-size frames. Reports frames/s and
 /// Gbit/s each node sends and receives, CPU per node (loop + I/O thread, from /proc) and for the process, and
 /// allocations. Needs root. A Stopwatch harness: each node runs its own threads, which BenchmarkDotNet cannot drive.
@@ -183,7 +187,7 @@ public static class LinkThroughputProbe
     private static ProbeNode StartNode(string netns, string interfaceName, Coordinate self, Port port, LinkProbeOptions options, NodeOptions nodeOptions, NodeLog log)
     {
         var pool = new FramePool(1024);
-        var link = NetworkNamespace.Run(netns, () => RawEthernetTransport.Open(interfaceName, pool, options.Link));
+        var link = NetworkNamespace.Run(netns, () => RawEthernetLinks.Open(interfaceName, pool, options.Link));
         var loop = new NodeEventLoop(driver => new NodeHost(self, Torus, driver, pool, nodeOptions), log);
         var flood = new FloodService(port, options.PayloadSize);
         loop.Host.Register(flood);
@@ -242,7 +246,7 @@ public static class LinkThroughputProbe
         };
     }
 
-    private sealed record ProbeNode(NodeEventLoop Loop, RawEthernetTransport Link, FloodService Flood) : IDisposable
+    private sealed record ProbeNode(NodeEventLoop Loop, IRawEthernetLink Link, FloodService Flood) : IDisposable
     {
         public Sample Snapshot()
         {

@@ -10,10 +10,11 @@ namespace Camdoop.Runtime.Hosting;
 /// <summary>
 /// A real server's event loop: one thread that runs everything its <see cref="NodeHost"/> does: services, timers,
 /// received frames, link events. It is the host's <see cref="INodeDriver"/> (monotonic clock, timer heap, log) and the
-/// <see cref="ILinkEventSink"/> of its raw-Ethernet links.
+/// <see cref="ILinkEventSink"/> of its raw-Ethernet links (either <see cref="LinkDriver"/>).
 /// <para>
 /// Each iteration drains the inbox (frames, transmit-ready and carrier events posted by the links' I/O threads),
-/// runs posted actions and due timers, then flushes every link's transmit ring with one sendmmsg. When there is
+/// runs posted actions and due timers, then flushes every link's transmit ring (one sendmmsg, or one pcap_inject per
+/// frame). When there is
 /// nothing to do it sleeps until the next timer or until a producer wakes it; producers signal only when the loop
 /// is actually asleep, so a busy loop costs its I/O threads no system calls. The inbox is drained before timers run,
 /// so after a stall the neighbours' queued beacons are seen before the liveness check. A sleeping loop wakes in whole
@@ -32,7 +33,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
     private readonly LinkEventInbox _inbox;
     private readonly ConcurrentQueue<Action> _actions = new();
     private readonly TimerHeap _timers = new();
-    private readonly RawEthernetTransport?[] _links = new RawEthernetTransport?[Ports.Count];
+    private readonly IRawEthernetLink?[] _links = new IRawEthernetLink?[Ports.Count];
     // No spinning before blocking: a SemaphoreSlim spins (sched_yield) ~25 times per sleep, thousands of system
     // calls per second for an idle node, which adds up when dozens of nodes share a machine.
     private readonly ManualResetEventSlim _signal = new(false, spinCount: 0);
@@ -94,10 +95,10 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
     }
 
     /// <summary>The link attached to <paramref name="port"/>, if any.</summary>
-    public RawEthernetTransport? Link(Port port) => _links[(int)port];
+    public IRawEthernetLink? Link(Port port) => _links[(int)port];
 
     /// <summary>Connects <paramref name="port"/> to a link before <see cref="Start"/>; the loop owns and disposes it.</summary>
-    public void AttachLink(Port port, RawEthernetTransport link)
+    public void AttachLink(Port port, IRawEthernetLink link)
     {
         ArgumentNullException.ThrowIfNull(link);
         lock (_lifecycle)

@@ -1,5 +1,6 @@
 using Camdoop.Cli.Tests.Support;
 using Camdoop.MapReduce.Hosting;
+using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Tests.Node;
@@ -39,6 +40,7 @@ public class NodeConfigTests
     [InlineData("uplink", "'uplinkAddress' 'nowhere' is not an IP address")]
     [InlineData("beacon", "'beaconIntervalMs' must be between")]
     [InlineData("data", "'dataDirectory' is missing")]
+    [InlineData("driver", "'linkDriver' 'dpdk' is not pcap or afpacket")]
     public void BadFieldsAreNamedInOneLine(string field, string expected)
     {
         var config = field switch
@@ -48,11 +50,20 @@ public class NodeConfigTests
             "port" => Valid with { Ports = new Dictionary<string, string> { ["+W"] = "eth0" } },
             "uplink" => Valid with { UplinkAddress = "nowhere" },
             "beacon" => Valid with { BeaconIntervalMs = 0 },
+            "driver" => Valid with { LinkDriver = "dpdk" },
             _ => Valid with { DataDirectory = null },
         };
         var e = Assert.Throws<NodeConfigException>(config.Validate);
         Assert.Contains(expected, e.Message, StringComparison.Ordinal);
         Assert.DoesNotContain('\n', e.Message);
+    }
+
+    [Fact]
+    public void TheLinkDriverIsAfPacketUnlessTheConfigNamesPcap()
+    {
+        Assert.Equal(LinkDriver.AfPacket, Valid.Validate().LinkDriver);
+        Assert.Equal(LinkDriver.Pcap, (Valid with { LinkDriver = "pcap" }).Validate().LinkDriver);
+        Assert.Equal(LinkDriver.AfPacket, (Valid with { LinkDriver = "AfPacket" }).Validate().LinkDriver);
     }
 
     [Fact]
@@ -81,6 +92,14 @@ public class NodeConfigTests
             Assert.Single(lines);
             // As root the interface is missing; without CAP_NET_RAW the socket cannot even be opened.
             Assert.Matches("port \\+X: (network interface cdnone0 does not exist|opening a raw Ethernet socket on cdnone0 needs root)", lines[0]);
+
+            // The same through libpcap: the interface is looked up before anything needs a privilege.
+            (Valid with { DataDirectory = dir, Ports = new Dictionary<string, string> { ["+X"] = "cdnone0" }, FrontEndPort = 0, LinkDriver = "pcap" }).Save(noNic);
+            var pcap = CliRunner.Run("node", "--config", noNic);
+            Assert.Equal(1, pcap.ExitCode);
+            var pcapLines = pcap.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+            Assert.Single(pcapLines);
+            Assert.Matches("port \\+X: (network interface cdnone0 does not exist|libpcap not found: apt-get install libpcap0.8)", pcapLines[0]);
         }
         finally
         {

@@ -9,7 +9,8 @@ namespace Camdoop.Runtime.Tests.RawEthernet;
 
 /// <summary>
 /// Two servers of a 3x3x3 torus, (0,0,0) and (1,0,0), each in its own network namespace with its own event loop,
-/// joined by a veth pair on A's X+ port and B's X- port. Dispose stops both nodes and deletes both namespaces.
+/// joined by a veth pair on A's X+ port and B's X- port, each side's link opened with its own driver (AF_PACKET unless
+/// told otherwise). Dispose stops both nodes and deletes both namespaces.
 /// </summary>
 internal sealed class TwoNodes : IDisposable
 {
@@ -31,9 +32,14 @@ internal sealed class TwoNodes : IDisposable
     private readonly LockedStringWriter _log = new();
     private readonly NodeLog _nodeLog;
 
-    private TwoNodes(VethLink veth)
+    private readonly LinkDriver _driverA;
+    private readonly LinkDriver _driverB;
+
+    private TwoNodes(VethLink veth, LinkDriver driverA, LinkDriver driverB)
     {
         Veth = veth;
+        _driverA = driverA;
+        _driverB = driverB;
         _nodeLog = new NodeLog(_log, LogLevel.Debug);
     }
 
@@ -49,9 +55,14 @@ internal sealed class TwoNodes : IDisposable
 
     public string Log => _log.ToString();
 
-    public static TwoNodes Start(int mtu = 9000, RawEthernetOptions? linkOptions = null)
+    /// <summary>
+    /// Starts both nodes; A's link uses <paramref name="driver"/>, B's <paramref name="driverB"/> (the same when null).
+    /// <paramref name="prefix"/> names the namespaces (VethLink's scheme), so that test classes never share them.
+    /// </summary>
+    public static TwoNodes Start(int mtu = 9000, RawEthernetOptions? linkOptions = null, LinkDriver driver = LinkDriver.AfPacket,
+                                 LinkDriver? driverB = null, string prefix = VethLink.DefaultPrefix)
     {
-        var nodes = new TwoNodes(VethLink.Create(mtu));
+        var nodes = new TwoNodes(VethLink.Create(mtu, prefix), driver, driverB ?? driver);
         try
         {
             nodes.LoopA = nodes.StartNode(sideA: true, linkOptions);
@@ -65,14 +76,15 @@ internal sealed class TwoNodes : IDisposable
         }
     }
 
-    /// <summary>Starts a fresh node on one side (the previous one must have been stopped).</summary>
+    /// <summary>Starts a fresh node on one side (the previous one must have been stopped), with that side's driver.</summary>
     public NodeEventLoop StartNode(bool sideA, RawEthernetOptions? linkOptions = null)
     {
         var pool = new FramePool();
         var self = sideA ? A : B;
         var port = sideA ? PortA : PortB;
+        var options = (linkOptions ?? new RawEthernetOptions()) with { Driver = sideA ? _driverA : _driverB };
         var link = NetworkNamespace.Run(sideA ? Veth.NamespaceA : Veth.NamespaceB,
-            () => RawEthernetTransport.Open(sideA ? Veth.InterfaceA : Veth.InterfaceB, pool, linkOptions));
+            () => RawEthernetLinks.Open(sideA ? Veth.InterfaceA : Veth.InterfaceB, pool, options));
         var loop = new NodeEventLoop(driver => new NodeHost(self, Torus, driver, pool, Options), _nodeLog);
         loop.Host.Register(new PatternService(port));
         loop.AttachLink(port, link);

@@ -84,5 +84,6 @@ public static class NodeCommand
         UplinkAddress = "192.168.10.1",
         FrontEndPort = 7070,
         LogFile = "/var/log/camdoop/node.log",
+        LinkDriver = LinkDrivers.Default.Name(),
     };
 }

@@ -2,6 +2,8 @@ using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
 using Camdoop.MapReduce.Hosting;
+using Camdoop.Runtime.Links.Pcap;
+using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
@@ -25,6 +27,7 @@ public static class TestbedCommand
             .Option("link-rate", "Rate of every torus link (tc tbf), e.g. 1gbit or 100mbit", "RATE")
             .Option("link-delay", "One-way delay of every link (needs the kernel's netem)", "DURATION")
             .Option("link-loss", "Percent of frames every link drops at random, e.g. 1 (needs the kernel's netem)", "PERCENT")
+            .Option("link-driver", "How the nodes move frames: pcap (libpcap via SharpPcap) or afpacket (AF_PACKET sockets)", "DRIVER", LinkDrivers.Default.Name())
             .Option("prefix", "Namespace prefix (2-6 letters or digits)", "NAME", TestbedState.DefaultPrefix)
             .Option("subnet", "Second octet of the switch network 10.N.0.0/16", "N", "77")
             .Option("data-root", "Directory for the servers' data, configs and logs", "DIR")
@@ -71,9 +74,18 @@ public static class TestbedCommand
         long delay = args.Has("link-delay") ? args.Nanoseconds("link-delay") : 0;
         double loss = args.Has("link-loss") ? args.Double("link-loss", 0, 100) : 0;
         var shaping = new LinkShaping(rate, delay, loss);
+        string driverName = args.Required("link-driver");
+        if (!LinkDrivers.TryParse(driverName, out var driver))
+        {
+            throw CliException.Usage($"testbed up: --link-driver must be pcap or afpacket, not '{driverName}'");
+        }
         if (!SystemCommand.IsRoot)
         {
             throw new CliException("the emulated testbed needs root (network namespaces, veth links, tc, raw sockets); run it with sudo");
+        }
+        if (driver == LinkDriver.Pcap && PcapTransport.WhyUnavailable() is { } noPcap)
+        {
+            throw new CliException($"--link-driver pcap: {noPcap}");
         }
         if (shaping.NeedsNetem && !TestbedNetwork.NetemAvailable())
         {
@@ -119,6 +131,7 @@ public static class TestbedCommand
             BeaconIntervalMs = args.Nanoseconds("beacon-interval") / 1e6,
             BeaconMisses = args.Int("beacon-misses", 1, 1000),
             ReceiveBufferBytes = receiveBuffers,
+            LinkDriver = driver,
         };
         var timeout = TimeSpan.FromTicks(args.Nanoseconds("timeout") / 100);
         bool json = args.Flag("json");
@@ -152,7 +165,7 @@ public static class TestbedCommand
         }
         else
         {
-            Console.Out.WriteLine($"testbed '{prefix}' up: {torus.Count} servers ({torus}), links {rate ?? "unshaped"}, data in {state.DataRoot}");
+            Console.Out.WriteLine($"testbed '{prefix}' up: {torus.Count} servers ({torus}), links {rate ?? "unshaped"} ({driver.Name()}), data in {state.DataRoot}");
             Console.Out.WriteLine($"front-end: {state.FrontEnd}");
         }
         return 0;
@@ -169,7 +182,7 @@ public static class TestbedCommand
             JsonOutput.Write(Console.Out, report);
             return 0;
         }
-        Console.Out.WriteLine($"testbed '{state.Prefix}': {state.Torus}, links {state.LinkRate ?? "unshaped"}, front-end {state.FrontEnd}, data {state.DataRoot}");
+        Console.Out.WriteLine($"testbed '{state.Prefix}': {state.Torus}, links {state.LinkRate ?? "unshaped"} ({state.LinkDriver ?? "afpacket"}), front-end {state.FrontEnd}, data {state.DataRoot}");
         Console.Out.WriteLine($"{"server",-8} {"address",-14} {"pid",7} {"state",-8} {"links",-5} {"reach",5} {"drops",7} {"rejected",8}  down links");
         foreach (var s in report.Servers)
         {
@@ -234,6 +247,7 @@ public static class TestbedCommand
         Frontend = state.FrontEnd,
         DataRoot = state.DataRoot,
         LinkRate = state.LinkRate,
+        LinkDriver = state.LinkDriver,
         Servers = state.Servers.Select(s =>
         {
             var status = NodeStatus.TryRead(s.StatusPath);
@@ -269,6 +283,7 @@ public static class TestbedCommand
         public required string Frontend { get; init; }
         public required string DataRoot { get; init; }
         public string? LinkRate { get; init; }
+        public string? LinkDriver { get; init; }
         public required IReadOnlyList<TestbedServerReport> Servers { get; init; }
     }
 

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Text;
 using Camdoop.Cli.CommandLine;
 using Camdoop.MapReduce.Hosting;
+using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Testbed;
@@ -25,6 +26,9 @@ public sealed record TestbedNodeOptions
     public int CarrierPollMs { get; init; } = 250;
 
     public string LogLevel { get; init; } = "info";
+
+    /// <summary>Which driver every node's links use.</summary>
+    public LinkDriver LinkDriver { get; init; } = LinkDrivers.Default;
 
     /// <summary>Per-server overrides of the kernel receive buffer (tests provoke drops with a tiny one).</summary>
     public IReadOnlyDictionary<Coordinate, int> ReceiveBufferBytes { get; init; } = new Dictionary<Coordinate, int>();
@@ -63,6 +67,7 @@ public static class TestbedLauncher
                 StatusIntervalMs = options.StatusIntervalMs,
                 CarrierPollMs = options.CarrierPollMs,
                 ReceiveBufferBytes = options.ReceiveBufferBytes.TryGetValue(c, out int rcv) ? rcv : null,
+                LinkDriver = options.LinkDriver.Name(),
             };
             string configPath = Path.Combine(dir, "node.json");
             config.Save(configPath);
@@ -91,6 +96,7 @@ public static class TestbedLauncher
             FrontEnd = $"{layout.ServerAddress(first)}:{options.FrontEndPort}",
             FrontEndPort = options.FrontEndPort,
             LinkRate = linkRate,
+            LinkDriver = options.LinkDriver.Name(),
             CreatedUtc = DateTime.UtcNow,
             Servers = servers,
         };

@@ -30,6 +30,9 @@ public sealed record TestbedState
 
     public string? LinkRate { get; init; }
 
+    /// <summary>"pcap" or "afpacket"; null in a state written before the choice existed (afpacket).</summary>
+    public string? LinkDriver { get; init; }
+
     public DateTime CreatedUtc { get; init; }
 
     public required IReadOnlyList<TestbedServer> Servers { get; init; }

@@ -10,7 +10,9 @@ internal static unsafe partial class LibC
 {
     private const string Lib = "libc";
 
+    public const int AF_INET = 2;
     public const int AF_PACKET = 17;
+    public const int SOCK_DGRAM = 2;
     public const int SOCK_RAW = 3;
     public const int SOCK_CLOEXEC = 0x80000;
 
@@ -44,6 +46,10 @@ internal static unsafe partial class LibC
 
     public const int MSG_TRUNC = 0x20;
     public const int MSG_DONTWAIT = 0x40;
+
+    public const int F_GETFL = 3;
+    public const int F_SETFL = 4;
+    public const int O_NONBLOCK = 0x800;
 
     public const int EFD_NONBLOCK = 0x800;
     public const int EFD_CLOEXEC = 0x80000;
@@ -174,6 +180,9 @@ internal static unsafe partial class LibC
 
     [LibraryImport(Lib, EntryPoint = "close", SetLastError = true)]
     public static partial int Close(int fd);
+
+    [LibraryImport(Lib, EntryPoint = "fcntl", SetLastError = true)]
+    public static partial int Fcntl(int fd, int command, int argument);
 
     [LibraryImport(Lib, EntryPoint = "setns", SetLastError = true)]
     public static partial int SetNs(int fd, int nstype);

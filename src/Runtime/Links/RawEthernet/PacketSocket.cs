@@ -211,7 +211,8 @@ public sealed unsafe class PacketSocket : IDisposable
         }
     }
 
-    private static void ValidateName(string name)
+    /// <summary>Throws <see cref="RawEthernetException"/> unless <paramref name="name"/> can name a Linux interface.</summary>
+    internal static void ValidateName(string name)
     {
         ArgumentNullException.ThrowIfNull(name);
         if (name.Length == 0 || name.Length >= LibC.IFNAMSIZ)

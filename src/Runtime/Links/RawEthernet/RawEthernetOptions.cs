@@ -2,9 +2,12 @@ using Camdoop.Runtime.Frames;
 
 namespace Camdoop.Runtime.Links.RawEthernet;
 
-/// <summary>Tunables of one raw-Ethernet link.</summary>
+/// <summary>Tunables of one raw-Ethernet link, for either <see cref="LinkDriver"/>.</summary>
 public sealed record RawEthernetOptions
 {
+    /// <summary>Which implementation <see cref="RawEthernetLinks.Open"/> uses.</summary>
+    public LinkDriver Driver { get; init; } = LinkDrivers.Default;
+
     /// <summary>
     /// Largest frame this link carries, Ethernet header included. The interface's MTU must be at least this minus the
     /// 14-byte Ethernet header, else opening fails. The default is the CamCube jumbo frame (9,014 bytes, MTU 9,000);
@@ -19,8 +22,19 @@ public sealed record RawEthernetOptions
     /// <summary>Frames fetched per recvmmsg call.</summary>
     public int ReceiveBatch { get; init; } = 32;
 
-    /// <summary>Kernel receive buffer: absorbs bursts while the I/O thread is descheduled (about 1,000 jumbo frames).</summary>
+    /// <summary>
+    /// AF_PACKET driver: the socket's kernel receive buffer, a limit that absorbs bursts while the I/O thread is
+    /// descheduled (about 1,000 jumbo frames); memory is taken only while frames wait.
+    /// </summary>
     public int ReceiveBufferBytes { get; init; } = 16 << 20;
+
+    /// <summary>
+    /// pcap driver: the capture ring libpcap maps from the kernel (pcap_set_buffer_size), allocated in full when the
+    /// link opens. Each jumbo frame takes a 16 KB slot, so the default holds 512 frames (about 40 ms of a 1 Gbit/s link,
+    /// more than a server's whole shuffle receive budget spread over its six links); a 27-server testbed with six links
+    /// each maps 162 of them (1.3 GB). Under an unpaced flood on a busy machine 4 MB rings dropped thousands of frames.
+    /// </summary>
+    public int CaptureBufferBytes { get; init; } = 8 << 20;
 
     /// <summary>
     /// Kernel send buffer. Kept well below what the interface's queue can hold, so a busy link pushes back with
@@ -53,6 +67,10 @@ public sealed record RawEthernetOptions
         if (ReceiveBatch is < 1 or > 1024)
         {
             throw new ArgumentOutOfRangeException(nameof(ReceiveBatch), ReceiveBatch, "must be 1 to 1024 frames");
+        }
+        if (ReceiveBufferBytes < 1024 || CaptureBufferBytes < 1024 || SendBufferBytes < 1024)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ReceiveBufferBytes), "kernel buffers must be at least 1 KB");
         }
         if (CarrierPollInterval <= TimeSpan.Zero)
         {

@@ -26,7 +26,7 @@ namespace Camdoop.Runtime.Links.RawEthernet;
 /// MAC addresses are stamped on send: source is the interface's address, destination the neighbour's address learned
 /// from its valid frames (broadcast until then, again after a carrier loss, and always for liveness beacons).
 /// </summary>
-public sealed unsafe class RawEthernetTransport : ILinkTransport, IDisposable
+public sealed unsafe class RawEthernetTransport : IRawEthernetLink
 {
     private const int MaxReceiveRounds = 8;
 
@@ -93,6 +93,8 @@ public sealed unsafe class RawEthernetTransport : ILinkTransport, IDisposable
         }
         CarrierUp = _ioCarrier = socket.QueryCarrier();
     }
+
+    public LinkDriver Driver => LinkDriver.AfPacket;
 
     public string InterfaceName => _socket.InterfaceName;
 

@@ -1,0 +1,22 @@
+using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Links.Pcap;
+
+namespace Camdoop.Runtime.Links.RawEthernet;
+
+/// <summary>Opens a port's link with the driver its options name.</summary>
+public static class RawEthernetLinks
+{
+    /// <summary>
+    /// Opens <paramref name="interfaceName"/> in the calling thread's network namespace with
+    /// <see cref="RawEthernetOptions.Driver"/>. Fails with one clear line (see the drivers' Open).
+    /// </summary>
+    public static IRawEthernetLink Open(string interfaceName, FramePool pool, RawEthernetOptions? options = null)
+    {
+        options ??= new RawEthernetOptions();
+        return options.Driver switch
+        {
+            LinkDriver.Pcap => PcapTransport.Open(interfaceName, pool, options),
+            _ => RawEthernetTransport.Open(interfaceName, pool, options),
+        };
+    }
+}
