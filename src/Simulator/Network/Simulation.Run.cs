@@ -209,22 +209,31 @@ public sealed partial class Simulation
     {
         long actionTime = _actionQueue.NextTime;
         SimulationPartition best = _partitions[0];
-        long bestTime;
         if (_partitions.Length == 1)
         {
-            bestTime = best.NextTime;
-        }
-        else
-        {
-            best.TryPeek(out bestTime, out ulong bestOrder);
-            for (int p = 1; p < _partitions.Length; p++)
+            // One partition (the common sequential case): pop straight away, only events due before the next
+            // action, rather than peeking first. No outbox: every link is inside the partition.
+            if (best.ProcessNext(Math.Min(limit, actionTime - 1), out kind))
             {
-                if (_partitions[p].TryPeek(out long time, out ulong order) && (time < bestTime || (time == bestTime && order < bestOrder)))
-                {
-                    best = _partitions[p];
-                    bestTime = time;
-                    bestOrder = order;
-                }
+                _now = best.Now;
+                return true;
+            }
+            if (actionTime <= limit && RunNextAction())
+            {
+                kind = EventKind.Action;
+                return true;
+            }
+            kind = default;
+            return false;
+        }
+        best.TryPeek(out long bestTime, out ulong bestOrder);
+        for (int p = 1; p < _partitions.Length; p++)
+        {
+            if (_partitions[p].TryPeek(out long time, out ulong order) && (time < bestTime || (time == bestTime && order < bestOrder)))
+            {
+                best = _partitions[p];
+                bestTime = time;
+                bestOrder = order;
             }
         }
         if (actionTime <= bestTime)
