@@ -1,5 +1,3 @@
-using System.Diagnostics;
-using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links.RawEthernet;
@@ -29,6 +27,8 @@ namespace Camdoop.Runtime.Links.Pcap;
 /// <see cref="LinkEventKind.TransmitReady"/> once it drains. A lock taken once per flush keeps the I/O thread from
 /// replacing the handle under a send.
 /// </para>
+/// What every driver does alike lives in <see cref="TransmitRing"/>, <see cref="LinkIoThread"/> and
+/// <see cref="LinkSignal"/>; this class keeps what is particular to libpcap.
 /// </summary>
 public sealed unsafe class PcapTransport : IRawEthernetLink
 {
@@ -41,7 +41,8 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
     private readonly InterfaceQuery _query;
     private readonly SafeFileHandle _namespace;
     private readonly string? _namespaceId;
-    private readonly int _eventFd;
+    private readonly LinkSignal _signal;
+    private readonly LinkIoThread _io;
     private readonly Lock _captureLock = new();
 
     // Replaced only by the I/O thread (under _captureLock); null while the interface is gone.
@@ -51,29 +52,16 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
     private volatile int _mtu;
 
     // Transmit side: event loop only.
-    private readonly Frame?[] _tx;
-    private int _txHead;
-    private int _txCount;
-    private bool _readyNoticeOwed;
-    private bool _awaitingWritable;
-    private int _lastSendErrno;
-    private ulong _peerMac = MacAddress.Broadcast.Value;
+    private readonly TransmitRing _ring;
 
     // Receive side: I/O thread only.
-    private bool _ioCarrier;
     private string? _lastReceiveError;
     private string? _lastReopenError;
 
-    private ILinkEventSink? _sink;
-    private Thread? _ioThread;
-    private volatile bool _stopping;
-    private int _wantWritable;
-    private int _ioThreadId;
-    private long _ioAllocatedBytes;
     private int _disposed;
 
     private PcapTransport(string interfaceName, FramePool pool, RawEthernetOptions options, InterfaceQuery query, PcapCapture capture,
-                          int index, MacAddress mac, int mtu, SafeFileHandle ns, string? namespaceId, int eventFd)
+                          int index, MacAddress mac, int mtu, SafeFileHandle ns, string? namespaceId, LinkSignal signal)
     {
         InterfaceName = interfaceName;
         _pool = pool;
@@ -86,23 +74,24 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
         _mtu = mtu;
         _namespace = ns;
         _namespaceId = namespaceId;
-        _eventFd = eventFd;
+        _signal = signal;
         IgnoresOutgoingInKernel = capture.IgnoresOutgoingInKernel;
-        _tx = new Frame?[options.TransmitRingSize];
-        CarrierUp = _ioCarrier = query.IsUpAndRunning();
+        _ring = new TransmitRing(options.TransmitRingSize, options.MaxFrameSize, Counters);
+        CarrierUp = query.IsUpAndRunning();
+        _io = new LinkIoThread(interfaceName, Counters, signal, options.CarrierPollInterval, CarrierUp);
     }
 
     public LinkDriver Driver => LinkDriver.Pcap;
 
     public string InterfaceName { get; }
 
-    public Port Port { get; private set; }
+    public Port Port => _io.Port;
 
     public RawLinkCounters Counters { get; } = new();
 
     public MacAddress LocalMac => new((ulong)Volatile.Read(ref _mac));
 
-    public MacAddress PeerMac => new(Volatile.Read(ref _peerMac));
+    public MacAddress PeerMac => _ring.PeerMac;
 
     public int Mtu => _mtu;
 
@@ -111,15 +100,15 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
     /// <summary>Whether the kernel drops this host's own outgoing frames before they reach the capture socket.</summary>
     public bool IgnoresOutgoingInKernel { get; private set; }
 
-    public int IoThreadId => Volatile.Read(ref _ioThreadId);
+    public int IoThreadId => _io.ThreadId;
 
-    public long IoThreadAllocatedBytes => Interlocked.Read(ref _ioAllocatedBytes);
+    public long IoThreadAllocatedBytes => _io.AllocatedBytes;
 
-    public bool CanSend => _txCount < _tx.Length;
+    public bool CanSend => _ring.HasRoom;
 
     public bool CarrierUp { get; private set; }
 
-    public int PendingTransmit => _txCount;
+    public int PendingTransmit => _ring.Count;
 
     /// <summary>Null when libpcap can be loaded, else one line saying how to install it.</summary>
     public static string? WhyUnavailable() => LibPcap.WhyUnavailable();
@@ -146,7 +135,7 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
         var query = InterfaceQuery.Open(interfaceName);
         PcapCapture? capture = null;
         SafeFileHandle? ns = null;
-        int eventFd = -1;
+        LinkSignal? signal = null;
         try
         {
             int index = query.Index(out int errno);
@@ -158,22 +147,15 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
             }
             int mtu = query.Mtu();
             var mac = query.Mac() ?? throw new RawEthernetException($"cannot read the MAC address of {interfaceName}");
-            CheckMtu(interfaceName, mtu, options.MaxFrameSize);
+            LinkMtu.Require(interfaceName, mtu, options.MaxFrameSize);
             capture = PcapCapture.Open(interfaceName, options);
             ns = File.OpenHandle(NamespacePath);
-            eventFd = LibC.EventFd(0, LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
-            if (eventFd < 0)
-            {
-                throw new RawEthernetException($"cannot create an eventfd for {interfaceName}: {LibC.Describe(LibC.Errno)}");
-            }
-            return new PcapTransport(interfaceName, pool, options, query, capture, index, mac, mtu, ns, CurrentNamespaceId(), eventFd);
+            signal = LinkSignal.Create(interfaceName);
+            return new PcapTransport(interfaceName, pool, options, query, capture, index, mac, mtu, ns, CurrentNamespaceId(), signal);
         }
         catch
         {
-            if (eventFd >= 0)
-            {
-                LibC.Close(eventFd);
-            }
+            signal?.Dispose();
             ns?.Dispose();
             capture?.Dispose();
             query.Dispose();
@@ -185,80 +167,39 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
     {
         ArgumentNullException.ThrowIfNull(sink);
         ObjectDisposedException.ThrowIf(_disposed != 0, this);
-        if (_ioThread is not null)
-        {
-            throw new InvalidOperationException($"link {InterfaceName} is already started");
-        }
-        Port = port;
-        _sink = sink;
-        _ioThread = new Thread(IoThreadMain)
-        {
-            IsBackground = true,
-            Name = $"pcap {port.Name()} {InterfaceName}",
-        };
-        _ioThread.Start();
+        _io.Start(port, sink, "pcap", IoThreadMain);
     }
 
     // ---------------------------------------------------------------- transmit (event loop)
 
-    public bool TrySend(Frame frame)
-    {
-        if (_txCount == _tx.Length)
-        {
-            _readyNoticeOwed = true;
-            return false;
-        }
-        int length = frame.Length;
-        if (length > _maxFrameSize || length < FrameLayout.EthernetHeaderSize)
-        {
-            Counters.OversizeDroppedField++;
-            return false;
-        }
-        var span = frame.Buffer.AsSpan();
-        // Liveness beacons always go to broadcast (see RawEthernetTransport.TrySend).
-        bool beacon = length > FrameLayout.OffsetService && span[FrameLayout.OffsetService] == WellKnownServices.LinkMonitor;
-        (beacon ? MacAddress.Broadcast : new MacAddress(_peerMac)).Write(span);
-        LocalMac.Write(span[6..]);
-        int tail = _txHead + _txCount;
-        if (tail >= _tx.Length)
-        {
-            tail -= _tx.Length;
-        }
-        _tx[tail] = frame;
-        _txCount++;
-        if (_txCount == _tx.Length)
-        {
-            _readyNoticeOwed = true;
-        }
-        return true;
-    }
+    public bool TrySend(Frame frame) => _ring.TryAdd(frame, LocalMac);
 
     public bool Flush()
     {
-        if (_awaitingWritable || _disposed != 0)
+        if (_signal.AwaitingWritable || _disposed != 0)
         {
             return false;
         }
-        if (_txCount == 0)
+        if (_ring.Count == 0)
         {
-            return TakeReadyNotice();
+            return _ring.TakeReadyNotice();
         }
         long frames = 0;
         long bytes = 0;
         lock (_captureLock)
         {
             nint pcap = _capture?.Pcap ?? 0;
-            while (_txCount > 0)
+            while (_ring.Count > 0)
             {
-                var f = _tx[_txHead]!;
+                var f = _ring.Peek(0);
                 int errno;
                 if (pcap == 0)
                 {
                     errno = LibC.ENODEV; // the interface is gone; the carrier check reports the link down
                 }
-                else if (LibPcap.Inject(pcap, BufferAddress(f), f.Length, out errno) >= 0)
+                else if (LibPcap.Inject(pcap, PinnedFrame.Address(f), f.Length, out errno) >= 0)
                 {
-                    TakeHead();
+                    _ring.TakeHead();
                     frames++;
                     bytes += f.Length;
                     f.Release();
@@ -271,171 +212,85 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
                 if (errno == LibC.EAGAIN)
                 {
                     // The send buffer is full: stop until the I/O thread sees POLLOUT.
-                    _awaitingWritable = true;
                     Counters.SendBlockedField++;
-                    Volatile.Write(ref _wantWritable, 1);
-                    Signal();
+                    _signal.AwaitWritable();
                     break;
                 }
                 // Refused for good (interface down or gone, MTU shrunk, queue full): drop it.
-                TakeHead();
-                Counters.SendErrorsField++;
-                if (errno != _lastSendErrno)
+                if (_ring.DropRefusedHead(errno, out int length))
                 {
-                    _lastSendErrno = errno;
-                    _sink?.Log(LogLevel.Warning, $"link {Port.Name()} {InterfaceName}: dropping a {f.Length}-byte frame the kernel refused: {LibC.Describe(errno)}");
+                    _io.Log(LogLevel.Warning, $"dropping a {length}-byte frame the kernel refused: {LibC.Describe(errno)}");
                 }
-                f.Release();
             }
         }
         if (frames > 0)
         {
-            Volatile.Write(ref Counters.FramesSentField, Counters.FramesSentField + frames);
-            Volatile.Write(ref Counters.BytesSentField, Counters.BytesSentField + bytes);
-            Volatile.Write(ref Counters.SendBatchesField, Counters.SendBatchesField + 1);
-            _lastSendErrno = 0;
+            _ring.RecordSent(frames, bytes);
         }
-        return TakeReadyNotice();
+        return _ring.TakeReadyNotice();
     }
 
-    public void OnWritable() => _awaitingWritable = false;
+    public void OnWritable() => _signal.OnWritable();
 
     public void ApplyCarrier(bool up)
     {
         CarrierUp = up;
         if (!up)
         {
-            // Whatever is plugged in next may have another address: go back to broadcast until we hear from it.
-            Volatile.Write(ref _peerMac, MacAddress.Broadcast.Value);
+            _ring.ForgetPeer();
         }
     }
 
     public void LearnPeer(ReadOnlySpan<byte> validFrame)
     {
-        var source = MacAddress.Read(validFrame[6..]);
-        if (source.Value == _peerMac || source.IsGroup || source.IsZero)
+        if (_ring.LearnPeer(validFrame, out var source))
         {
-            return;
+            _io.Log(LogLevel.Info, $"neighbour is {source}");
         }
-        Volatile.Write(ref _peerMac, source.Value);
-        _sink?.Log(LogLevel.Info, $"link {Port.Name()} {InterfaceName}: neighbour is {source}");
-    }
-
-    private bool TakeReadyNotice()
-    {
-        if (_readyNoticeOwed && _txCount < _tx.Length)
-        {
-            _readyNoticeOwed = false;
-            return true;
-        }
-        return false;
-    }
-
-    private Frame TakeHead()
-    {
-        var f = _tx[_txHead]!;
-        _tx[_txHead] = null;
-        _txHead = _txHead + 1 == _tx.Length ? 0 : _txHead + 1;
-        _txCount--;
-        return f;
     }
 
     // ---------------------------------------------------------------- receive and carrier (I/O thread)
 
     private void IoThreadMain()
     {
-        Volatile.Write(ref _ioThreadId, LibC.GetTid());
-        var sink = _sink!;
-        long interval = (long)(_options.CarrierPollInterval.TotalSeconds * Stopwatch.Frequency);
-        long nextCheck = Stopwatch.GetTimestamp() + interval;
-        LibC.PollFd* fds = stackalloc LibC.PollFd[2];
+        EnterLinkNamespace();
         int idleErrors = 0;
-        try
+        while (!_io.Stopping)
         {
-            EnterLinkNamespace();
-            while (!_stopping)
+            if (_io.IsCheckDue(out int timeoutMs))
             {
-                long now = Stopwatch.GetTimestamp();
-                if (now >= nextCheck)
+                CheckLink();
+            }
+            var capture = _capture;
+            short events = _io.Wait(capture?.Fd ?? -1, timeoutMs);
+            if (capture is null)
+            {
+                // No handle to wait for (the interface is gone): let the loop flush, and so drop, what it holds.
+                _io.ReportWritable();
+                continue;
+            }
+            if ((events & (LibC.POLLIN | LibC.POLLERR)) != 0)
+            {
+                // libpcap reads a pending socket error (e.g. ENETDOWN) itself and reports it as a failed read.
+                int taken = ReceiveBurst(capture);
+                if (taken == 0 && (events & LibC.POLLIN) == 0 && ++idleErrors > 100)
                 {
-                    CheckLink(sink);
-                    nextCheck = now + interval;
+                    Thread.Sleep(1);
                 }
-                var capture = _capture;
-                int timeoutMs = (int)Math.Max(1, (nextCheck - now) * 1000 / Stopwatch.Frequency);
-                bool wantWritable = Volatile.Read(ref _wantWritable) != 0;
-                fds[0] = new LibC.PollFd { Fd = capture?.Fd ?? -1, Events = (short)(LibC.POLLIN | (wantWritable ? LibC.POLLOUT : 0)) };
-                fds[1] = new LibC.PollFd { Fd = _eventFd, Events = LibC.POLLIN };
-                int ready = LibC.Poll(fds, 2, timeoutMs);
-                if (capture is null)
+                else if (taken > 0)
                 {
-                    if (Interlocked.CompareExchange(ref _wantWritable, 0, 1) == 1)
-                    {
-                        // No handle to wait for (the interface is gone): let the loop flush, and so drop, what it holds.
-                        Post(sink, LinkEvent.TransmitReady(Port));
-                        sink.Wake();
-                    }
-                    if (ready > 0 && (fds[1].REvents & LibC.POLLIN) != 0)
-                    {
-                        ulong drained;
-                        LibC.Read(_eventFd, &drained, sizeof(ulong));
-                    }
-                    continue;
-                }
-                if (ready <= 0)
-                {
-                    if (ready < 0 && LibC.Errno != LibC.EINTR)
-                    {
-                        sink.Log(LogLevel.Error, $"link {Port.Name()} {InterfaceName}: poll failed: {LibC.Describe(LibC.Errno)}");
-                        Thread.Sleep(10);
-                    }
-                    continue;
-                }
-                if ((fds[1].REvents & LibC.POLLIN) != 0)
-                {
-                    ulong drain;
-                    LibC.Read(_eventFd, &drain, sizeof(ulong));
-                }
-                short events = fds[0].REvents;
-                if ((events & (LibC.POLLIN | LibC.POLLERR)) != 0)
-                {
-                    // libpcap reads a pending socket error (e.g. ENETDOWN) itself and reports it as a failed read.
-                    int taken = ReceiveBurst(sink, capture);
-                    if (taken == 0 && (events & LibC.POLLIN) == 0 && ++idleErrors > 100)
-                    {
-                        Thread.Sleep(1);
-                    }
-                    else if (taken > 0)
-                    {
-                        idleErrors = 0;
-                    }
-                }
-                if ((events & LibC.POLLOUT) != 0 && Interlocked.CompareExchange(ref _wantWritable, 0, 1) == 1)
-                {
-                    Post(sink, LinkEvent.TransmitReady(Port));
-                    sink.Wake();
+                    idleErrors = 0;
                 }
             }
-        }
-#pragma warning disable CA1031 // a bug here must not take the server down: the link is reported dead instead
-        catch (Exception ex)
-#pragma warning restore CA1031
-        {
-            sink.Log(LogLevel.Error, $"link {Port.Name()} {InterfaceName}: I/O thread failed, link abandoned: {ex}");
-            if (_ioCarrier)
+            if ((events & LibC.POLLOUT) != 0)
             {
-                Post(sink, LinkEvent.Carrier(Port, false));
-                sink.Wake();
+                _io.ReportWritable();
             }
-        }
-        finally
-        {
-            Interlocked.Exchange(ref _ioAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
         }
     }
 
     /// <summary>Takes what the capture ring holds, up to a bound; returns the frames posted.</summary>
-    private int ReceiveBurst(ILinkEventSink sink, PcapCapture capture)
+    private int ReceiveBurst(PcapCapture capture)
     {
         var device = capture.Device;
         ulong self = (ulong)Volatile.Read(ref _mac);
@@ -447,14 +302,14 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
         int unannounced = 0;
         nint header = 0;
         nint data = 0;
-        for (int i = 0; i < budget && !_stopping; i++)
+        for (int i = 0; i < budget && !_io.Stopping; i++)
         {
             int result = device.GetNextPacketPointers(ref header, ref data);
             if (result != 1)
             {
                 if (result < 0)
                 {
-                    ReportReceiveError(sink, device.LastError);
+                    ReportReceiveError(device.LastError);
                 }
                 break;
             }
@@ -471,14 +326,14 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
             frame.Length = (int)Math.Min(packet->Length, (uint)FrameLayout.BufferSize);
             frames++;
             bytes += packet->Length;
-            if (!Post(sink, LinkEvent.Received(Port, frame)))
+            if (!_io.Post(LinkEvent.Received(Port, frame)))
             {
                 frame.Release();
             }
             if (++unannounced == wakeEvery)
             {
                 unannounced = 0;
-                sink.Wake();
+                _io.Wake();
             }
         }
         if (own > 0)
@@ -487,49 +342,26 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
         }
         if (frames > 0)
         {
-            Volatile.Write(ref Counters.FramesReceivedField, Counters.FramesReceivedField + frames);
-            Volatile.Write(ref Counters.BytesReceivedField, Counters.BytesReceivedField + bytes);
-            Volatile.Write(ref Counters.ReceiveBatchesField, Counters.ReceiveBatchesField + 1);
+            Counters.AddReceived(frames, bytes);
             _lastReceiveError = null;
             if (unannounced > 0)
             {
-                sink.Wake();
+                _io.Wake();
             }
         }
         return (int)frames;
     }
 
-    private void ReportReceiveError(ILinkEventSink sink, string error)
+    private void ReportReceiveError(string error)
     {
         if (error != _lastReceiveError)
         {
             _lastReceiveError = error;
-            sink.Log(LogLevel.Warning, $"link {Port.Name()} {InterfaceName}: libpcap read failed: {error}");
+            _io.Log(LogLevel.Warning, $"libpcap read failed: {error}");
         }
     }
 
-    /// <summary>Posts to the loop, waiting while its inbox is full (the capture ring absorbs the burst meanwhile).</summary>
-    private bool Post(ILinkEventSink sink, in LinkEvent linkEvent)
-    {
-        if (sink.TryPost(linkEvent))
-        {
-            return true;
-        }
-        Volatile.Write(ref Counters.InboxStallsField, Counters.InboxStallsField + 1);
-        sink.Wake();
-        var spin = default(SpinWait);
-        while (!sink.TryPost(linkEvent))
-        {
-            if (_stopping)
-            {
-                return false;
-            }
-            spin.SpinOnce(sleep1Threshold: 30);
-        }
-        return true;
-    }
-
-    private void CheckLink(ILinkEventSink sink)
+    private void CheckLink()
     {
         bool up = false;
         int index = _query.Index(out _);
@@ -545,25 +377,19 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
         {
             if (index != _ifIndex || _capture is null)
             {
-                Reopen(sink, index);
+                Reopen(index);
             }
             _mtu = _query.Mtu();
             // An interface that came back (or was changed) with too small an MTU is unusable: report it as down.
-            up = _capture is not null && _query.IsUpAndRunning() && _mtu + FrameLayout.EthernetHeaderSize >= _maxFrameSize;
+            up = _capture is not null && _query.IsUpAndRunning() && LinkMtu.Fits(_mtu, _maxFrameSize);
         }
-        if (up != _ioCarrier)
-        {
-            _ioCarrier = up;
-            sink.Log(up ? LogLevel.Info : LogLevel.Warning, $"link {Port.Name()} {InterfaceName}: carrier {(up ? "up" : "down")}");
-            Post(sink, LinkEvent.Carrier(Port, up));
-            sink.Wake();
-        }
+        _io.ReportCarrier(up);
         ReadKernelStatistics();
-        Interlocked.Exchange(ref _ioAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
+        _io.SampleAllocatedBytes();
     }
 
     /// <summary>The interface was created again (new index, maybe a new MAC address): follow it with a new handle.</summary>
-    private void Reopen(ILinkEventSink sink, int index)
+    private void Reopen(int index)
     {
         try
         {
@@ -576,14 +402,14 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
             }
             IgnoresOutgoingInKernel = capture.IgnoresOutgoingInKernel;
             _lastReopenError = null;
-            sink.Log(LogLevel.Info, $"link {Port.Name()} {InterfaceName}: capturing on the interface again (index {index}, {LocalMac})");
+            _io.Log(LogLevel.Info, $"capturing on the interface again (index {index}, {LocalMac})");
         }
         catch (RawEthernetException e)
         {
             if (e.Message != _lastReopenError)
             {
                 _lastReopenError = e.Message;
-                sink.Log(LogLevel.Warning, $"link {Port.Name()} {InterfaceName}: cannot reopen: {e.Message}");
+                _io.Log(LogLevel.Warning, $"cannot reopen: {e.Message}");
             }
         }
     }
@@ -641,38 +467,11 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
         }
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static byte* BufferAddress(Frame frame) =>
-        (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(frame.Buffer)); // pinned-heap buffer
-
-    private void Signal()
-    {
-        ulong one = 1;
-        LibC.Write(_eventFd, &one, sizeof(ulong));
-    }
-
-    private static void CheckMtu(string interfaceName, int mtu, int maxFrameSize)
-    {
-        int needed = maxFrameSize - FrameLayout.EthernetHeaderSize;
-        if (mtu < needed)
-        {
-            throw new RawEthernetException(
-                $"interface {interfaceName} has MTU {mtu}, but {maxFrameSize}-byte frames need MTU {needed} or more " +
-                $"(ip link set dev {interfaceName} mtu {needed}, or configure a smaller maximum frame size)");
-        }
-    }
-
     // ---------------------------------------------------------------- lifetime
 
     public void Stop()
     {
-        _stopping = true;
-        var thread = _ioThread;
-        if (thread is not null && thread != Thread.CurrentThread)
-        {
-            Signal();
-            thread.Join();
-        }
+        _io.Stop();
         ReadKernelStatistics();
     }
 
@@ -688,15 +487,12 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
         {
             _disposed = 1;
         }
-        while (_txCount > 0)
-        {
-            TakeHead().Release();
-        }
+        _ring.ReleaseAll();
         _capture?.Dispose();
         _capture = null;
         _query.Dispose();
         _namespace.Dispose();
-        LibC.Close(_eventFd);
+        _signal.Dispose();
     }
 
     public override string ToString() => $"{InterfaceName} (pcap, {LocalMac}, MTU {Mtu}) -> {PeerMac}";

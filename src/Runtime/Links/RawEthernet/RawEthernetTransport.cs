@@ -1,5 +1,3 @@
-using System.Diagnostics;
-using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
@@ -25,6 +23,10 @@ namespace Camdoop.Runtime.Links.RawEthernet;
 /// </para>
 /// MAC addresses are stamped on send: source is the interface's address, destination the neighbour's address learned
 /// from its valid frames (broadcast until then, again after a carrier loss, and always for liveness beacons).
+/// <para>
+/// What every driver does alike lives in <see cref="TransmitRing"/>, <see cref="LinkIoThread"/> and
+/// <see cref="LinkSignal"/>; this class keeps what is particular to AF_PACKET.
+/// </para>
 /// </summary>
 public sealed unsafe class RawEthernetTransport : IRawEthernetLink
 {
@@ -32,20 +34,14 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
 
     private readonly PacketSocket _socket;
     private readonly FramePool _pool;
-    private readonly RawEthernetOptions _options;
     private readonly int _maxFrameSize;
-    private readonly int _eventFd;
+    private readonly LinkSignal _signal;
+    private readonly LinkIoThread _io;
 
     // Transmit side: event loop only.
-    private readonly Frame?[] _tx;
+    private readonly TransmitRing _ring;
     private readonly LibC.MMsgHdr* _txMsgs;
     private readonly LibC.IoVec* _txIov;
-    private int _txHead;
-    private int _txCount;
-    private bool _readyNoticeOwed;
-    private bool _awaitingWritable;
-    private int _lastSendErrno;
-    private ulong _peerMac = MacAddress.Broadcast.Value;
 
     // Receive side: I/O thread only.
     private readonly Frame?[] _rx;
@@ -53,25 +49,17 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
     private readonly LibC.IoVec* _rxIov;
     private readonly LibC.SockAddrLl* _rxFrom;
     private int _lastReceiveErrno;
-    private bool _ioCarrier;
 
-    private ILinkEventSink? _sink;
-    private Thread? _ioThread;
-    private volatile bool _stopping;
-    private int _wantWritable;
-    private int _ioThreadId;
-    private long _ioAllocatedBytes;
     private int _disposed;
 
-    private RawEthernetTransport(PacketSocket socket, FramePool pool, RawEthernetOptions options, int eventFd)
+    private RawEthernetTransport(PacketSocket socket, FramePool pool, RawEthernetOptions options, LinkSignal signal)
     {
         _socket = socket;
         _pool = pool;
-        _options = options;
         _maxFrameSize = options.MaxFrameSize;
-        _eventFd = eventFd;
+        _signal = signal;
 
-        _tx = new Frame?[options.TransmitRingSize];
+        _ring = new TransmitRing(options.TransmitRingSize, options.MaxFrameSize, Counters);
         _txMsgs = (LibC.MMsgHdr*)NativeMemory.AllocZeroed((nuint)(options.TransmitRingSize * sizeof(LibC.MMsgHdr)));
         _txIov = (LibC.IoVec*)NativeMemory.AllocZeroed((nuint)(options.TransmitRingSize * sizeof(LibC.IoVec)));
         for (int i = 0; i < options.TransmitRingSize; i++)
@@ -91,7 +79,8 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
             _rxMsgs[i].Hdr.IovLen = 1;
             _rxMsgs[i].Hdr.Name = &_rxFrom[i];
         }
-        CarrierUp = _ioCarrier = socket.QueryCarrier();
+        CarrierUp = socket.QueryCarrier();
+        _io = new LinkIoThread(socket.InterfaceName, Counters, signal, options.CarrierPollInterval, CarrierUp);
     }
 
     public LinkDriver Driver => LinkDriver.AfPacket;
@@ -99,14 +88,14 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
     public string InterfaceName => _socket.InterfaceName;
 
     /// <summary>The port this link serves; set by <see cref="Start"/>.</summary>
-    public Port Port { get; private set; }
+    public Port Port => _io.Port;
 
     public RawLinkCounters Counters { get; } = new();
 
     public MacAddress LocalMac => _socket.MacAddress;
 
     /// <summary>The neighbour's address as learned from its frames; broadcast until the first valid frame.</summary>
-    public MacAddress PeerMac => new(Volatile.Read(ref _peerMac));
+    public MacAddress PeerMac => _ring.PeerMac;
 
     public int Mtu => _socket.Mtu;
 
@@ -115,12 +104,12 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
     public bool IgnoresOutgoingInKernel => _socket.IgnoresOutgoingInKernel;
 
     /// <summary>Linux thread id of the I/O thread (for CPU accounting from /proc); 0 before it starts.</summary>
-    public int IoThreadId => Volatile.Read(ref _ioThreadId);
+    public int IoThreadId => _io.ThreadId;
 
     /// <summary>Bytes the I/O thread has allocated, sampled at every carrier check and when it exits.</summary>
-    public long IoThreadAllocatedBytes => Interlocked.Read(ref _ioAllocatedBytes);
+    public long IoThreadAllocatedBytes => _io.AllocatedBytes;
 
-    public bool CanSend => _txCount < _tx.Length;
+    public bool CanSend => _ring.HasRoom;
 
     /// <summary>The carrier as the event loop last heard of it (changes arrive as <see cref="LinkEventKind.CarrierChanged"/>).</summary>
     public bool CarrierUp { get; private set; }
@@ -141,23 +130,16 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
             options.ReceiveBufferBytes,
             options.SendBufferBytes,
             options.IgnoreOutgoingInKernel);
-        int eventFd = -1;
+        LinkSignal? signal = null;
         try
         {
-            CheckMtu(socket, options.MaxFrameSize);
-            eventFd = LibC.EventFd(0, LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
-            if (eventFd < 0)
-            {
-                throw new RawEthernetException($"cannot create an eventfd for {interfaceName}: {LibC.Describe(LibC.Errno)}");
-            }
-            return new RawEthernetTransport(socket, pool, options, eventFd);
+            LinkMtu.Require(socket.InterfaceName, socket.Mtu, options.MaxFrameSize);
+            signal = LinkSignal.Create(interfaceName);
+            return new RawEthernetTransport(socket, pool, options, signal);
         }
         catch
         {
-            if (eventFd >= 0)
-            {
-                LibC.Close(eventFd);
-            }
+            signal?.Dispose();
             socket.Dispose();
             throw;
         }
@@ -168,82 +150,35 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
     {
         ArgumentNullException.ThrowIfNull(sink);
         ObjectDisposedException.ThrowIf(_disposed != 0, this);
-        if (_ioThread is not null)
-        {
-            throw new InvalidOperationException($"link {InterfaceName} is already started");
-        }
-        Port = port;
-        _sink = sink;
-        _ioThread = new Thread(IoThreadMain)
-        {
-            IsBackground = true,
-            Name = $"link {port.Name()} {InterfaceName}",
-        };
-        _ioThread.Start();
+        _io.Start(port, sink, "link", IoThreadMain);
     }
 
     // ---------------------------------------------------------------- transmit (event loop)
 
-    public bool TrySend(Frame frame)
-    {
-        if (_txCount == _tx.Length)
-        {
-            _readyNoticeOwed = true;
-            return false;
-        }
-        int length = frame.Length;
-        if (length > _maxFrameSize || length < FrameLayout.EthernetHeaderSize)
-        {
-            Counters.OversizeDroppedField++;
-            return false;
-        }
-        var span = frame.Buffer.AsSpan();
-        // Liveness beacons always go to broadcast: should the neighbour's address change (NIC replaced), its NIC
-        // still accepts them and it relearns ours, and we relearn its address from its beacons.
-        bool beacon = length > FrameLayout.OffsetService && span[FrameLayout.OffsetService] == WellKnownServices.LinkMonitor;
-        (beacon ? MacAddress.Broadcast : new MacAddress(_peerMac)).Write(span);
-        _socket.MacAddress.Write(span[6..]);
-        int tail = _txHead + _txCount;
-        if (tail >= _tx.Length)
-        {
-            tail -= _tx.Length;
-        }
-        _tx[tail] = frame;
-        _txCount++;
-        if (_txCount == _tx.Length)
-        {
-            // The host will find CanSend false and stop; it must hear when there is room again.
-            _readyNoticeOwed = true;
-        }
-        return true;
-    }
+    public bool TrySend(Frame frame) => _ring.TryAdd(frame, _socket.MacAddress);
 
     /// <summary>Frames waiting in the transmit ring.</summary>
-    public int PendingTransmit => _txCount;
+    public int PendingTransmit => _ring.Count;
 
     /// <summary>
-    /// Hands the transmit ring to the kernel. Called by the event loop after each batch of events. Returns true when
-    /// the ring had filled up and now has room, i.e. the host should be told <see cref="ILinkEvents.OnTransmitReady"/>.
+    /// Hands the transmit ring to the kernel in sendmmsg(2) batches. Called by the event loop after each batch of
+    /// events. Returns true when the ring had filled up and now has room, i.e. the host should be told
+    /// <see cref="ILinkEvents.OnTransmitReady"/>.
     /// </summary>
     public bool Flush()
     {
-        if (_awaitingWritable || _disposed != 0)
+        if (_signal.AwaitingWritable || _disposed != 0)
         {
             return false;
         }
-        while (_txCount > 0)
+        while (_ring.Count > 0)
         {
-            int n = _txCount;
-            int cap = _tx.Length;
-            for (int i = 0, slot = _txHead; i < n; i++)
+            int n = _ring.Count;
+            for (int i = 0; i < n; i++)
             {
-                var f = _tx[slot]!;
-                _txIov[i].Base = BufferAddress(f);
+                var f = _ring.Peek(i);
+                _txIov[i].Base = PinnedFrame.Address(f);
                 _txIov[i].Length = (nuint)f.Length;
-                if (++slot == cap)
-                {
-                    slot = 0;
-                }
             }
             int sent = LibC.SendMMsg(_socket.Fd, _txMsgs, (uint)n, LibC.MSG_DONTWAIT);
             if (sent > 0)
@@ -251,14 +186,11 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
                 long bytes = 0;
                 for (int i = 0; i < sent; i++)
                 {
-                    var f = TakeHead();
+                    var f = _ring.TakeHead();
                     bytes += f.Length;
                     f.Release();
                 }
-                Volatile.Write(ref Counters.FramesSentField, Counters.FramesSentField + sent);
-                Volatile.Write(ref Counters.BytesSentField, Counters.BytesSentField + bytes);
-                Volatile.Write(ref Counters.SendBatchesField, Counters.SendBatchesField + 1);
-                _lastSendErrno = 0;
+                _ring.RecordSent(sent, bytes);
                 continue;
             }
             int errno = LibC.Errno;
@@ -269,32 +201,21 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
             if (errno == LibC.EAGAIN)
             {
                 // The send buffer is full: stop until the I/O thread sees POLLOUT.
-                _awaitingWritable = true;
                 Counters.SendBlockedField++;
-                Volatile.Write(ref _wantWritable, 1);
-                Signal();
+                _signal.AwaitWritable();
                 break;
             }
             // The head frame was refused for good (interface down or gone, MTU shrunk, qdisc full): drop it.
-            var dropped = TakeHead();
-            Counters.SendErrorsField++;
-            if (errno != _lastSendErrno)
+            if (_ring.DropRefusedHead(errno, out int length))
             {
-                _lastSendErrno = errno;
-                _sink?.Log(LogLevel.Warning, $"link {Port.Name()} {InterfaceName}: dropping a {dropped.Length}-byte frame the kernel refused: {LibC.Describe(errno)}");
+                _io.Log(LogLevel.Warning, $"dropping a {length}-byte frame the kernel refused: {LibC.Describe(errno)}");
             }
-            dropped.Release();
         }
-        if (_readyNoticeOwed && _txCount < _tx.Length)
-        {
-            _readyNoticeOwed = false;
-            return true;
-        }
-        return false;
+        return _ring.TakeReadyNotice();
     }
 
     /// <summary>The I/O thread reported the socket writable again (event loop).</summary>
-    public void OnWritable() => _awaitingWritable = false;
+    public void OnWritable() => _signal.OnWritable();
 
     /// <summary>The event loop learned of a carrier change from this link's I/O thread.</summary>
     public void ApplyCarrier(bool up)
@@ -302,79 +223,38 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
         CarrierUp = up;
         if (!up)
         {
-            // Whatever is plugged in next may have another address: go back to broadcast until we hear from it.
-            Volatile.Write(ref _peerMac, MacAddress.Broadcast.Value);
+            _ring.ForgetPeer();
         }
     }
 
-    /// <summary>
-    /// Learns the neighbour's MAC address from a frame that passed validation (event loop). Frames the node rejects
-    /// never teach us an address, so injected garbage cannot redirect our traffic.
-    /// </summary>
+    /// <summary>Learns the neighbour's MAC address from a frame that passed validation (event loop).</summary>
     public void LearnPeer(ReadOnlySpan<byte> validFrame)
     {
-        var source = MacAddress.Read(validFrame[6..]);
-        if (source.Value == _peerMac || source.IsGroup || source.IsZero)
+        if (_ring.LearnPeer(validFrame, out var source))
         {
-            return;
+            _io.Log(LogLevel.Info, $"neighbour is {source}");
         }
-        Volatile.Write(ref _peerMac, source.Value);
-        _sink?.Log(LogLevel.Info, $"link {Port.Name()} {InterfaceName}: neighbour is {source}");
-    }
-
-    private Frame TakeHead()
-    {
-        var f = _tx[_txHead]!;
-        _tx[_txHead] = null;
-        _txHead = _txHead + 1 == _tx.Length ? 0 : _txHead + 1;
-        _txCount--;
-        return f;
     }
 
     // ---------------------------------------------------------------- receive and carrier (I/O thread)
 
     private void IoThreadMain()
     {
-        Volatile.Write(ref _ioThreadId, LibC.GetTid());
-        var sink = _sink!;
         int batch = _rx.Length;
         for (int i = 0; i < batch; i++)
         {
             AssignReceiveSlot(i, _pool.Rent());
         }
-        long interval = (long)(_options.CarrierPollInterval.TotalSeconds * Stopwatch.Frequency);
-        long nextCheck = Stopwatch.GetTimestamp() + interval;
-        LibC.PollFd* fds = stackalloc LibC.PollFd[2];
         int idleErrors = 0;
         try
         {
-            while (!_stopping)
+            while (!_io.Stopping)
             {
-                long now = Stopwatch.GetTimestamp();
-                if (now >= nextCheck)
+                if (_io.IsCheckDue(out int timeoutMs))
                 {
-                    CheckLink(sink);
-                    nextCheck = now + interval;
+                    CheckLink();
                 }
-                int timeoutMs = (int)Math.Max(1, (nextCheck - now) * 1000 / Stopwatch.Frequency);
-                fds[0] = new LibC.PollFd { Fd = _socket.Fd, Events = (short)(LibC.POLLIN | (Volatile.Read(ref _wantWritable) != 0 ? LibC.POLLOUT : 0)) };
-                fds[1] = new LibC.PollFd { Fd = _eventFd, Events = LibC.POLLIN };
-                int ready = LibC.Poll(fds, 2, timeoutMs);
-                if (ready <= 0)
-                {
-                    if (ready < 0 && LibC.Errno != LibC.EINTR)
-                    {
-                        sink.Log(LogLevel.Error, $"link {Port.Name()} {InterfaceName}: poll failed: {LibC.Describe(LibC.Errno)}");
-                        Thread.Sleep(10);
-                    }
-                    continue;
-                }
-                if ((fds[1].REvents & LibC.POLLIN) != 0)
-                {
-                    ulong drain;
-                    LibC.Read(_eventFd, &drain, sizeof(ulong));
-                }
-                short events = fds[0].REvents;
+                short events = _io.Wait(_socket.Fd, timeoutMs);
                 if ((events & LibC.POLLNVAL) != 0)
                 {
                     break;
@@ -386,7 +266,7 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
                     if (error != 0 && error != _lastReceiveErrno)
                     {
                         _lastReceiveErrno = error;
-                        sink.Log(LogLevel.Warning, $"link {Port.Name()} {InterfaceName}: socket error {LibC.Describe(error)}");
+                        _io.Log(LogLevel.Warning, $"socket error {LibC.Describe(error)}");
                     }
                     if ((events & LibC.POLLIN) == 0 && ++idleErrors > 100)
                     {
@@ -399,24 +279,12 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
                 }
                 if ((events & LibC.POLLIN) != 0)
                 {
-                    ReceiveBurst(sink);
+                    ReceiveBurst();
                 }
-                if ((events & LibC.POLLOUT) != 0 && Interlocked.CompareExchange(ref _wantWritable, 0, 1) == 1)
+                if ((events & LibC.POLLOUT) != 0)
                 {
-                    Post(sink, LinkEvent.TransmitReady(Port));
-                    sink.Wake();
+                    _io.ReportWritable();
                 }
-            }
-        }
-#pragma warning disable CA1031 // a bug here must not take the server down: the link is reported dead instead
-        catch (Exception ex)
-#pragma warning restore CA1031
-        {
-            sink.Log(LogLevel.Error, $"link {Port.Name()} {InterfaceName}: I/O thread failed, link abandoned: {ex}");
-            if (_ioCarrier)
-            {
-                Post(sink, LinkEvent.Carrier(Port, false));
-                sink.Wake();
             }
         }
         finally
@@ -426,14 +294,13 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
                 _rx[i]?.Release();
                 _rx[i] = null;
             }
-            Interlocked.Exchange(ref _ioAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
         }
     }
 
-    private void ReceiveBurst(ILinkEventSink sink)
+    private void ReceiveBurst()
     {
         int batch = _rx.Length;
-        for (int round = 0; round < MaxReceiveRounds && !_stopping; round++)
+        for (int round = 0; round < MaxReceiveRounds && !_io.Stopping; round++)
         {
             for (int i = 0; i < batch; i++)
             {
@@ -448,7 +315,7 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
                 if (errno is not 0 and not LibC.EAGAIN and not LibC.EINTR && errno != _lastReceiveErrno)
                 {
                     _lastReceiveErrno = errno;
-                    sink.Log(LogLevel.Warning, $"link {Port.Name()} {InterfaceName}: receive failed: {LibC.Describe(errno)}");
+                    _io.Log(LogLevel.Warning, $"receive failed: {LibC.Describe(errno)}");
                 }
                 return;
             }
@@ -468,17 +335,15 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
                 frames++;
                 bytes += length;
                 AssignReceiveSlot(i, _pool.Rent());
-                if (!Post(sink, LinkEvent.Received(Port, frame)))
+                if (!_io.Post(LinkEvent.Received(Port, frame)))
                 {
                     frame.Release();
                 }
             }
-            Volatile.Write(ref Counters.FramesReceivedField, Counters.FramesReceivedField + frames);
-            Volatile.Write(ref Counters.BytesReceivedField, Counters.BytesReceivedField + bytes);
-            Volatile.Write(ref Counters.ReceiveBatchesField, Counters.ReceiveBatchesField + 1);
+            Counters.AddReceived(frames, bytes);
             if (frames > 0)
             {
-                sink.Wake();
+                _io.Wake();
             }
             if (n < batch)
             {
@@ -487,44 +352,13 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
         }
     }
 
-    /// <summary>Posts to the loop, waiting while its inbox is full (the kernel's buffer absorbs the burst meanwhile).</summary>
-    private bool Post(ILinkEventSink sink, in LinkEvent linkEvent)
+    private void CheckLink()
     {
-        if (sink.TryPost(linkEvent))
-        {
-            return true;
-        }
-        Volatile.Write(ref Counters.InboxStallsField, Counters.InboxStallsField + 1);
-        sink.Wake();
-        var spin = default(SpinWait);
-        while (!sink.TryPost(linkEvent))
-        {
-            if (_stopping)
-            {
-                return false;
-            }
-            spin.SpinOnce(sleep1Threshold: 30);
-        }
-        return true;
-    }
-
-    private void CheckLink(ILinkEventSink sink)
-    {
-        bool up = _socket.QueryCarrier();
-        if (up && _socket.Mtu + FrameLayout.EthernetHeaderSize < _maxFrameSize)
-        {
-            // The interface came back (or was changed) with too small an MTU: unusable, so report it as down.
-            up = false;
-        }
-        if (up != _ioCarrier)
-        {
-            _ioCarrier = up;
-            sink.Log(up ? LogLevel.Info : LogLevel.Warning, $"link {Port.Name()} {InterfaceName}: carrier {(up ? "up" : "down")}");
-            Post(sink, LinkEvent.Carrier(Port, up));
-            sink.Wake();
-        }
+        // An interface that came back (or was changed) with too small an MTU is unusable: report it as down.
+        bool up = _socket.QueryCarrier() && LinkMtu.Fits(_socket.Mtu, _maxFrameSize);
+        _io.ReportCarrier(up);
         ReadKernelStatistics();
-        Interlocked.Exchange(ref _ioAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
+        _io.SampleAllocatedBytes();
     }
 
     private void ReadKernelStatistics()
@@ -539,29 +373,8 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
     private void AssignReceiveSlot(int i, Frame frame)
     {
         _rx[i] = frame;
-        _rxIov[i].Base = BufferAddress(frame);
+        _rxIov[i].Base = PinnedFrame.Address(frame);
         _rxIov[i].Length = (nuint)frame.Buffer.Length;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static byte* BufferAddress(Frame frame) =>
-        (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(frame.Buffer)); // pinned-heap buffer
-
-    private void Signal()
-    {
-        ulong one = 1;
-        LibC.Write(_eventFd, &one, sizeof(ulong));
-    }
-
-    private static void CheckMtu(PacketSocket socket, int maxFrameSize)
-    {
-        int needed = maxFrameSize - FrameLayout.EthernetHeaderSize;
-        if (socket.Mtu < needed)
-        {
-            throw new RawEthernetException(
-                $"interface {socket.InterfaceName} has MTU {socket.Mtu}, but {maxFrameSize}-byte frames need MTU {needed} or more " +
-                $"(ip link set dev {socket.InterfaceName} mtu {needed}, or configure a smaller maximum frame size)");
-        }
     }
 
     // ---------------------------------------------------------------- lifetime
@@ -569,13 +382,7 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
     /// <summary>Stops and joins the I/O thread. The socket stays open so that the loop can still flush. Idempotent.</summary>
     public void Stop()
     {
-        _stopping = true;
-        var thread = _ioThread;
-        if (thread is not null && thread != Thread.CurrentThread)
-        {
-            Signal();
-            thread.Join();
-        }
+        _io.Stop();
         ReadKernelStatistics();
     }
 
@@ -591,12 +398,9 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
         }
         Stop();
         _disposed = 1;
-        while (_txCount > 0)
-        {
-            TakeHead().Release();
-        }
+        _ring.ReleaseAll();
         _socket.Dispose();
-        LibC.Close(_eventFd);
+        _signal.Dispose();
         NativeMemory.Free(_txMsgs);
         NativeMemory.Free(_txIov);
         NativeMemory.Free(_rxMsgs);

@@ -51,6 +51,22 @@ public sealed class RawLinkCounters
     /// <summary>Times the I/O thread found the event loop's inbox full and had to wait.</summary>
     public long InboxStalls => Volatile.Read(ref InboxStallsField);
 
+    /// <summary>One batch the kernel accepted (event loop, the send side's only writer).</summary>
+    internal void AddSent(long frames, long bytes)
+    {
+        Volatile.Write(ref FramesSentField, FramesSentField + frames);
+        Volatile.Write(ref BytesSentField, BytesSentField + bytes);
+        Volatile.Write(ref SendBatchesField, SendBatchesField + 1);
+    }
+
+    /// <summary>One batch taken from the kernel (I/O thread, the receive side's only writer).</summary>
+    internal void AddReceived(long frames, long bytes)
+    {
+        Volatile.Write(ref FramesReceivedField, FramesReceivedField + frames);
+        Volatile.Write(ref BytesReceivedField, BytesReceivedField + bytes);
+        Volatile.Write(ref ReceiveBatchesField, ReceiveBatchesField + 1);
+    }
+
     public override string ToString() =>
         $"tx {FramesSent} frames {BytesSent} B ({SendBatches} batches, {SendErrors} errors, {SendBlocked} blocked, {OversizeDropped} oversize); " +
         $"rx {FramesReceived} frames {BytesReceived} B ({ReceiveBatches} batches, {KernelDrops} kernel drops, {OwnFramesIgnored} own, {InboxStalls} stalls)";
