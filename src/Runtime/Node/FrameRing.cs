@@ -37,6 +37,17 @@ internal sealed class FrameRing
 
     public Frame Peek() => _ring[_head]!;
 
+    /// <summary>The frame <paramref name="offset"/> places behind the head (0 is the head); it stays queued.</summary>
+    public Frame Peek(int offset)
+    {
+        int slot = _head + offset;
+        if (slot >= _ring.Length)
+        {
+            slot -= _ring.Length;
+        }
+        return _ring[slot]!;
+    }
+
     public Frame Dequeue()
     {
         var f = _ring[_head]!;

@@ -5,33 +5,29 @@ namespace Camdoop.Runtime.Links.RawEthernet;
 
 /// <summary>
 /// The transmit side of a raw-Ethernet link that every driver shares (event loop only): the bounded ring of frames
-/// waiting for <see cref="IRawEthernetLink.Flush"/>, the MAC addresses stamped on them, the neighbour's learned
+/// waiting for <see cref="IRawEthernetLink.Flush"/> (a <see cref="FrameRing"/>), the MAC addresses stamped on them, the neighbour's learned
 /// address, and whether the host is owed a TransmitReady notice. Drivers differ only in how they hand the ring's
 /// frames to the kernel.
 /// </summary>
 internal sealed class TransmitRing
 {
-    private readonly Frame?[] _frames;
+    private readonly FrameRing _frames;
     private readonly RawLinkCounters _counters;
     private readonly int _maxFrameSize;
-    private int _head;
-    private int _count;
     private bool _readyNoticeOwed;
     private int _lastSendErrno;
     private ulong _peerMac = MacAddress.Broadcast.Value;
 
     public TransmitRing(int capacity, int maxFrameSize, RawLinkCounters counters)
     {
-        _frames = new Frame?[capacity];
+        _frames = new FrameRing(capacity);
         _maxFrameSize = maxFrameSize;
         _counters = counters;
     }
 
-    public int Capacity => _frames.Length;
+    public int Count => _frames.Count;
 
-    public int Count => _count;
-
-    public bool HasRoom => _count < _frames.Length;
+    public bool HasRoom => _frames.Space > 0;
 
     /// <summary>The neighbour's address as learned from its frames; broadcast until then (any thread may read it).</summary>
     public MacAddress PeerMac => new(Volatile.Read(ref _peerMac));
@@ -42,7 +38,7 @@ internal sealed class TransmitRing
     /// </summary>
     public bool TryAdd(Frame frame, MacAddress localMac)
     {
-        if (_count == _frames.Length)
+        if (_frames.Space == 0)
         {
             _readyNoticeOwed = true;
             return false;
@@ -59,14 +55,8 @@ internal sealed class TransmitRing
         bool beacon = length > FrameLayout.OffsetService && span[FrameLayout.OffsetService] == WellKnownServices.LinkMonitor;
         (beacon ? MacAddress.Broadcast : new MacAddress(_peerMac)).Write(span);
         localMac.Write(span[6..]);
-        int tail = _head + _count;
-        if (tail >= _frames.Length)
-        {
-            tail -= _frames.Length;
-        }
-        _frames[tail] = frame;
-        _count++;
-        if (_count == _frames.Length)
+        _frames.TryEnqueue(frame);
+        if (_frames.Space == 0)
         {
             // The host will find CanSend false and stop; it must hear when there is room again.
             _readyNoticeOwed = true;
@@ -75,24 +65,9 @@ internal sealed class TransmitRing
     }
 
     /// <summary>The frame <paramref name="offset"/> places behind the head (0 is the head); it stays queued.</summary>
-    public Frame Peek(int offset)
-    {
-        int slot = _head + offset;
-        if (slot >= _frames.Length)
-        {
-            slot -= _frames.Length;
-        }
-        return _frames[slot]!;
-    }
+    public Frame Peek(int offset) => _frames.Peek(offset);
 
-    public Frame TakeHead()
-    {
-        var f = _frames[_head]!;
-        _frames[_head] = null;
-        _head = _head + 1 == _frames.Length ? 0 : _head + 1;
-        _count--;
-        return f;
-    }
+    public Frame TakeHead() => _frames.Dequeue();
 
     /// <summary>Counts a batch the kernel accepted (the frames already taken and released).</summary>
     public void RecordSent(long frames, long bytes)
@@ -122,7 +97,7 @@ internal sealed class TransmitRing
     /// <summary>True, once, when the ring had filled up and now has room: the host should hear TransmitReady.</summary>
     public bool TakeReadyNotice()
     {
-        if (_readyNoticeOwed && _count < _frames.Length)
+        if (_readyNoticeOwed && _frames.Space > 0)
         {
             _readyNoticeOwed = false;
             return true;
@@ -149,11 +124,5 @@ internal sealed class TransmitRing
     public void ForgetPeer() => Volatile.Write(ref _peerMac, MacAddress.Broadcast.Value);
 
     /// <summary>Releases every queued frame (the link is being disposed).</summary>
-    public void ReleaseAll()
-    {
-        while (_count > 0)
-        {
-            TakeHead().Release();
-        }
-    }
+    public void ReleaseAll() => _frames.Flush();
 }
