@@ -152,48 +152,35 @@ internal sealed class PartitionWorkers : IDisposable
     }
 
     /// <summary>The driving thread: until every worker has finished the window.</summary>
-    private void WaitForWorkers()
+    private void WaitForWorkers() =>
+        SpinThenBlockUntil(static (w, _) => Volatile.Read(ref w._running) == 0, 0, ref _driverSleeping);
+
+    /// <summary>A worker: until the driving thread starts a window after <paramref name="seen"/> (or stops).</summary>
+    private void WaitForWindow(int seen) =>
+        SpinThenBlockUntil(static (w, window) => Volatile.Read(ref w._generation) != window, seen, ref _sleepers);
+
+    /// <summary>
+    /// Spins up to <see cref="SpinTicks"/>, then blocks on the gate, until <paramref name="done"/> holds.
+    /// <paramref name="sleepers"/> counts the threads blocked, so that whoever makes it hold knows to pulse the gate.
+    /// </summary>
+    private void SpinThenBlockUntil(Func<PartitionWorkers, int, bool> done, int state, ref int sleepers)
     {
         long start = Stopwatch.GetTimestamp();
         var spin = new SpinWait();
-        while (Volatile.Read(ref _running) != 0)
+        while (!done(this, state))
         {
             spin.SpinOnce(sleep1Threshold: -1);
             if (Stopwatch.GetTimestamp() - start > SpinTicks)
             {
                 lock (_gate)
                 {
-                    Interlocked.Exchange(ref _driverSleeping, 1);
-                    while (Volatile.Read(ref _running) != 0)
+                    Interlocked.Increment(ref sleepers);
+                    while (!done(this, state))
                     {
                         // Timed: a pulse sent between the check and the wait is not lost for long.
                         Monitor.Wait(_gate, 1);
                     }
-                    Interlocked.Exchange(ref _driverSleeping, 0);
-                }
-                return;
-            }
-        }
-    }
-
-    /// <summary>A worker: until the driving thread starts a window after <paramref name="seen"/> (or stops).</summary>
-    private void WaitForWindow(int seen)
-    {
-        long start = Stopwatch.GetTimestamp();
-        var spin = new SpinWait();
-        while (Volatile.Read(ref _generation) == seen)
-        {
-            spin.SpinOnce(sleep1Threshold: -1);
-            if (Stopwatch.GetTimestamp() - start > SpinTicks)
-            {
-                lock (_gate)
-                {
-                    Interlocked.Increment(ref _sleepers);
-                    while (Volatile.Read(ref _generation) == seen)
-                    {
-                        Monitor.Wait(_gate, 1);
-                    }
-                    Interlocked.Decrement(ref _sleepers);
+                    Interlocked.Decrement(ref sleepers);
                 }
                 return;
             }
