@@ -92,8 +92,7 @@ internal sealed class SimulationPartition : INodeDriver
         ulong order = NextOrder(link.Index);
         if (ReferenceEquals(link.Receiver, this))
         {
-            link.PutOnWire(frame);
-            _queue.PushOrdered(time, order, SimEvent.ForLink(EventKind.FrameArrival, link.Index, link.Epoch));
+            QueueArrival(link, frame, time, order);
         }
         else
         {
@@ -121,8 +120,14 @@ internal sealed class SimulationPartition : INodeDriver
             return;
         }
         Frames.Adopt(arrival.Frame);
-        link.PutOnWire(arrival.Frame);
-        _queue.PushOrdered(arrival.Time, arrival.Order, SimEvent.ForLink(EventKind.FrameArrival, link.Index, link.Epoch));
+        QueueArrival(link, arrival.Frame, arrival.Time, arrival.Order);
+    }
+
+    /// <summary>The frame is on the receiving side of <paramref name="link"/>, this partition's; it arrives at <paramref name="time"/>.</summary>
+    private void QueueArrival(SimulatedLink link, Frame frame, long time, ulong order)
+    {
+        link.PutOnWire(frame);
+        _queue.PushOrdered(time, order, SimEvent.ForLink(EventKind.FrameArrival, link.Index, link.Epoch));
     }
 
     /// <summary>Processes every event due before <paramref name="bound"/> (a parallel window).</summary>
