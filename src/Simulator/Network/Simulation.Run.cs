@@ -7,7 +7,8 @@ namespace Camdoop.Simulator.Network;
 // Scheduled actions (failures, test hooks) run on the driving thread, before any event due at the same time.
 public sealed partial class Simulation
 {
-    private const int NoPort = 0xFF;
+    /// <summary>The trace's port for events that concern no link (timers, actions).</summary>
+    internal const int NoPort = 0xFF;
 
     private readonly EventQueue _actionQueue = new(16);
     private readonly ActionTable _actions = new();

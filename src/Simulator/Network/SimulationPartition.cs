@@ -13,8 +13,6 @@ namespace Camdoop.Simulator.Network;
 /// </summary>
 internal sealed class SimulationPartition : INodeDriver
 {
-    private const int NoPort = 0xFF;
-
     private readonly EventQueue _queue = new(4096);
     private readonly long[] _eventsByKind = new long[4];
     private readonly List<OutboundArrival> _outbox = [];
@@ -212,7 +210,7 @@ internal sealed class SimulationPartition : INodeDriver
 
     private void OnTimer(int node, int boot, long timerId)
     {
-        Simulation.Trace?.Record(_now, EventKind.Timer, node, NoPort, 0);
+        Simulation.Trace?.Record(_now, EventKind.Timer, node, Simulation.NoPort, 0);
         if (Simulation.BootOf(node) == boot && !Simulation.IsFailed(node))
         {
             Simulation.HostAt(node).FireTimer(timerId);
