@@ -54,7 +54,7 @@ public sealed class EventQueue
     /// <summary>Time and order key of the earliest event; false when empty.</summary>
     public bool TryPeek(out long time, out ulong order)
     {
-        if (_laneCount != 0 && (_count == 0 || Less(_lane[_laneHead], _heap[0])))
+        if (LaneHeadIsNext())
         {
             time = _lane[_laneHead].Time;
             order = _lane[_laneHead].Order;
@@ -115,7 +115,7 @@ public sealed class EventQueue
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryPop(long limit, out long time, out SimEvent ev)
     {
-        if (_laneCount != 0 && (_count == 0 || Less(_lane[_laneHead], _heap[0])))
+        if (LaneHeadIsNext())
         {
             ref var head = ref _lane[_laneHead];
             if (head.Time > limit)
@@ -192,6 +192,10 @@ public sealed class EventQueue
         }
         return _slotsUsed++;
     }
+
+    /// <summary>Whether the earliest event is the lane's head rather than the heap's top.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool LaneHeadIsNext() => _laneCount != 0 && (_count == 0 || Less(_lane[_laneHead], _heap[0]));
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool Less(in Entry a, in Entry b) => a.Time < b.Time || (a.Time == b.Time && a.Order < b.Order);
