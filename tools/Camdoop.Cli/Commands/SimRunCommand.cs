@@ -109,34 +109,27 @@ public static class SimRunCommand
     }
 
     /// <summary>Runs the simulation with a progress bar, turning option errors into one-line CLI errors.</summary>
-    internal static JobSimulationResult Execute(JobSimulationOptions options, string label, JobSimulationInput? input = null)
+    internal static JobSimulationResult Execute(JobSimulationOptions options, string label, JobSimulationInput? input = null) =>
+        WithProgressBar(label, progress =>
+            input is null ? JobSimulation.Run(options, progress) : JobSimulation.Run(options, input, progress));
+
+    /// <summary>Generates and maps the inputs once, for several runs that differ only in mode.</summary>
+    internal static JobSimulationInput Prepare(JobSimulationOptions options, string label) =>
+        WithProgressBar(label, progress => JobSimulationInput.Prepare(options, keepInputs: options.Verify, progress: progress));
+
+    /// <summary>Runs one phase behind a progress bar; bad options and unloadable jobs become one-line CLI errors.</summary>
+    private static T WithProgressBar<T>(string label, Func<IProgress<JobSimulationProgress>, T> run)
     {
         try
         {
             using var bar = new ProgressBar(label);
-            var progress = new Progress<JobSimulationProgress>(p => bar.Report(p.Fraction, $"{p.Phase}: {p.Detail}"));
-            return input is null ? JobSimulation.Run(options, progress) : JobSimulation.Run(options, input, progress);
+            return run(new Progress<JobSimulationProgress>(p => bar.Report(p.Fraction, $"{p.Phase}: {p.Detail}")));
         }
         catch (ArgumentException ex)
         {
             throw new CliException($"{label}: {ex.Message}");
         }
         catch (Camdoop.MapReduce.Jobs.JobLoadException ex)
-        {
-            throw new CliException($"{label}: {ex.Message}");
-        }
-    }
-
-    /// <summary>Generates and maps the inputs once, for several runs that differ only in mode.</summary>
-    internal static JobSimulationInput Prepare(JobSimulationOptions options, string label)
-    {
-        try
-        {
-            using var bar = new ProgressBar(label);
-            return JobSimulationInput.Prepare(options, keepInputs: options.Verify,
-                progress: new Progress<JobSimulationProgress>(p => bar.Report(p.Fraction, $"{p.Phase}: {p.Detail}")));
-        }
-        catch (ArgumentException ex)
         {
             throw new CliException($"{label}: {ex.Message}");
         }
