@@ -273,8 +273,7 @@ public sealed class FrontEndServer : IDisposable
         RequestEnvelope envelope;
         try
         {
-            WireValidator.Validate(body);
-            envelope = FrontEndWire.Read<RequestEnvelope>(body);
+            envelope = FrontEndWire.Decode<RequestEnvelope>(body);
         }
         catch (Exception e) when (e is InvalidDataException or FrontEndException)
         {
