@@ -294,7 +294,7 @@ public sealed class FrontEndServer : IDisposable
             {
                 throw new FrontEndException($"unknown operation '{op}'");
             }
-            await session.HandleAsync(request!, replies, token).ConfigureAwait(false);
+            await session.HandleAsync(request, replies, token).ConfigureAwait(false);
             if (!replies.Finished)
             {
                 await replies.SendAsync(new ReplyEnvelope(), token).ConfigureAwait(false);
