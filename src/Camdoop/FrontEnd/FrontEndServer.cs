@@ -273,8 +273,7 @@ public sealed class FrontEndServer : IDisposable
         RequestEnvelope envelope;
         try
         {
-            WireValidator.Validate(body);
-            envelope = FrontEndWire.Read<RequestEnvelope>(body);
+            envelope = FrontEndWire.Decode<RequestEnvelope>(body);
         }
         catch (Exception e) when (e is InvalidDataException or FrontEndException)
         {
@@ -295,7 +294,7 @@ public sealed class FrontEndServer : IDisposable
             {
                 throw new FrontEndException($"unknown operation '{op}'");
             }
-            await session.HandleAsync(request!, replies, token).ConfigureAwait(false);
+            await session.HandleAsync(request, replies, token).ConfigureAwait(false);
             if (!replies.Finished)
             {
                 await replies.SendAsync(new ReplyEnvelope(), token).ConfigureAwait(false);

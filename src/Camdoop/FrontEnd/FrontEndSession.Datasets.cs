@@ -193,11 +193,7 @@ public sealed partial class FrontEndSession
             throw new FrontEndException(result.Error ?? $"chunk {id} could not be read");
         }
         var bytes = result.Bytes!;
-        for (int offset = 0; offset < bytes.Length; offset += MessageFraming.MaxDataPartBytes)
-        {
-            int n = Math.Min(MessageFraming.MaxDataPartBytes, bytes.Length - offset);
-            await replies.SendPartAsync(new DataPart { Offset = offset, Data = bytes.AsMemory(offset, n) }, cancellation).ConfigureAwait(false);
-        }
+        await SendDataPartsAsync(bytes, replies, cancellation).ConfigureAwait(false);
         await replies.SendAsync(
             new GetChunkReply
             {

@@ -121,11 +121,7 @@ public sealed partial class FrontEndSession
             throw new FrontEndException($"the output of reduce task {reduceTask} could not be read: {result.Error}");
         }
         var bytes = result.Bytes!;
-        for (int offset = 0; offset < bytes.Length; offset += MessageFraming.MaxDataPartBytes)
-        {
-            int n = Math.Min(MessageFraming.MaxDataPartBytes, bytes.Length - offset);
-            await replies.SendPartAsync(new DataPart { Offset = offset, Data = bytes.AsMemory(offset, n) }, cancellation).ConfigureAwait(false);
-        }
+        await SendDataPartsAsync(bytes, replies, cancellation).ConfigureAwait(false);
         await replies.SendAsync(new JobPartReply { Length = bytes.Length, Server = Format(part.Server) }, cancellation).ConfigureAwait(false);
     }
 

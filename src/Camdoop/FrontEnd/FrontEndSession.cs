@@ -46,6 +46,16 @@ public sealed partial class FrontEndSession : IFrontEndSession
             cancellation).ConfigureAwait(false);
     }
 
+    /// <summary>Sends <paramref name="bytes"/> as <see cref="DataPart"/>s of at most <see cref="MessageFraming.MaxDataPartBytes"/> each, in order.</summary>
+    private static async Task SendDataPartsAsync(byte[] bytes, FrontEndReplies replies, CancellationToken cancellation)
+    {
+        for (int offset = 0; offset < bytes.Length; offset += MessageFraming.MaxDataPartBytes)
+        {
+            int n = Math.Min(MessageFraming.MaxDataPartBytes, bytes.Length - offset);
+            await replies.SendPartAsync(new DataPart { Offset = offset, Data = bytes.AsMemory(offset, n) }, cancellation).ConfigureAwait(false);
+        }
+    }
+
     private async Task StatusAsync(FrontEndReplies replies, CancellationToken cancellation)
     {
         var status = await _node.Status().ConfigureAwait(false);

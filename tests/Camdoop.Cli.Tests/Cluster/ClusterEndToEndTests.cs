@@ -163,10 +163,7 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
             // A submission whose "reducers" is a string, as no well-behaved client sends it.
             var submit = new Dictionary<string, object?> { ["op"] = "submit", ["id"] = 5L, ["job"] = "wordcount", ["input"] = "corpus", ["reducers"] = "many", ["mode"] = "camdoop" };
             var body = MessagePackSerializer.Serialize(submit, MessagePackSerializerOptions.Standard);
-            var framed = new byte[4 + body.Length];
-            BinaryPrimitives.WriteUInt32BigEndian(framed, (uint)body.Length);
-            body.CopyTo(framed, 4);
-            client.SendRaw(framed);
+            client.SendRaw(MessageFraming.Prefix(body));
             var bad = client.ReadReply()!;
             Assert.False(bad.Ok);
             Assert.Equal(5, bad.Id);

@@ -101,8 +101,6 @@ public class FrontEndServerTests
 
     private static FrontEndClient Connect(FrontEndServer server) => FrontEndClient.Connect($"127.0.0.1:{server.EndPoint.Port}");
 
-    private static byte[] Prefixed(ReadOnlySpan<byte> body) => WireTestBytes.Prefixed(body);
-
     [Fact]
     public void AnswersRequestsAndStreamsPartialReplies()
     {
@@ -132,7 +130,7 @@ public class FrontEndServerTests
         ];
         foreach (var body in garbage)
         {
-            client.SendRaw(Prefixed(body));
+            client.SendRaw(MessageFraming.Prefix(body));
             var reply = client.ReadReply();
             Assert.NotNull(reply);
             Assert.False(reply.Ok);
@@ -164,7 +162,7 @@ public class FrontEndServerTests
         using var server = StartServer();
         using (var client = Connect(server))
         {
-            client.SendRaw(Prefixed(body));
+            client.SendRaw(MessageFraming.Prefix(body));
             var reply = client.ReadReply();
             Assert.NotNull(reply);
             Assert.False(reply.Ok, what);
@@ -185,11 +183,11 @@ public class FrontEndServerTests
         var body = WireTestBytes.Map(("op", "echo"), ("text", "never finished"));
         using (var client = Connect(server))
         {
-            client.SendRaw(Prefixed(body).AsSpan(0, 10));
+            client.SendRaw(MessageFraming.Prefix(body).AsSpan(0, 10));
         }
         using (var client = Connect(server))
         {
-            client.SendRaw(Prefixed(body).AsSpan(0, 2)); // half a length prefix
+            client.SendRaw(MessageFraming.Prefix(body).AsSpan(0, 2)); // half a length prefix
         }
         using var next = Connect(server);
         Assert.Equal("next client", next.Call(new EchoRequest { Text = "next client" }).Text);

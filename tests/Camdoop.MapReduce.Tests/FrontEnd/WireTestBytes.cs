@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using MessagePack;
 
 namespace Camdoop.MapReduce.Tests.FrontEnd;
@@ -19,12 +18,4 @@ internal static class WireTestBytes
 
     /// <summary>{"x": value} where value is given as hex MessagePack.</summary>
     public static byte[] MapWithRawValue(string hex) => [0x81, 0xa1, (byte)'x', .. Convert.FromHexString(hex)];
-
-    public static byte[] Prefixed(ReadOnlySpan<byte> body)
-    {
-        var bytes = new byte[4 + body.Length];
-        BinaryPrimitives.WriteUInt32BigEndian(bytes, (uint)body.Length);
-        body.CopyTo(bytes.AsSpan(4));
-        return bytes;
-    }
 }

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics.CodeAnalysis;
 using MessagePack;
 
 namespace Camdoop.MapReduce.FrontEnd.Wire;
@@ -99,7 +100,7 @@ public sealed class FrontEndOperations
     /// Reads a validated body as the request type of <paramref name="op"/>; false for an unknown operation. A field
     /// of the wrong type is a <see cref="FrontEndException"/> naming it.
     /// </summary>
-    public bool TryRead(string op, in ReadOnlySequence<byte> body, out FrontEndRequest? request)
+    public bool TryRead(string op, in ReadOnlySequence<byte> body, [NotNullWhen(true)] out FrontEndRequest? request)
     {
         ArgumentNullException.ThrowIfNull(op);
         if (_readers.TryGetValue(op, out var read))

@@ -56,12 +56,14 @@ public static class MessageFraming
     }
 
     /// <summary>The message (a <c>[MessagePackObject]</c>) with its length prefix, ready to write.</summary>
-    public static byte[] Frame(object message)
+    public static byte[] Frame(object message) => Prefix(FrontEndWire.Serialize(message));
+
+    /// <summary>A message body, whatever its bytes, with its length prefix.</summary>
+    public static byte[] Prefix(ReadOnlySpan<byte> body)
     {
-        var body = FrontEndWire.Serialize(message);
         var bytes = new byte[HeaderSize + body.Length];
         BinaryPrimitives.WriteUInt32BigEndian(bytes, (uint)body.Length);
-        body.CopyTo(bytes, HeaderSize);
+        body.CopyTo(bytes.AsSpan(HeaderSize));
         return bytes;
     }
 
