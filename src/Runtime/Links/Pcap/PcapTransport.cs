@@ -205,21 +205,9 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
                     f.Release();
                     continue;
                 }
-                if (errno == LibC.EINTR)
+                if (!_ring.OnRefused(errno, _signal, _io))
                 {
-                    continue;
-                }
-                if (errno == LibC.EAGAIN)
-                {
-                    // The send buffer is full: stop until the I/O thread sees POLLOUT.
-                    Counters.SendBlockedField++;
-                    _signal.AwaitWritable();
-                    break;
-                }
-                // Refused for good (interface down or gone, MTU shrunk, queue full): drop it.
-                if (_ring.DropRefusedHead(errno, out int length))
-                {
-                    _io.Log(LogLevel.Warning, $"dropping a {length}-byte frame the kernel refused: {LibC.Describe(errno)}");
+                    break; // the send buffer is full: stop until the I/O thread sees POLLOUT
                 }
             }
         }
