@@ -138,13 +138,7 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
         LinkSignal? signal = null;
         try
         {
-            int index = query.Index(out int errno);
-            if (index <= 0)
-            {
-                throw errno == LibC.ENODEV
-                    ? new RawEthernetException($"network interface {interfaceName} does not exist (in this network namespace)") { Errno = errno }
-                    : new RawEthernetException($"cannot look up network interface {interfaceName}: {LibC.Describe(errno)}") { Errno = errno };
-            }
+            int index = query.RequireIndex();
             int mtu = query.Mtu();
             var mac = query.Mac() ?? throw new RawEthernetException($"cannot read the MAC address of {interfaceName}");
             LinkMtu.Require(interfaceName, mtu, options.MaxFrameSize);
