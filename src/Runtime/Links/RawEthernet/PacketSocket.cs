@@ -76,8 +76,7 @@ public sealed unsafe class PacketSocket : IDisposable
             socket.SendBufferBytes = socket.SetBuffer(LibC.SO_SNDBUFFORCE, LibC.SO_SNDBUF, sendBufferBytes);
             if (ignoreOutgoing)
             {
-                int one = 1;
-                socket.IgnoresOutgoingInKernel = LibC.SetSockOpt(fd, LibC.SOL_PACKET, LibC.PACKET_IGNORE_OUTGOING, &one, sizeof(int)) == 0;
+                socket.IgnoresOutgoingInKernel = IgnoreOutgoing(fd);
             }
             if (!socket.RefreshAddresses(out int errno))
             {
@@ -254,13 +253,32 @@ public sealed unsafe class PacketSocket : IDisposable
         return true;
     }
 
+    /// <summary>
+    /// Asks the kernel not to hand this host's own transmissions to packet socket <paramref name="fd"/> (Linux 4.20+,
+    /// PACKET_IGNORE_OUTGOING); true when it agreed.
+    /// </summary>
+    internal static bool IgnoreOutgoing(int fd)
+    {
+        int one = 1;
+        return LibC.SetSockOpt(fd, LibC.SOL_PACKET, LibC.PACKET_IGNORE_OUTGOING, &one, sizeof(int)) == 0;
+    }
+
+    /// <summary>
+    /// Asks for a <paramref name="bytes"/> socket buffer on <paramref name="fd"/>: <paramref name="forceOption"/> first
+    /// (SO_RCVBUFFORCE/SO_SNDBUFFORCE, root / CAP_NET_ADMIN: ignores net.core.[rw]mem_max), else the capped
+    /// <paramref name="option"/>.
+    /// </summary>
+    internal static void RequestBuffer(int fd, int forceOption, int option, int bytes)
+    {
+        if (LibC.SetSockOpt(fd, LibC.SOL_SOCKET, forceOption, &bytes, sizeof(int)) != 0)
+        {
+            LibC.SetSockOpt(fd, LibC.SOL_SOCKET, option, &bytes, sizeof(int));
+        }
+    }
+
     private int SetBuffer(int forceOption, int option, int bytes)
     {
-        // The *FORCE variants (root / CAP_NET_ADMIN) ignore net.core.[rw]mem_max; fall back to the capped ones.
-        if (LibC.SetSockOpt(_fd, LibC.SOL_SOCKET, forceOption, &bytes, sizeof(int)) != 0)
-        {
-            LibC.SetSockOpt(_fd, LibC.SOL_SOCKET, option, &bytes, sizeof(int));
-        }
+        RequestBuffer(_fd, forceOption, option, bytes);
         int granted = 0;
         uint length = sizeof(int);
         LibC.GetSockOpt(_fd, LibC.SOL_SOCKET, option, &granted, &length);
