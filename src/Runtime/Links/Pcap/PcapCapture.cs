@@ -36,7 +36,7 @@ internal sealed class PcapCapture : IDisposable
     public long DropsSeen { get; set; }
 
     /// <summary>Opens the handle; throws <see cref="RawEthernetException"/> with one clear line.</summary>
-    public static unsafe PcapCapture Open(string interfaceName, RawEthernetOptions options)
+    public static PcapCapture Open(string interfaceName, RawEthernetOptions options)
     {
         if (LibPcap.WhyUnavailable() is { } why)
         {
@@ -115,18 +115,9 @@ internal sealed class PcapCapture : IDisposable
             {
                 throw new RawEthernetException($"libpcap gives no descriptor to poll for {interfaceName}");
             }
-            bool ignoresOutgoing = false;
-            if (options.IgnoreOutgoingInKernel)
-            {
-                // The kernel then does not even copy our own transmissions towards this socket.
-                int one = 1;
-                ignoresOutgoing = LibC.SetSockOpt(fd, LibC.SOL_PACKET, LibC.PACKET_IGNORE_OUTGOING, &one, sizeof(int)) == 0;
-            }
-            int send = options.SendBufferBytes;
-            if (LibC.SetSockOpt(fd, LibC.SOL_SOCKET, LibC.SO_SNDBUFFORCE, &send, sizeof(int)) != 0)
-            {
-                LibC.SetSockOpt(fd, LibC.SOL_SOCKET, LibC.SO_SNDBUF, &send, sizeof(int));
-            }
+            // The kernel then does not even copy our own transmissions towards this socket.
+            bool ignoresOutgoing = options.IgnoreOutgoingInKernel && PacketSocket.IgnoreOutgoing(fd);
+            PacketSocket.RequestBuffer(fd, LibC.SO_SNDBUFFORCE, LibC.SO_SNDBUF, options.SendBufferBytes);
             int flags = LibC.Fcntl(fd, LibC.F_GETFL, 0);
             if (flags < 0 || LibC.Fcntl(fd, LibC.F_SETFL, flags | LibC.O_NONBLOCK) < 0)
             {

@@ -138,13 +138,7 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
         LinkSignal? signal = null;
         try
         {
-            int index = query.Index(out int errno);
-            if (index <= 0)
-            {
-                throw errno == LibC.ENODEV
-                    ? new RawEthernetException($"network interface {interfaceName} does not exist (in this network namespace)") { Errno = errno }
-                    : new RawEthernetException($"cannot look up network interface {interfaceName}: {LibC.Describe(errno)}") { Errno = errno };
-            }
+            int index = query.RequireIndex();
             int mtu = query.Mtu();
             var mac = query.Mac() ?? throw new RawEthernetException($"cannot read the MAC address of {interfaceName}");
             LinkMtu.Require(interfaceName, mtu, options.MaxFrameSize);
@@ -205,21 +199,9 @@ public sealed unsafe class PcapTransport : IRawEthernetLink
                     f.Release();
                     continue;
                 }
-                if (errno == LibC.EINTR)
+                if (!_ring.OnRefused(errno, _signal, _io))
                 {
-                    continue;
-                }
-                if (errno == LibC.EAGAIN)
-                {
-                    // The send buffer is full: stop until the I/O thread sees POLLOUT.
-                    Counters.SendBlockedField++;
-                    _signal.AwaitWritable();
-                    break;
-                }
-                // Refused for good (interface down or gone, MTU shrunk, queue full): drop it.
-                if (_ring.DropRefusedHead(errno, out int length))
-                {
-                    _io.Log(LogLevel.Warning, $"dropping a {length}-byte frame the kernel refused: {LibC.Describe(errno)}");
+                    break; // the send buffer is full: stop until the I/O thread sees POLLOUT
                 }
             }
         }

@@ -71,20 +71,12 @@ public sealed unsafe class PacketSocket : IDisposable
         var socket = new PacketSocket(fd, interfaceName, etherType);
         try
         {
-            int index = socket.QueryIndex(out int indexErrno);
-            if (index <= 0)
-            {
-                throw indexErrno == LibC.ENODEV
-                    ? new RawEthernetException($"network interface {interfaceName} does not exist (in this network namespace)") { Errno = indexErrno }
-                    : new RawEthernetException($"cannot look up network interface {interfaceName}: {LibC.Describe(indexErrno)}") { Errno = indexErrno };
-            }
-            socket.BindTo(index);
+            socket.BindTo(InterfaceQuery.RequireIndex(fd, interfaceName));
             socket.ReceiveBufferBytes = socket.SetBuffer(LibC.SO_RCVBUFFORCE, LibC.SO_RCVBUF, receiveBufferBytes);
             socket.SendBufferBytes = socket.SetBuffer(LibC.SO_SNDBUFFORCE, LibC.SO_SNDBUF, sendBufferBytes);
             if (ignoreOutgoing)
             {
-                int one = 1;
-                socket.IgnoresOutgoingInKernel = LibC.SetSockOpt(fd, LibC.SOL_PACKET, LibC.PACKET_IGNORE_OUTGOING, &one, sizeof(int)) == 0;
+                socket.IgnoresOutgoingInKernel = IgnoreOutgoing(fd);
             }
             if (!socket.RefreshAddresses(out int errno))
             {
@@ -105,7 +97,7 @@ public sealed unsafe class PacketSocket : IDisposable
     /// </summary>
     public bool QueryCarrier()
     {
-        int index = QueryIndex(out _);
+        int index = InterfaceQuery.Index(_fd, InterfaceName, out _);
         if (index <= 0)
         {
             _ifIndex = 0;
@@ -119,14 +111,7 @@ public sealed unsafe class PacketSocket : IDisposable
                 return false;
             }
         }
-        LibC.IfReq req = default;
-        LibC.SetName(ref req, InterfaceName);
-        if (LibC.Ioctl(_fd, LibC.SIOCGIFFLAGS, &req) != 0)
-        {
-            return false;
-        }
-        const short upAndRunning = LibC.IFF_UP | LibC.IFF_RUNNING;
-        return (req.Flags & upAndRunning) == upAndRunning;
+        return InterfaceQuery.IsUpAndRunning(_fd, InterfaceName);
     }
 
     /// <summary>Frames received and dropped by the kernel since the previous call (the kernel resets them on read).</summary>
@@ -228,19 +213,6 @@ public sealed unsafe class PacketSocket : IDisposable
         }
     }
 
-    private int QueryIndex(out int errno)
-    {
-        LibC.IfReq req = default;
-        LibC.SetName(ref req, InterfaceName);
-        if (LibC.Ioctl(_fd, LibC.SIOCGIFINDEX, &req) != 0)
-        {
-            errno = LibC.Errno;
-            return 0;
-        }
-        errno = 0;
-        return req.IntValue;
-    }
-
     private void BindTo(int index)
     {
         if (!TryBind(index, out int errno))
@@ -267,33 +239,46 @@ public sealed unsafe class PacketSocket : IDisposable
 
     private bool RefreshAddresses(out int errno)
     {
-        LibC.IfReq req = default;
-        LibC.SetName(ref req, InterfaceName);
-        if (LibC.Ioctl(_fd, LibC.SIOCGIFMTU, &req) != 0)
+        int mtu = InterfaceQuery.Mtu(_fd, InterfaceName, out errno);
+        if (errno != 0)
         {
-            errno = LibC.Errno;
             return false;
         }
-        _mtu = req.IntValue;
-        req = default;
-        LibC.SetName(ref req, InterfaceName);
-        if (LibC.Ioctl(_fd, LibC.SIOCGIFHWADDR, &req) != 0)
+        _mtu = mtu;
+        if (InterfaceQuery.Mac(_fd, InterfaceName, out errno) is not { } mac)
         {
-            errno = LibC.Errno;
             return false;
         }
-        Volatile.Write(ref _mac, (long)MacAddress.Read(new ReadOnlySpan<byte>(req.HwAddr, 6)).Value);
-        errno = 0;
+        Volatile.Write(ref _mac, (long)mac.Value);
         return true;
+    }
+
+    /// <summary>
+    /// Asks the kernel not to hand this host's own transmissions to packet socket <paramref name="fd"/> (Linux 4.20+,
+    /// PACKET_IGNORE_OUTGOING); true when it agreed.
+    /// </summary>
+    internal static bool IgnoreOutgoing(int fd)
+    {
+        int one = 1;
+        return LibC.SetSockOpt(fd, LibC.SOL_PACKET, LibC.PACKET_IGNORE_OUTGOING, &one, sizeof(int)) == 0;
+    }
+
+    /// <summary>
+    /// Asks for a <paramref name="bytes"/> socket buffer on <paramref name="fd"/>: <paramref name="forceOption"/> first
+    /// (SO_RCVBUFFORCE/SO_SNDBUFFORCE, root / CAP_NET_ADMIN: ignores net.core.[rw]mem_max), else the capped
+    /// <paramref name="option"/>.
+    /// </summary>
+    internal static void RequestBuffer(int fd, int forceOption, int option, int bytes)
+    {
+        if (LibC.SetSockOpt(fd, LibC.SOL_SOCKET, forceOption, &bytes, sizeof(int)) != 0)
+        {
+            LibC.SetSockOpt(fd, LibC.SOL_SOCKET, option, &bytes, sizeof(int));
+        }
     }
 
     private int SetBuffer(int forceOption, int option, int bytes)
     {
-        // The *FORCE variants (root / CAP_NET_ADMIN) ignore net.core.[rw]mem_max; fall back to the capped ones.
-        if (LibC.SetSockOpt(_fd, LibC.SOL_SOCKET, forceOption, &bytes, sizeof(int)) != 0)
-        {
-            LibC.SetSockOpt(_fd, LibC.SOL_SOCKET, option, &bytes, sizeof(int));
-        }
+        RequestBuffer(_fd, forceOption, option, bytes);
         int granted = 0;
         uint length = sizeof(int);
         LibC.GetSockOpt(_fd, LibC.SOL_SOCKET, option, &granted, &length);

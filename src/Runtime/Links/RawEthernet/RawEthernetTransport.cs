@@ -193,22 +193,9 @@ public sealed unsafe class RawEthernetTransport : IRawEthernetLink
                 _ring.RecordSent(sent, bytes);
                 continue;
             }
-            int errno = LibC.Errno;
-            if (errno == LibC.EINTR)
+            if (!_ring.OnRefused(LibC.Errno, _signal, _io))
             {
-                continue;
-            }
-            if (errno == LibC.EAGAIN)
-            {
-                // The send buffer is full: stop until the I/O thread sees POLLOUT.
-                Counters.SendBlockedField++;
-                _signal.AwaitWritable();
-                break;
-            }
-            // The head frame was refused for good (interface down or gone, MTU shrunk, qdisc full): drop it.
-            if (_ring.DropRefusedHead(errno, out int length))
-            {
-                _io.Log(LogLevel.Warning, $"dropping a {length}-byte frame the kernel refused: {LibC.Describe(errno)}");
+                break; // the send buffer is full: stop until the I/O thread sees POLLOUT
             }
         }
         return _ring.TakeReadyNotice();

@@ -77,20 +77,33 @@ internal sealed class TransmitRing
     }
 
     /// <summary>
-    /// Drops the head frame, which the kernel refused for good, and counts it. True when <paramref name="errno"/>
-    /// differs from the last refusal's, i.e. worth a log line (a dead interface would otherwise log every frame).
+    /// The kernel refused the head frame with <paramref name="errno"/>. EINTR: try again. EAGAIN (the send buffer is
+    /// full): counted, and <paramref name="signal"/> has the I/O thread watch for POLLOUT; the flush must stop (false).
+    /// Anything else (interface down or gone, MTU shrunk, queue full) refuses it for good: it is dropped and counted, and
+    /// logged through <paramref name="io"/> when the errno differs from the last refusal's (a dead interface would
+    /// otherwise log every frame). True when the flush may go on.
     /// </summary>
-    public bool DropRefusedHead(int errno, out int length)
+    public bool OnRefused(int errno, LinkSignal signal, LinkIoThread io)
     {
-        var dropped = TakeHead();
-        length = dropped.Length;
-        _counters.SendErrorsField++;
-        dropped.Release();
-        if (errno == _lastSendErrno)
+        if (errno == LibC.EINTR)
         {
+            return true;
+        }
+        if (errno == LibC.EAGAIN)
+        {
+            _counters.SendBlockedField++;
+            signal.AwaitWritable();
             return false;
         }
-        _lastSendErrno = errno;
+        var dropped = TakeHead();
+        int length = dropped.Length;
+        _counters.SendErrorsField++;
+        dropped.Release();
+        if (errno != _lastSendErrno)
+        {
+            _lastSendErrno = errno;
+            io.Log(LogLevel.Warning, $"dropping a {length}-byte frame the kernel refused: {LibC.Describe(errno)}");
+        }
         return true;
     }
 
