@@ -10,8 +10,10 @@ public sealed partial class StreamMerger
     /// <summary>
     /// The hot loop of Merge and Combine modes: while the smallest head prefix is unique, that record is the next
     /// output as is (in Combine mode its key is complete unless the same input continues it), so copy it and move
-    /// on, with the loop state in locals. Stops at anything needing the general path: a prefix tie, a dry or
-    /// exhausted input, a record that does not fit. Returns false if it made no progress.
+    /// on, with the loop state in locals. Records keep coming from the same input while their prefix stays below
+    /// every other head's (the second-smallest prefix), with no rescan: on a tree, a vertex merges one dense child
+    /// stream with sparse ones, so most records extend a run. Stops at anything needing the general path: a prefix
+    /// tie, a dry or exhausted input, a record that does not fit. Returns false if it made no progress.
     /// </summary>
     private bool CopyUniqueRun(Span<byte> output, ref int position, int m, ulong min)
     {
@@ -33,29 +35,43 @@ public sealed partial class StreamMerger
         while (true)
         {
             ref var s = ref Input(m);
-            int length = s.HeadLength;
-            if (length > capacity - written)
+            ulong threshold = vector ? SecondMin(prefixes, lanes, m) : SecondMinScalar(m);
+            bool rescan;
+            while (true)
             {
-                break;
-            }
-            int start = s.Start;
-            CopyRecord(ref Unsafe.Add(ref destination, written), capacity - written, s.Data, start, length);
-            s.ConsumedStart = start;
-            s.Start = start + length;
-            s.ConsumedRecords++;
-            bool next = TryParseHead(ref s, m);
-            if ((!next || (combine && _prefixes[m] == min)) && HoldIfContinued(m, next, start, min))
-            {
-                held = true;
-                break;
-            }
-            written += length;
-            emitted++;
-            lastInput = m;
-            lastStart = start;
-            if (_waiting > 0)
-            {
-                break;
+                int length = s.HeadLength;
+                if (length > capacity - written)
+                {
+                    goto done;
+                }
+                int start = s.Start;
+                CopyRecord(ref Unsafe.Add(ref destination, written), capacity - written, s.Data, start, length);
+                s.ConsumedStart = start;
+                s.Start = start + length;
+                s.ConsumedRecords++;
+                bool next = TryParseHead(ref s, m);
+                ulong head = _prefixes[m];
+                if ((!next || (combine && head == min)) && HoldIfContinued(m, next, start, min))
+                {
+                    held = true;
+                    goto done;
+                }
+                written += length;
+                emitted++;
+                lastInput = m;
+                lastStart = start;
+                if (_waiting > 0)
+                {
+                    goto done;
+                }
+                // Dry-and-finished inputs now hold ulong.MaxValue: rescan. A head equal to another's prefix: rescan
+                // (a tie). Otherwise the same input still holds the smallest key.
+                rescan = !next || head >= threshold;
+                if (rescan)
+                {
+                    break;
+                }
+                min = head;
             }
             int ties;
             if (vector)
@@ -88,6 +104,7 @@ public sealed partial class StreamMerger
                 break;
             }
         }
+    done:
         if (lastInput >= 0)
         {
             NoteEmitted(lastInput, lastStart);
@@ -96,6 +113,30 @@ public sealed partial class StreamMerger
         bool progress = written != entry || emitted > 0 || held;
         position = written;
         return progress;
+    }
+
+    /// <summary>The smallest prefix of the inputs other than <paramref name="m"/> (SIMD, prefixes in a register).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong SecondMin(Vector512<ulong> prefixes, Vector512<ulong> lanes, int m)
+    {
+        var others = Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512<ulong>.AllBitsSet, prefixes);
+        var v = Vector512.Min(others, Vector512.Shuffle(others, Vector512.Create(4UL, 5, 6, 7, 0, 1, 2, 3)));
+        v = Vector512.Min(v, Vector512.Shuffle(v, Vector512.Create(2UL, 3, 0, 1, 6, 7, 4, 5)));
+        v = Vector512.Min(v, Vector512.Shuffle(v, Vector512.Create(1UL, 0, 3, 2, 5, 4, 7, 6)));
+        return v.ToScalar();
+    }
+
+    /// <summary>The smallest prefix of the inputs other than <paramref name="m"/> (more than eight inputs).</summary>
+    private ulong SecondMinScalar(int m)
+    {
+        var prefixes = _prefixes;
+        ulong best = ulong.MaxValue;
+        for (int i = 0; i < prefixes.Length; i++)
+        {
+            ulong v = prefixes[i];
+            best = i != m && v < best ? v : best;
+        }
+        return best;
     }
 
     /// <summary>

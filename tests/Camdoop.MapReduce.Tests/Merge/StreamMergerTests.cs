@@ -136,6 +136,44 @@ public class StreamMergerTests
         Assert.Equal(expected, output);
     }
 
+    /// <summary>
+    /// One dense input beside sparse ones, as on a tree near its root: long runs come from the dense input, bounded
+    /// by the sparse inputs' heads, including heads that share the run's 8-byte prefix but not its key.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(Seeds))]
+    public void ADenseInputBesideSparseOnesMergesAndCombinesExactly(int seed)
+    {
+        var random = new Random(300 + seed);
+        // 600 keys; half of them share the 8-byte prefix "prefix00" and differ after it, so runs end on ties.
+        var keySpace = Enumerable.Range(0, 600).Select(i =>
+        {
+            var tail = new byte[random.Next(0, 6)];
+            random.NextBytes(tail);
+            byte[] head = i % 2 == 0 ? "prefix00"u8.ToArray() : BitConverter.GetBytes(random.NextInt64());
+            return head.Concat(tail).ToArray();
+        }).ToList();
+        int k = random.Next(2, seed % 4 == 0 ? 12 : 8);
+        var inputs = Enumerable.Range(0, k).Select(i =>
+        {
+            int count = i == 0 ? 3000 : random.Next(0, 25);
+            var list = Enumerable.Range(0, count).Select(_ =>
+            {
+                var value = new byte[8];
+                BinaryPrimitives.WriteUInt64BigEndian(value, (ulong)random.Next(1, 1000));
+                return new Rec(keySpace[random.Next(keySpace.Count)], value);
+            }).ToList();
+            list.Sort(Rec.CompareKeyValue);
+            return list;
+        }).ToList();
+        var encoded = inputs.Select(Rec.Encode).ToList();
+
+        var merger = new StreamMerger(new SumJob(), k, MergeMode.Merge, initialInputCapacity: 64);
+        Assert.Equal(NaiveMerge(inputs), Rec.Decode(MergeDriver.Run(merger, encoded, random)));
+        var combiner = new StreamMerger(new SumJob(), k, MergeMode.Combine, initialInputCapacity: 64);
+        Assert.Equal(NaiveCombine(inputs), Rec.Decode(MergeDriver.Run(combiner, encoded, random)));
+    }
+
     [Theory]
     [InlineData(MergeMode.Merge)]
     [InlineData(MergeMode.Combine)]
