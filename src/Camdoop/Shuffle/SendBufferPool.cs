@@ -1,9 +1,11 @@
 namespace Camdoop.MapReduce.Shuffle;
 
 /// <summary>
-/// Send buffers of one server, by power-of-two size class, kept for reuse without limit: a stream holds a buffer
-/// only while it has bytes not yet acknowledged, so thousands of mostly idle streams (R = N) share a few buffers,
-/// and a steady stream keeps its own. Single-threaded, like the transport that owns it.
+/// Send buffers of one server, by power-of-two size class, kept for reuse: a stream holds a buffer only while it
+/// has bytes not yet acknowledged, so thousands of mostly idle streams (R = N) share a few buffers, and a steady
+/// stream keeps its own. At most <see cref="FreeBytesLimit"/> bytes are kept free; the rest go back to the GC: a
+/// stream that grows 512 B, 1 KB, ... 256 KB returns every smaller buffer, and kept without limit those were 40% of
+/// an 8x8x8 simulation's heap. Single-threaded, like the transport that owns it.
 /// </summary>
 public sealed class SendBufferPool
 {
@@ -11,6 +13,18 @@ public sealed class SendBufferPool
     private const int Classes = 16; // up to 16 MiB
 
     private readonly Stack<byte[]>[] _free = new Stack<byte[]>[Classes];
+
+    public SendBufferPool(long freeBytesLimit = 256 * 1024)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(freeBytesLimit);
+        FreeBytesLimit = freeBytesLimit;
+    }
+
+    /// <summary>Most bytes kept in free buffers.</summary>
+    public long FreeBytesLimit { get; }
+
+    /// <summary>Bytes held in free buffers, ready for reuse.</summary>
+    public long FreeBytes { get; private set; }
 
     /// <summary>Bytes held in buffers that are handed out.</summary>
     public long RentedBytes { get; private set; }
@@ -27,6 +41,7 @@ public sealed class SendBufferPool
         if (stack is not null && stack.Count > 0)
         {
             buffer = stack.Pop();
+            FreeBytes -= buffer.Length;
         }
         else
         {
@@ -46,6 +61,11 @@ public sealed class SendBufferPool
             throw new ArgumentException("not a buffer of this pool", nameof(buffer));
         }
         RentedBytes -= buffer.Length;
+        if (FreeBytes + buffer.Length > FreeBytesLimit)
+        {
+            return;
+        }
+        FreeBytes += buffer.Length;
         (_free[c] ??= new Stack<byte[]>()).Push(buffer);
     }
 

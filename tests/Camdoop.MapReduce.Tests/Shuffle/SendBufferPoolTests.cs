@@ -1,0 +1,47 @@
+using Camdoop.MapReduce.Shuffle;
+
+namespace Camdoop.MapReduce.Tests.Shuffle;
+
+public class SendBufferPoolTests
+{
+    [Fact]
+    public void BuffersAreReusedByClassAndCounted()
+    {
+        var pool = new SendBufferPool();
+        var a = pool.Rent(1000);
+        Assert.Equal(1024, a.Length);
+        Assert.Equal(1024, pool.RentedBytes);
+        pool.Return(a);
+        Assert.Equal(0, pool.RentedBytes);
+        Assert.Equal(1024, pool.FreeBytes);
+        Assert.Same(a, pool.Rent(600));
+        Assert.Equal(0, pool.FreeBytes);
+        Assert.Equal(1, pool.Allocated);
+    }
+
+    [Fact]
+    public void FreeBuffersBeyondTheLimitAreLeftToTheCollector()
+    {
+        var pool = new SendBufferPool(freeBytesLimit: 64 * 1024);
+        // A stream growing 16 KB -> 32 KB -> 64 KB returns the smaller ones; only what fits the limit stays.
+        var small = pool.Rent(16 * 1024);
+        var medium = pool.Rent(32 * 1024);
+        var large = pool.Rent(64 * 1024);
+        pool.Return(small);
+        pool.Return(medium);
+        pool.Return(large); // 16 + 32 + 64 KB > 64 KB: dropped
+        Assert.Equal(48 * 1024, pool.FreeBytes);
+        Assert.Equal(0, pool.RentedBytes);
+        Assert.Same(medium, pool.Rent(32 * 1024));
+        Assert.NotSame(large, pool.Rent(64 * 1024));
+        Assert.Equal(4, pool.Allocated);
+    }
+
+    [Fact]
+    public void ABufferFromElsewhereIsRefused()
+    {
+        var pool = new SendBufferPool();
+        Assert.Throws<ArgumentException>(() => pool.Return(new byte[1000]));
+        Assert.Throws<ArgumentOutOfRangeException>(() => new SendBufferPool(-1));
+    }
+}
