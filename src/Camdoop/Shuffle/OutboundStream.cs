@@ -25,6 +25,8 @@ public sealed class OutboundStream
     // The buffer grows (or is compacted) only when less than this is left at its end.
     private const int MinDrain = 512;
 
+    private int _releasedLength; // length of the buffer last given back while the stream goes on
+
     private byte[]? _buffer;
     private long _bufferOffset; // stream offset of _buffer[0]
     private bool _external;
@@ -180,8 +182,9 @@ public sealed class OutboundStream
         int want = (int)Math.Min(allowed, int.MaxValue);
         if (_buffer is null)
         {
-            // Start small: most streams at large R carry a few hundred bytes. Grow only when the buffer fills.
-            _buffer = _pool.Rent(Math.Min(want, InitialBuffer));
+            // Start small: most streams at large R carry a few hundred bytes. Grow only when the buffer fills. A stream
+            // that gave its buffer back between flights takes the size it grew to again rather than regrowing it.
+            _buffer = _pool.Rent(Math.Min(want, Math.Max(InitialBuffer, _releasedLength)));
             _bufferOffset = keep;
         }
         int garbage = (int)(keep - _bufferOffset);
@@ -418,6 +421,7 @@ public sealed class OutboundStream
     {
         if (_buffer is not null && !_external && _acked == _end && (!TracksPriority || _walk >= _end))
         {
+            _releasedLength = _buffer.Length;
             _pool.Return(_buffer);
             _buffer = null;
         }
