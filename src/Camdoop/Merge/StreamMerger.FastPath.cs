@@ -22,6 +22,7 @@ public sealed partial class StreamMerger
         int written = position;
         int entry = position;
         bool combine = _mode == MergeMode.Combine;
+        bool prefixOrder = _comparer is null;
         long emitted = 0;
         bool held = false;
         int lastInput = -1, lastStart = 0;
@@ -36,22 +37,64 @@ public sealed partial class StreamMerger
         {
             ref var s = ref Input(m);
             ulong threshold = vector ? SecondMin(prefixes, lanes, m) : SecondMinScalar(m);
-            bool rescan;
+            // The run's state lives in locals: the input's bytes, read position and end, and the head's shape. Heads
+            // with a two-byte header that stay below the threshold (the common case) are parsed right here and only
+            // written back to the input when the run leaves this loop.
+            byte[] data = s.Data;
+            ref byte bytes = ref MemoryMarshal.GetArrayDataReference(data);
+            int start = s.Start, end = s.End, length = s.HeadLength;
+            int keyLength = s.HeadKeyLength, valueLength = s.HeadValueLength;
+            long consumed = 0;
             while (true)
             {
-                int length = s.HeadLength;
                 if (length > capacity - written)
                 {
+                    if (consumed > 0)
+                    {
+                        s.ConsumedStart = lastStart;
+                        s.Start = start;
+                        s.ConsumedRecords += consumed;
+                        SetHead(ref s, m, start + 2, keyLength, valueLength, length);
+                    }
                     goto done;
                 }
-                int start = s.Start;
-                CopyRecord(ref Unsafe.Add(ref destination, written), capacity - written, s.Data, start, length);
-                s.ConsumedStart = start;
-                s.Start = start + length;
-                s.ConsumedRecords++;
-                bool next = TryParseHead(ref s, m);
+                CopyRecord(ref Unsafe.Add(ref destination, written), capacity - written, data, start, length);
+                int recordStart = start;
+                start += length;
+                consumed++;
+                int available = end - start;
+                if (available >= 2 && prefixOrder)
+                {
+                    ref byte at = ref Unsafe.Add(ref bytes, start);
+                    uint b0 = at;
+                    uint b1 = Unsafe.Add(ref at, 1);
+                    int total = 2 + (int)(b0 + b1);
+                    if (((b0 | b1) & 0x80) == 0 && total <= available)
+                    {
+                        ulong next = LoadPrefix(data, start + 2, (int)b0);
+                        if (next < threshold && !(combine && next == min))
+                        {
+                            written += length;
+                            emitted++;
+                            lastInput = m;
+                            lastStart = recordStart;
+                            min = next;
+                            length = total;
+                            keyLength = (int)b0;
+                            valueLength = (int)b1;
+                            continue;
+                        }
+                    }
+                }
+                // Anything else (the input ran dry, a long header, a tie, a key the input may continue): write the
+                // run back and take the general step.
+                s.ConsumedStart = recordStart;
+                s.Start = start;
+                s.ConsumedRecords += consumed;
+                consumed = 0;
+                bool parsed = TryParseHead(ref s, m);
                 ulong head = _prefixes[m];
-                if ((!next || (combine && head == min)) && HoldIfContinued(m, next, start, min))
+                if ((!parsed || (combine && head == min)) && HoldIfContinued(m, parsed, recordStart, min))
                 {
                     held = true;
                     goto done;
@@ -59,19 +102,22 @@ public sealed partial class StreamMerger
                 written += length;
                 emitted++;
                 lastInput = m;
-                lastStart = start;
+                lastStart = recordStart;
                 if (_waiting > 0)
                 {
                     goto done;
                 }
                 // Dry-and-finished inputs now hold ulong.MaxValue: rescan. A head equal to another's prefix: rescan
                 // (a tie). Otherwise the same input still holds the smallest key.
-                rescan = !next || head >= threshold;
-                if (rescan)
+                if (!parsed || head >= threshold)
                 {
                     break;
                 }
                 min = head;
+                start = s.Start;
+                length = s.HeadLength;
+                keyLength = s.HeadKeyLength;
+                valueLength = s.HeadValueLength;
             }
             int ties;
             if (vector)
