@@ -21,12 +21,8 @@ public sealed record CamdoopServiceOptions
     /// <summary>Smallest receive window per inbound stream, whatever the budget says.</summary>
     public int MinWindowBytes { get; init; } = 2 * ShuffleWire.MaxSegmentBytes;
 
-    /// <summary>
-    /// Largest receive window (and send buffer) per stream: a few bandwidth-delay products of one hop (16 KB at the
-    /// testbed's 0.13 ms per hop). 64 KB gives the same 8x8x8 shuffle times as 128 KB did (within 0.2% at S = 0, 0.5
-    /// and 1; R = 1, 8, 64) with half the buffer memory, whose page faults were a third of the simulator's wall time.
-    /// </summary>
-    public int MaxWindowBytes { get; init; } = 64 * 1024;
+    /// <summary>Largest receive window (and send buffer) per stream: a few bandwidth-delay products of one hop.</summary>
+    public int MaxWindowBytes { get; init; } = 128 * 1024;
 
     /// <summary>What a sender may have unacknowledged before it hears its parent's real window.</summary>
     public int InitialWindowBytes { get; init; } = 2 * ShuffleWire.MaxSegmentBytes;
