@@ -199,7 +199,7 @@ public sealed class PortScheduler
             }
             q.Acks.RemoveRange(kept, q.Acks.Count - kept);
             ShuffleWire.WriteFrameHeader(frame, ShuffleFrameKind.Ack, count, q.JobId);
-            var status = _transport.Router.Route(WellKnownServices.Camdoop, key, frame.AsSpan(0, position), out var port);
+            var status = _transport.Router.Route(WellKnownServices.Camdoop, key, frame.AsSpan(0, position), Port, out var port);
             if (status == SendStatus.Queued)
             {
                 _transport.Counters.AckFramesSent++;
@@ -239,8 +239,8 @@ public sealed class PortScheduler
                 continue;
             }
             _nextJob = (j + 1) % jobs;
-            SendFrame(q, first);
-            return FrameOutcome.Sent;
+            // Not queued (a full queue): stop here, or this loop would build and take back the same frame forever.
+            return SendFrame(q, first) ? FrameOutcome.Sent : FrameOutcome.Nothing;
         }
         return outcome;
     }
@@ -268,7 +268,8 @@ public sealed class PortScheduler
         return false;
     }
 
-    private void SendFrame(JobQueue q, OutboundStream first)
+    /// <summary>Builds and sends one data frame; false when it could not be queued (its bytes go back to the streams).</summary>
+    private bool SendFrame(JobQueue q, OutboundStream first)
     {
         long now = _transport.Context.Now;
         var counters = _transport.Counters;
@@ -304,12 +305,13 @@ public sealed class PortScheduler
             s = PickLowest(q, key, anyDestination: false);
         }
         ShuffleWire.WriteFrameHeader(frame, ShuffleFrameKind.Data, count, q.JobId);
-        var status = _transport.Router.Route(WellKnownServices.Camdoop, key, frame[..position], out var port);
+        // On this scheduler's port: the tree's link (on a ring of two, both ports of an axis reach the same neighbour).
+        var status = _transport.Router.Route(WellKnownServices.Camdoop, key, frame[..position], Port, out var port);
         if (status == SendStatus.Queued)
         {
             counters.DataFramesSent++;
             ArmTimer();
-            return;
+            return true;
         }
         // Not sent: give the bytes back to their streams; they go again when the port (or the timer) next runs.
         counters.SendFailures++;
@@ -322,6 +324,7 @@ public sealed class PortScheduler
             _transport.RequestSendReady(port);
         }
         ArmTimer();
+        return false;
     }
 
     /// <summary>The ready stream of the job with the lowest next key (to <paramref name="key"/> unless any destination).</summary>

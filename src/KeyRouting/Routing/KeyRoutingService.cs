@@ -124,14 +124,22 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
     /// <paramref name="serviceId"/>, over a shortest live path; when this server owns the key, delivers it here.
     /// On <see cref="SendStatus.QueueFull"/>, <paramref name="port"/> names the full queue: wait for OnSendReady(port).
     /// </summary>
-    public SendStatus Route(byte serviceId, in Key key, ReadOnlySpan<byte> payload, out Port port)
+    public SendStatus Route(byte serviceId, in Key key, ReadOnlySpan<byte> payload, out Port port) =>
+        Route(serviceId, key, payload, preferred: null, out port);
+
+    /// <summary>
+    /// As <see cref="Route(byte, in Key, ReadOnlySpan{byte}, out Port)"/>, leaving on <paramref name="preferred"/> when
+    /// that port starts a shortest live path to the key's owner. A service that spreads its traffic over links on
+    /// purpose (Camdoop's link-disjoint trees) keeps its choice where two ports reach the same neighbour (a ring of two).
+    /// </summary>
+    public SendStatus Route(byte serviceId, in Key key, ReadOnlySpan<byte> payload, Port? preferred, out Port port)
     {
         var context = Context;
         int owner = OwnerIndex(key);
         Span<byte> keyBytes = stackalloc byte[Key.Size];
         key.Write(keyBytes);
         var header = new FrameHeader(serviceId, context.Self, _torus.CoordinateOf(owner), FrameFlags.KeyRouted, _initialTtl);
-        return Send(context, owner, KeyFlow(_self, key, serviceId), ref header, keyBytes, payload, out port);
+        return Send(context, owner, KeyFlow(_self, key, serviceId), ref header, keyBytes, payload, preferred, out port);
     }
 
     /// <summary>
@@ -149,7 +157,7 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
         EnsureFresh();
         int target = _torus.IndexOf(destination);
         var header = new FrameHeader(serviceId, context.Self, destination, FrameFlags.CoordinateRouted, _initialTtl);
-        return Send(context, target, CoordinateFlow(_self, target, serviceId), ref header, default, payload, out port);
+        return Send(context, target, CoordinateFlow(_self, target, serviceId), ref header, default, payload, preferred: null, out port);
     }
 
     /// <summary>Every routed frame passes here at every hop, the first one and the last one included.</summary>
@@ -197,7 +205,8 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
         }
     }
 
-    private SendStatus Send(INodeContext context, int target, ulong flow, ref FrameHeader header, ReadOnlySpan<byte> key, ReadOnlySpan<byte> payload, out Port port)
+    private SendStatus Send(INodeContext context, int target, ulong flow, ref FrameHeader header, ReadOnlySpan<byte> key, ReadOnlySpan<byte> payload,
+        Port? preferred, out Port port)
     {
         if (target == _self)
         {
@@ -206,7 +215,11 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
             Counters.Originated++;
             return SendStatus.Queued;
         }
-        if (!_table.TryNextHop(target, PerHop(flow), out port))
+        if (preferred is { } p && target != _self && _table.IsNextHop(target, p))
+        {
+            port = p;
+        }
+        else if (!_table.TryNextHop(target, PerHop(flow), out port))
         {
             Counters.DroppedNoRoute++;
             return SendStatus.Unreachable;

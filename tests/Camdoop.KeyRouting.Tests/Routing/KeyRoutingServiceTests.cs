@@ -177,6 +177,26 @@ public class KeyRoutingServiceTests
     }
 
     [Fact]
+    public void A_preferred_port_is_taken_when_it_starts_a_shortest_path_and_ignored_otherwise()
+    {
+        // On a ring of two, +X and -X both reach the same neighbour: the caller's choice decides.
+        var ring = new Torus(2, 3, 3);
+        var node = new SingleNode(ring, new Coordinate(0, 0, 0));
+        var key = Key.FromCoordinate(ring, new Coordinate(1, 0, 0), Key.FromString("parent"));
+        foreach (var preferred in new[] { Port.XPlus, Port.XMinus })
+        {
+            Assert.Equal(SendStatus.Queued, node.Routing.Route(node.Sink.Id, key, [1], preferred, out var port));
+            Assert.Equal(preferred, port);
+            Assert.Single(node.Links[(int)preferred].Sent, f => f[15] == node.Sink.Id);
+            node.ClearSent();
+        }
+        // +Y does not lead towards (1,0,0): the shortest path is taken instead.
+        Assert.Equal(SendStatus.Queued, node.Routing.Route(node.Sink.Id, key, [1], Port.YPlus, out var other));
+        Assert.True(other is Port.XPlus or Port.XMinus, $"left on {other}");
+        Assert.DoesNotContain(node.Links[(int)Port.YPlus].Sent, f => f[15] == node.Sink.Id);
+    }
+
+    [Fact]
     public void A_frame_whose_ttl_runs_out_is_dropped_and_counted()
     {
         var node = new SingleNode(Cube, Self);

@@ -48,6 +48,22 @@ public sealed class ShuffleTransportTests
         return (kind, fin);
     }
 
+    /// <summary>
+    /// On a ring of two (2x2x2) both ports of an axis reach the same neighbour. Enough data to fill the link queues:
+    /// a frame that could not be queued once made the port's scheduler rebuild it forever (the run never ended).
+    /// Each tree's frames leave on that tree's own port.
+    /// </summary>
+    [Theory]
+    [InlineData(ShuffleMode.Camdoop)]
+    [InlineData(ShuffleMode.NoAgg)]
+    public void ARingOfTwoWithFullQueuesCompletesExactly(ShuffleMode mode)
+    {
+        var result = JobSimulation.Run(Options(s: 1, r: 1, mode: mode) with { Torus = new Torus(2, 2, 2), BytesPerServer = 200_000 });
+        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Verified, result.VerificationError);
+        Assert.True(result.DataFrames > 100, $"{result.DataFrames} data frames");
+    }
+
     [Fact]
     public void DroppedDataAckAndFinFramesAreRecovered()
     {
