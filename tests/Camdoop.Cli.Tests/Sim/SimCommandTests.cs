@@ -29,6 +29,25 @@ public class SimCommandTests
     }
 
     [Fact]
+    public void MaxWindowReachesTheServiceAndTheOutputStaysExact()
+    {
+        // A 2x2x2 cube with noagg at S = 1: the root takes every record, so the window decides how much each child
+        // may send ahead; a window of two segments must still give the verified output.
+        string[] run = ["sim", "run", "--torus", "2x2x2", "--mode", "noagg", "--output-ratio", "1", "--input-per-server", "200KB", "--verify", "--json"];
+        var (code, stdout, stderr) = CamdoopProcess.Run([.. run, "--max-window", "18KB"]);
+        Assert.True(code == 0, stderr);
+        using var small = JsonDocument.Parse(stdout);
+        Assert.True(small.RootElement.GetProperty("verified").GetBoolean());
+        (code, stdout, stderr) = CamdoopProcess.Run([.. run, "--max-window", "1MB"]);
+        Assert.True(code == 0, stderr);
+        using var large = JsonDocument.Parse(stdout);
+        Assert.True(large.RootElement.GetProperty("verified").GetBoolean());
+        // Fewer window updates with the larger window: the option really reached the transport.
+        Assert.True(large.RootElement.GetProperty("ackFrames").GetInt64() < small.RootElement.GetProperty("ackFrames").GetInt64(),
+            $"acks with 1MB {large.RootElement.GetProperty("ackFrames")} vs 18KB {small.RootElement.GetProperty("ackFrames")}");
+    }
+
+    [Fact]
     public void SimRunOnAUsersFileWritesPartFilesThatMatchAPlainWordCount()
     {
         string dir = Path.Combine(Path.GetTempPath(), $"camdoop-cli-test-{Environment.ProcessId}-{Guid.NewGuid():N}");
@@ -86,6 +105,8 @@ public class SimCommandTests
     [InlineData(2, "sim", "run", "--bogus")]
     [InlineData(1, "sim", "run", "--job", "wordcount", "--input", "/nonexistent/corpus.txt")]
     [InlineData(2, "sim", "run", "--job", "median")]
+    [InlineData(2, "sim", "run", "--max-window", "1KB")]
+    [InlineData(2, "sim", "sweep", "--max-window", "lots")]
     public void BadInvocationsFailWithOneClearLine(int expectedCode, params string[] args)
     {
         var (code, stdout, stderr) = CamdoopProcess.Run(args);

@@ -1,4 +1,5 @@
 using Camdoop.Cli.CommandLine;
+using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
@@ -10,4 +11,18 @@ public static class CommonOptions
         Runtime.Topology.Torus.TryParse(args.Required(option), out var torus, out var error)
             ? torus!
             : throw CliException.Usage($"--{option}: {error}");
+
+    public const string MaxWindowHelp = "Largest receive window per shuffle stream (noagg at low S is sensitive to it; Camdoop is not)";
+
+    /// <summary>The Camdoop service settings of a simulation: the defaults with --max-window.</summary>
+    public static CamdoopServiceOptions ServiceOptions(ParsedArguments args)
+    {
+        var defaults = new CamdoopServiceOptions();
+        long window = args.Bytes("max-window");
+        if (window < defaults.MinWindowBytes || window > 64L * 1024 * 1024)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --max-window must be between {defaults.MinWindowBytes} bytes (two segments) and 64MB, not {window}");
+        }
+        return defaults with { MaxWindowBytes = (int)window };
+    }
 }

@@ -35,6 +35,7 @@ public static class SimRunCommand
             .Option("loss", "Random frame loss rate on every link, 0..1", "RATE", "0")
             .Option("link-rate-gbps", "Link rate in Gbit/s", "RATE", "1")
             .Option("threads", "Threads for the simulation, 0 = all cores (the results do not depend on it)", "N", "0")
+            .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Flag("map-output-in-memory", "Keep map output runs in memory instead of run files on disk (faster)")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("json", "Print one JSON object")
@@ -67,6 +68,7 @@ public static class SimRunCommand
             MapOutputOnDisk = !args.Flag("map-output-in-memory"),
             SimulationThreads = args.Int("threads", 0, 1024),
             Verify = args.Flag("verify"),
+            Service = CommonOptions.ServiceOptions(args),
         };
     }
 

@@ -27,6 +27,7 @@ public static class SimSweepCommand
             .Option("reducers", "Figure 7: R values, comma-separated (default 1,2,4,...,N)", "LIST")
             .Option("parallel", "Cores to use (runs side by side as memory allows, each on its share); 0 = all", "N", "0")
             .Option("seed", "Random seed", "N", "1")
+            .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
             .Handle(Run);
 
@@ -41,6 +42,7 @@ public static class SimSweepCommand
             OutputRatios = ParseList(args, "output-ratios", s => double.Parse(s, NumberStyles.Float, CultureInfo.InvariantCulture), v => v is >= 0 and <= 1),
             ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count) : null,
             Parallelism = args.Int("parallel", 0, 64),
+            Service = CommonOptions.ServiceOptions(args),
         };
         string number = figure == Figure.Figure6 ? "6" : "7";
         string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure{number}-{torus}");
