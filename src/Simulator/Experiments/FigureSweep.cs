@@ -137,6 +137,10 @@ public static class FigureSweep
                 progress?.Report(new SweepProgress(now, total, string.Create(CultureInfo.InvariantCulture,
                     $"{figure} {panel} S={s:0.##} R={r} {ModeName(mode)}: {results[m].ShuffleReduceSeconds:0.####} s")));
             });
+            // Give the finished runs' memory back to the system before the next (S, R) maps and runs: a server-GC
+            // heap keeps what an R = 512 run used (~14 GB) committed, and the next runs' growth on top of it was
+            // OOM-killed on a 24 GB machine.
+            GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
             for (int m = 0; m < results.Length; m++)
             {
                 var res = results[m];
