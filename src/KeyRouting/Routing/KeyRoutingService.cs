@@ -215,7 +215,7 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
             Counters.Originated++;
             return SendStatus.Queued;
         }
-        if (preferred is { } p && target != _self && _table.IsNextHop(target, p))
+        if (preferred is { } p && (_table.NextHopPorts(target) & (1 << (int)p)) != 0)
         {
             port = p;
         }

@@ -44,9 +44,6 @@ internal sealed class RouteTable
     /// flows spread. False when the destination is this server or unreachable.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    /// <summary>Whether <paramref name="port"/> starts a shortest live path to <paramref name="server"/>.</summary>
-    public bool IsNextHop(int server, Port port) => (_nextHops[server] & (1u << (int)port)) != 0;
-
     public bool TryNextHop(int server, ulong flowHash, out Port port)
     {
         uint mask = _nextHops[server];
