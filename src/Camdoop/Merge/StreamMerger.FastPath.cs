@@ -65,13 +65,10 @@ public sealed partial class StreamMerger
                 int available = end - start;
                 if (available >= 2 && prefixOrder)
                 {
-                    ref byte at = ref Unsafe.Add(ref bytes, start);
-                    uint b0 = at;
-                    uint b1 = Unsafe.Add(ref at, 1);
-                    int total = 2 + (int)(b0 + b1);
-                    if (((b0 | b1) & 0x80) == 0 && total <= available)
+                    int total = ShortHeader(ref Unsafe.Add(ref bytes, start), out int nextKeyLength, out int nextValueLength);
+                    if (total > 0 && total <= available)
                     {
-                        ulong next = LoadPrefix(data, start + 2, (int)b0);
+                        ulong next = LoadPrefix(data, start + 2, nextKeyLength);
                         if (next < threshold && !(combine && next == min))
                         {
                             written += length;
@@ -80,8 +77,8 @@ public sealed partial class StreamMerger
                             lastStart = recordStart;
                             min = next;
                             length = total;
-                            keyLength = (int)b0;
-                            valueLength = (int)b1;
+                            keyLength = nextKeyLength;
+                            valueLength = nextValueLength;
                             continue;
                         }
                     }
@@ -166,10 +163,7 @@ public sealed partial class StreamMerger
     private static ulong SecondMin(Vector512<ulong> prefixes, Vector512<ulong> lanes, int m)
     {
         var others = Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512<ulong>.AllBitsSet, prefixes);
-        var v = Vector512.Min(others, Vector512.Shuffle(others, Vector512.Create(4UL, 5, 6, 7, 0, 1, 2, 3)));
-        v = Vector512.Min(v, Vector512.Shuffle(v, Vector512.Create(2UL, 3, 0, 1, 6, 7, 4, 5)));
-        v = Vector512.Min(v, Vector512.Shuffle(v, Vector512.Create(1UL, 0, 3, 2, 5, 4, 7, 6)));
-        return v.ToScalar();
+        return MinOfLanes(others).ToScalar();
     }
 
     /// <summary>The smallest prefix of the inputs other than <paramref name="m"/> (more than eight inputs).</summary>

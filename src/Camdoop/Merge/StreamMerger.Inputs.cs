@@ -42,20 +42,32 @@ public sealed partial class StreamMerger
         {
             // Unchecked reads: Start + 2 <= End <= Data.Length.
             ref byte record = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(s.Data), s.Start);
-            uint b0 = record;
-            uint b1 = Unsafe.Add(ref record, 1);
-            if (((b0 | b1) & 0x80) == 0)
+            int total = ShortHeader(ref record, out int keyLength, out int valueLength);
+            if (total > 0)
             {
-                int total = 2 + (int)(b0 + b1);
                 if (total > available)
                 {
                     return false;
                 }
-                SetHead(ref s, input, s.Start + 2, (int)b0, (int)b1, total);
+                SetHead(ref s, input, s.Start + 2, keyLength, valueLength, total);
                 return true;
             }
         }
         return TryParseHeadSlow(ref s, input);
+    }
+
+    /// <summary>
+    /// The common record header: two one-byte lengths (key and value both under 128). Returns the record's total
+    /// length, or 0 when the header is a longer one. Reads two bytes at <paramref name="record"/>.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int ShortHeader(ref byte record, out int keyLength, out int valueLength)
+    {
+        uint b0 = record;
+        uint b1 = Unsafe.Add(ref record, 1);
+        keyLength = (int)b0;
+        valueLength = (int)b1;
+        return ((b0 | b1) & 0x80) == 0 ? 2 + (int)(b0 + b1) : 0;
     }
 
     private bool TryParseHeadSlow(ref InputState s, int input)
@@ -117,13 +129,20 @@ public sealed partial class StreamMerger
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int ScanMin(Vector512<ulong> prefixes, out ulong min, out int ties)
     {
-        var m = Vector512.Min(prefixes, Vector512.Shuffle(prefixes, Vector512.Create(4UL, 5, 6, 7, 0, 1, 2, 3)));
-        m = Vector512.Min(m, Vector512.Shuffle(m, Vector512.Create(2UL, 3, 0, 1, 6, 7, 4, 5)));
-        m = Vector512.Min(m, Vector512.Shuffle(m, Vector512.Create(1UL, 0, 3, 2, 5, 4, 7, 6)));
+        var m = MinOfLanes(prefixes);
         ulong mask = Vector512.Equals(prefixes, m).ExtractMostSignificantBits();
         min = m.ToScalar();
         ties = BitOperations.PopCount(mask);
         return BitOperations.TrailingZeroCount(mask);
+    }
+
+    /// <summary>The smallest of the eight lanes, in every lane (three shuffle-and-min steps).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector512<ulong> MinOfLanes(Vector512<ulong> v)
+    {
+        v = Vector512.Min(v, Vector512.Shuffle(v, Vector512.Create(4UL, 5, 6, 7, 0, 1, 2, 3)));
+        v = Vector512.Min(v, Vector512.Shuffle(v, Vector512.Create(2UL, 3, 0, 1, 6, 7, 4, 5)));
+        return Vector512.Min(v, Vector512.Shuffle(v, Vector512.Create(1UL, 0, 3, 2, 5, 4, 7, 6)));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
