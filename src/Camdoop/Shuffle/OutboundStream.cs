@@ -203,11 +203,13 @@ public sealed class OutboundStream
             garbage = 0;
             tail = _buffer.Length - live;
         }
-        if (tail < needed && _buffer.Length < _maxWindow + (2 * ShuffleWire.MaxSegmentBytes))
+        // The most a buffer needs: a full window plus a segment either side of it.
+        int largest = _maxWindow + (2 * ShuffleWire.MaxSegmentBytes);
+        if (tail < needed && _buffer.Length < largest)
         {
             // Double while small; a stream that outgrows 16 KB is a steady one: take what its window allows at once,
             // rather than leaving a trail of 32, 64 and 128 KB buffers behind (700 MB on an 8x8x8 R = 1 run).
-            int grown = _buffer.Length < GrowToWindowAbove ? _buffer.Length * 2 : (int)Math.Min(live + want, _maxWindow + (2L * ShuffleWire.MaxSegmentBytes));
+            int grown = _buffer.Length < GrowToWindowAbove ? _buffer.Length * 2 : (int)Math.Min(live + want, largest);
             var bigger = _pool.Rent(Math.Max(grown, live + needed));
             Buffer.BlockCopy(_buffer, garbage, bigger, 0, live);
             _pool.Return(_buffer);
