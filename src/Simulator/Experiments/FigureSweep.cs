@@ -120,6 +120,13 @@ public static class FigureSweep
             if (rawS != s)
             {
                 raw = null; // let the previous S's inputs go before generating the next
+            }
+            // Give the previous group's memory (its runs, map outputs and, on a new S, inputs) back to the system before
+            // this one generates, maps and runs: a server-GC heap keeps what an R = 512 run used (~14 GB) committed,
+            // and the next runs' growth on top of it was OOM-killed on a 24 GB machine.
+            GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
+            if (raw is null)
+            {
                 raw = JobSimulationInput.Generate(baseOptions);
                 rawS = s;
             }
@@ -137,10 +144,6 @@ public static class FigureSweep
                 progress?.Report(new SweepProgress(now, total, string.Create(CultureInfo.InvariantCulture,
                     $"{figure} {panel} S={s:0.##} R={r} {ModeName(mode)}: {results[m].ShuffleReduceSeconds:0.####} s")));
             });
-            // Give the finished runs' memory back to the system before the next (S, R) maps and runs: a server-GC
-            // heap keeps what an R = 512 run used (~14 GB) committed, and the next runs' growth on top of it was
-            // OOM-killed on a 24 GB machine.
-            GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
             for (int m = 0; m < results.Length; m++)
             {
                 var res = results[m];
