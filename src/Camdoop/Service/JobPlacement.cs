@@ -15,13 +15,13 @@ public sealed class JobPlacement
     private readonly int[] _rootIndex;
     private readonly KeyMapper _mapper;
 
-    public JobPlacement(Torus torus, ulong jobId, int reduceTasks)
+    public JobPlacement(Torus torus, ulong jobId, int reduceTasks, TreeFamily trees = TreeFamily.Shallow)
     {
         ArgumentNullException.ThrowIfNull(torus);
         ArgumentOutOfRangeException.ThrowIfLessThan(reduceTasks, 1);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(reduceTasks, torus.Count);
         Torus = torus;
-        Trees = new TreeTopology(torus);
+        Trees = new TreeTopology(torus, trees);
         JobId = jobId;
         ReduceTasks = reduceTasks;
         _mapper = KeyMapper.Shared(torus);

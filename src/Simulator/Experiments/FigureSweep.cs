@@ -1,6 +1,7 @@
 using System.Globalization;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
+using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Reports;
 
@@ -35,6 +36,9 @@ public sealed record SweepOptions
     public int Parallelism { get; init; }
 
     public CamdoopServiceOptions? Service { get; init; }
+
+    /// <summary>The six disjoint trees every run uses.</summary>
+    public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
 
     public string? DataRoot { get; init; }
 }
@@ -114,6 +118,7 @@ public static class FigureSweep
                 Seed = options.Seed,
                 ReduceTasks = r,
                 Service = options.Service,
+                Trees = options.Trees,
                 DataRoot = options.DataRoot,
             };
             // Inputs depend on S only: generate once per S, map once per (S, R), run every mode on the same map outputs.

@@ -9,6 +9,7 @@ using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Reference;
 using Camdoop.MapReduce.Service;
+using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Baselines;
 using Camdoop.Simulator.Engine;
@@ -62,6 +63,7 @@ public static class JobSimulation
             Job = JobSpec.Parse(options.Job ?? BuiltInJob(options.Workload)),
             ReduceTasks = options.ReduceTasks,
             Mode = options.Mode,
+            Trees = options.Trees,
             Output = options.WriteOutputFiles || options.OutputDirectory is not null ? OutputTarget.LocalFiles() : OutputTarget.Discard,
         };
 
@@ -182,7 +184,7 @@ public static class JobSimulation
     {
         var torus = options.Torus;
         int n = torus.Count;
-        var placement = new JobPlacement(torus, description.JobId, description.ReduceTasks);
+        var placement = new JobPlacement(torus, description.JobId, description.ReduceTasks, description.Trees);
         var demand = new ShuffleDemand(n, [.. placement.RootIndices]);
         long intermediate = 0, intermediateEncoded = 0;
         for (int s = 0; s < n; s++)
@@ -226,6 +228,7 @@ public static class JobSimulation
             Workload = options.Workload.ToString().ToLowerInvariant(),
             Mode = description.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg",
             ReduceTasks = description.ReduceTasks,
+            Trees = description.Trees == TreeFamily.Paper ? "paper" : "shallow",
             Completed = completed,
             InputBytes = inputBytes,
             IntermediateBytes = intermediate,

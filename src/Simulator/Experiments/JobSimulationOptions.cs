@@ -1,5 +1,6 @@
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
+using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Simulator.Experiments;
@@ -22,6 +23,9 @@ public sealed record JobSimulationOptions
     public int ReduceTasks { get; init; } = 1;
 
     public ShuffleMode Mode { get; init; } = ShuffleMode.Camdoop;
+
+    /// <summary>The six disjoint trees: the paper's, or the shallower default.</summary>
+    public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
 
     /// <summary>
     /// The job: a built-in name with options ("topk?k=20") or a user job ("path/Jobs.dll#Ns.Type"). Null picks the

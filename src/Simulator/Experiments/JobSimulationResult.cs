@@ -62,6 +62,10 @@ public sealed record JobSimulationResult
     [JsonPropertyName("reduceTasks")]
     public required int ReduceTasks { get; init; }
 
+    /// <summary>"shallow" or "paper": the tree family the shuffle ran over.</summary>
+    [JsonPropertyName("trees")]
+    public required string Trees { get; init; }
+
     /// <summary>False when the time limit passed or a server failed the job before every reducer finished.</summary>
     [JsonPropertyName("completed")]
     public required bool Completed { get; init; }

@@ -48,6 +48,27 @@ public class SimCommandTests
     }
 
     [Fact]
+    public void TheShallowTreesMoveFewerByteHopsThanThePapersWithTheSameVerifiedOutput()
+    {
+        // noagg at S = 1 on 5x5x5: every record travels its full tree depth, so byte-hops follow the trees' depth.
+        string[] run = ["sim", "run", "--torus", "5x5x5", "--mode", "noagg", "--output-ratio", "1", "--input-per-server", "20KB", "--verify", "--json"];
+        var results = new Dictionary<string, JsonElement>();
+        foreach (string trees in new[] { "paper", "shallow" })
+        {
+            var (code, stdout, stderr) = CamdoopProcess.Run([.. run, "--trees", trees]);
+            Assert.True(code == 0, stderr);
+            using var doc = JsonDocument.Parse(stdout);
+            Assert.True(doc.RootElement.GetProperty("verified").GetBoolean());
+            Assert.Equal(trees, doc.RootElement.GetProperty("trees").GetString());
+            results[trees] = doc.RootElement.Clone();
+        }
+        Assert.Equal(results["paper"].GetProperty("outputBytes").GetInt64(), results["shallow"].GetProperty("outputBytes").GetInt64());
+        long paper = results["paper"].GetProperty("dataByteHops").GetInt64();
+        long shallow = results["shallow"].GetProperty("dataByteHops").GetInt64();
+        Assert.True(shallow < paper * 0.9, $"byte-hops shallow {shallow} vs paper {paper}");
+    }
+
+    [Fact]
     public void SimRunOnAUsersFileWritesPartFilesThatMatchAPlainWordCount()
     {
         string dir = Path.Combine(Path.GetTempPath(), $"camdoop-cli-test-{Environment.ProcessId}-{Guid.NewGuid():N}");
@@ -107,6 +128,8 @@ public class SimCommandTests
     [InlineData(2, "sim", "run", "--job", "median")]
     [InlineData(2, "sim", "run", "--max-window", "1KB")]
     [InlineData(2, "sim", "sweep", "--max-window", "lots")]
+    [InlineData(2, "sim", "run", "--trees", "bushy")]
+    [InlineData(2, "sim", "sweep", "--trees", "")]
     public void BadInvocationsFailWithOneClearLine(int expectedCode, params string[] args)
     {
         var (code, stdout, stderr) = CamdoopProcess.Run(args);

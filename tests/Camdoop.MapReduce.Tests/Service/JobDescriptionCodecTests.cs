@@ -1,5 +1,6 @@
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.MapReduce.Tests.Service;
 
@@ -14,6 +15,7 @@ public sealed class JobDescriptionCodecTests
         Input = new InputDescription("inputs/day-1"),
         Output = OutputTarget.LocalFiles("results"),
         MemoryBudgetBytes = 440L * 1024 * 1024,
+        Trees = TreeFamily.Paper,
     };
 
     [Fact]
@@ -24,8 +26,8 @@ public sealed class JobDescriptionCodecTests
         Assert.True(JobDescriptionCodec.TryDecode(bytes, out var decoded, out string? error), error);
         Assert.Equal(job.JobId, decoded!.JobId);
         Assert.Equal(job.Job.ToString(), decoded.Job.ToString());
-        Assert.Equal((job.ReduceTasks, job.Mode, job.Input, job.Output, job.MemoryBudgetBytes),
-            (decoded.ReduceTasks, decoded.Mode, decoded.Input, decoded.Output, decoded.MemoryBudgetBytes));
+        Assert.Equal((job.ReduceTasks, job.Mode, job.Input, job.Output, job.MemoryBudgetBytes, job.Trees),
+            (decoded.ReduceTasks, decoded.Mode, decoded.Input, decoded.Output, decoded.MemoryBudgetBytes, decoded.Trees));
         // Options are written in name order, so equal descriptions encode identically.
         Assert.Equal(bytes, JobDescriptionCodec.Encode(decoded));
     }
@@ -69,5 +71,23 @@ public sealed class JobDescriptionCodecTests
         Assert.False(JobDescriptionCodec.TryDecode(JobDescriptionCodec.Encode(escape), out _, out error));
         Assert.Contains("inside the data directory", error, StringComparison.Ordinal);
         Assert.Throws<ArgumentException>(() => Sample().Validate(servers: 8)); // R = 27 > 8 servers
+    }
+
+    [Fact]
+    public void AJobWithoutATreeFamilyRunsOnTheShallowTreesAndAnUnknownFamilyOrReservedByteIsRefused()
+    {
+        var plain = Sample() with { Trees = default };
+        Assert.True(JobDescriptionCodec.TryDecode(JobDescriptionCodec.Encode(plain), out var decoded, out _));
+        Assert.Equal(TreeFamily.Shallow, decoded!.Trees);
+
+        var bytes = JobDescriptionCodec.Encode(Sample());
+        bytes[32] = 7;
+        Assert.False(JobDescriptionCodec.TryDecode(bytes, out _, out string? error));
+        Assert.Contains("tree family", error, StringComparison.Ordinal);
+
+        bytes = JobDescriptionCodec.Encode(Sample());
+        bytes[35] = 1;
+        Assert.False(JobDescriptionCodec.TryDecode(bytes, out _, out error));
+        Assert.Contains("reserved", error, StringComparison.Ordinal);
     }
 }

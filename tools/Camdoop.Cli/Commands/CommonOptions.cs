@@ -1,5 +1,6 @@
 using Camdoop.Cli.CommandLine;
 using Camdoop.MapReduce.Service;
+using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
@@ -11,6 +12,14 @@ public static class CommonOptions
         Runtime.Topology.Torus.TryParse(args.Required(option), out var torus, out var error)
             ? torus!
             : throw CliException.Usage($"--{option}: {error}");
+
+    public const string TreesHelp = "shallow (search-improved, 7.7 hops on 8x8x8) | paper (the paper's trees, 10.8 hops)";
+
+    public static readonly IReadOnlyDictionary<string, TreeFamily> TreeFamilies = new Dictionary<string, TreeFamily>(StringComparer.Ordinal)
+    {
+        ["shallow"] = TreeFamily.Shallow,
+        ["paper"] = TreeFamily.Paper,
+    };
 
     public const string MaxWindowHelp = "Largest receive window per shuffle stream (noagg at low S is sensitive to it; Camdoop is not)";
 

@@ -36,6 +36,7 @@ public static class SimRunCommand
             .Option("link-rate-gbps", "Link rate in Gbit/s", "RATE", "1")
             .Option("threads", "Threads for the simulation, 0 = all cores (the results do not depend on it)", "N", "0")
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
+            .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Flag("map-output-in-memory", "Keep map output runs in memory instead of run files on disk (faster)")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("json", "Print one JSON object")
@@ -62,6 +63,7 @@ public static class SimRunCommand
             BytesPerServer = args.Bytes("input-per-server"),
             ReduceTasks = args.Int("reducers", 1, torus.Count),
             Mode = args.Choice("mode", Modes),
+            Trees = args.Choice("trees", CommonOptions.TreeFamilies),
             Seed = (ulong)args.Long("seed", 0),
             LossRate = args.Double("loss", 0, 0.99),
             LinkRateBitsPerSecond = (long)(args.Double("link-rate-gbps", 0.001, 400) * 1e9),
@@ -142,7 +144,7 @@ public static class SimRunCommand
         var sb = new StringBuilder();
         void Line(string name, string value) => sb.Append(name.PadRight(34)).AppendLine(value);
         string S(double seconds) => Units.Seconds(seconds);
-        Line("job", $"{r.Job} on {r.Torus} ({r.Servers} servers), R={r.ReduceTasks}, mode {r.Mode}");
+        Line("job", $"{r.Job} on {r.Torus} ({r.Servers} servers), R={r.ReduceTasks}, mode {r.Mode}, {r.Trees} trees");
         Line("input / intermediate / output", $"{Units.Bytes(r.InputBytes)} / {Units.Bytes(r.IntermediateBytes)} / {Units.Bytes(r.OutputBytes)}");
         Line("output ratio S (achieved)", r.OutputRatio.ToString("0.####", CultureInfo.InvariantCulture));
         Line("shuffle+reduce time (simulated)", S(r.ShuffleReduceSeconds));

@@ -1,3 +1,5 @@
+using Camdoop.MapReduce.Trees;
+
 namespace Camdoop.MapReduce.Jobs.Control;
 
 /// <summary>
@@ -23,6 +25,9 @@ public sealed record JobDescription
 
     public OutputTarget Output { get; init; } = OutputTarget.LocalFiles();
 
+    /// <summary>The six disjoint trees the shuffle runs over (every server must use the same, so the job carries it).</summary>
+    public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
+
     /// <summary>Packet-buffer bytes per server for this job's inbound streams; 0 uses the service default.</summary>
     public long MemoryBudgetBytes { get; init; }
 
@@ -43,6 +48,10 @@ public sealed record JobDescription
         if (!Enum.IsDefined(Mode))
         {
             throw new ArgumentException($"job {JobId:x16}: unknown shuffle mode {(int)Mode}");
+        }
+        if (!Enum.IsDefined(Trees))
+        {
+            throw new ArgumentException($"job {JobId:x16}: unknown tree family {(int)Trees}");
         }
         if (!Enum.IsDefined(Output.Kind))
         {

@@ -1,16 +1,18 @@
 using System.Buffers.Binary;
 using System.Text;
 using System.Text.Unicode;
+using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.MapReduce.Jobs.Control;
 
 /// <summary>
 /// Binary encoding of a <see cref="JobDescription"/>, small enough to broadcast in one jumbo frame. Little-endian:
 /// <code>
-///  0 u32 magic "CDJB"   4 u16 version (1)   6 u16 total length
+///  0 u32 magic "CDJB"   4 u16 version (2)   6 u16 total length
 ///  8 u64 job id        16 i32 reduce tasks  20 u8 mode   21 u8 output kind   22 u16 option count
 /// 24 i64 memory budget
-/// 32 str job target, then option count x (str name, str value), str input path, str output directory
+/// 32 u8 tree family    33 7 bytes zero
+/// 40 str job target, then option count x (str name, str value), str input path, str output directory
 /// </code>
 /// where str = u16 byte length + UTF-8 bytes. Decoding validates every length and field and never throws on
 /// malformed bytes: it returns false with a reason.
@@ -18,8 +20,8 @@ namespace Camdoop.MapReduce.Jobs.Control;
 public static class JobDescriptionCodec
 {
     public const uint Magic = 0x424A_4443; // "CDJB" read as little-endian
-    public const ushort Version = 1;
-    public const int FixedSize = 32;
+    public const ushort Version = 2;
+    public const int FixedSize = 40;
 
     /// <summary>Largest encoding accepted (fits a jumbo frame's key-routed payload with room for a header).</summary>
     public const int MaxEncodedSize = 8192;
@@ -54,6 +56,8 @@ public static class JobDescriptionCodec
         destination[21] = (byte)job.Output.Kind;
         BinaryPrimitives.WriteUInt16LittleEndian(destination[22..], (ushort)job.Job.Options.Count);
         BinaryPrimitives.WriteInt64LittleEndian(destination[24..], job.MemoryBudgetBytes);
+        destination[32] = (byte)job.Trees;
+        destination[33..FixedSize].Clear();
         int offset = FixedSize;
         offset += WriteString(destination[offset..], job.Job.Target);
         foreach (var option in job.Job.Options.OrderBy(o => o.Key, StringComparer.Ordinal))
@@ -104,6 +108,12 @@ public static class JobDescriptionCodec
         var outputKind = (OutputKind)source[21];
         int optionCount = BinaryPrimitives.ReadUInt16LittleEndian(source[22..]);
         long budget = BinaryPrimitives.ReadInt64LittleEndian(source[24..]);
+        var trees = (TreeFamily)source[32];
+        if (source[33..FixedSize].ContainsAnyExcept((byte)0))
+        {
+            error = "job description: reserved bytes are not zero";
+            return false;
+        }
         if (optionCount > MaxOptions)
         {
             error = $"job description has {optionCount} options, at most {MaxOptions} are allowed";
@@ -144,6 +154,7 @@ public static class JobDescriptionCodec
             Input = new InputDescription(input!),
             Output = new OutputTarget(outputKind, output!),
             MemoryBudgetBytes = budget,
+            Trees = trees,
         };
         try
         {
