@@ -5,6 +5,7 @@ using Camdoop.MapReduce.FrontEnd.Jobs;
 using Camdoop.MapReduce.FrontEnd.Wire;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.MapReduce.FrontEnd;
 
@@ -45,6 +46,10 @@ public sealed partial class FrontEndSession
             "noagg" => ShuffleMode.NoAgg,
             var m => throw new FrontEndException($"unknown mode '{m}' (camdoop or noagg)"),
         };
+        if (!TreeFamilyNames.TryParse(request.Trees ?? TreeFamily.Shallow.Name(), out var trees))
+        {
+            throw new FrontEndException($"unknown tree family '{request.Trees}' (shallow or paper)");
+        }
         string input = Field.Required(request.Input, "input");
         string? output = request.Output;
         if (output is not null)
@@ -67,6 +72,7 @@ public sealed partial class FrontEndSession
             Job = spec,
             ReduceTasks = (int)reducers,
             Mode = mode,
+            Trees = trees,
             Input = new InputDescription(FormattableString.Invariant($"chunks/{input}")),
             Output = OutputTarget.LocalFiles(),
         };
@@ -137,6 +143,7 @@ public sealed partial class FrontEndSession
             Input = job.Input.Name,
             Reducers = d.ReduceTasks,
             Mode = d.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg",
+            Trees = d.Trees.Name(),
             State = job.State.ToString().ToLowerInvariant(),
             Servers = job.Servers,
             MapsDone = job.MapsDone,

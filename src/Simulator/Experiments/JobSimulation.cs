@@ -228,7 +228,7 @@ public static class JobSimulation
             Workload = options.Workload.ToString().ToLowerInvariant(),
             Mode = description.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg",
             ReduceTasks = description.ReduceTasks,
-            Trees = description.Trees == TreeFamily.Paper ? "paper" : "shallow",
+            Trees = description.Trees.Name(),
             Completed = completed,
             InputBytes = inputBytes,
             IntermediateBytes = intermediate,

@@ -27,21 +27,23 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
     [InlineData(1, "noagg")]
     [InlineData(27, "camdoop")]
     [InlineData(27, "noagg")]
-    public void WordCountOnTheTestbedEqualsTheReference(int reducers, string mode)
+    [InlineData(7, "camdoop", "paper")]
+    public void WordCountOnTheTestbedEqualsTheReference(int reducers, string mode, string trees = "shallow")
     {
-        var submit = cube.Cli("submit", "--job", "wordcount", "--input", "corpus", "--reducers", $"{reducers}", "--mode", mode, "--wait", "--json");
+        var submit = cube.Cli("submit", "--job", "wordcount", "--input", "corpus", "--reducers", $"{reducers}", "--mode", mode, "--trees", trees, "--wait", "--json");
         Assert.True(submit.ExitCode == 0, submit.ToString());
         using var json = JsonDocument.Parse(submit.Stdout);
         var root = json.RootElement;
         string jobId = root.GetProperty("jobId").GetString()!;
         Assert.Equal("done", root.GetProperty("state").GetString());
+        Assert.Equal(trees, root.GetProperty("trees").GetString());
         Assert.Equal(27, root.GetProperty("mapsDone").GetInt64());
         Assert.Equal(cube.Corpus.Length, root.GetProperty("inputBytes").GetInt64());
         Assert.True(root.GetProperty("shuffleReduceSeconds").GetDouble() > 0);
         Assert.True(root.GetProperty("jobSeconds").GetDouble() >= root.GetProperty("shuffleReduceSeconds").GetDouble());
         Assert.Equal(reducers, root.GetProperty("outputs").GetArrayLength());
 
-        string outPath = Path.Combine(cube.WorkDirectory, $"wc-{reducers}-{mode}.txt");
+        string outPath = Path.Combine(cube.WorkDirectory, $"wc-{reducers}-{mode}-{trees}.txt");
         var cat = cube.Cli("cat", jobId, "--out", outPath);
         Assert.True(cat.ExitCode == 0, cat.ToString());
         var reference = ReferenceMapReduce.Run(new WordCountJob(), [cube.Corpus], reducers);
@@ -168,6 +170,15 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
             Assert.False(bad.Ok);
             Assert.Equal(5, bad.Id);
             Assert.Contains("reducers", bad.Error, StringComparison.Ordinal);
+            // A tree family the cube does not know.
+            submit["id"] = 6L;
+            submit["reducers"] = 2L;
+            submit["trees"] = "bushy";
+            client.SendRaw(MessageFraming.Prefix(MessagePackSerializer.Serialize(submit, MessagePackSerializerOptions.Standard)));
+            bad = client.ReadReply()!;
+            Assert.False(bad.Ok);
+            Assert.Equal(6, bad.Id);
+            Assert.Equal("unknown tree family 'bushy' (shallow or paper)", bad.Error);
             var hello = client.Call(new HelloRequest());
             Assert.Equal(27, hello.Servers);
         }

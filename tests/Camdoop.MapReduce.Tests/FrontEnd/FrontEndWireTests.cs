@@ -48,12 +48,12 @@ public class FrontEndWireTests
             Unanswered = ["1,1,1"],
         };
         yield return new DatasetInfo { Name = "x", Bytes = 1, Chunks = 1, Format = "records7" };
-        yield return new SubmitRequest { Id = 11, Job = "topk?k=5", Input = "corpus", Reducers = 27, Mode = "noagg", Output = "out" };
+        yield return new SubmitRequest { Id = 11, Job = "topk?k=5", Input = "corpus", Reducers = 27, Mode = "noagg", Output = "out", Trees = "paper" };
         yield return new SubmitReply { Id = 11, JobId = "00000000deadbeef" };
         yield return new JobStatusRequest { Id = 12, JobId = "00000000deadbeef" };
         yield return new JobStatusReply
         {
-            Id = 12, JobId = "00000000deadbeef", Job = "wordcount", Input = "corpus", Reducers = 2, Mode = "camdoop", State = "failed",
+            Id = 12, JobId = "00000000deadbeef", Job = "wordcount", Input = "corpus", Reducers = 2, Mode = "camdoop", Trees = "shallow", State = "failed",
             Servers = 27, MapsDone = 26, MapTasks = 27, InputBytes = 1, IntermediateBytes = 2, ShuffleBytes = 3, ReducesDone = 1,
             JobSeconds = 1.5, MapSeconds = 0.25, ShuffleReduceSeconds = 1e-9, Failure = "server 1,1,1 failed", OutputDataset = "out",
             Outputs = [new JobOutputInfo { ReduceTask = 1, Server = "1,0,0", Path = "/data/part-00001", Chunk = new string('e', 40), Records = 5, Bytes = 60 }],

@@ -15,11 +15,7 @@ public static class CommonOptions
 
     public const string TreesHelp = "shallow (search-improved, 7.7 hops on 8x8x8) | paper (the paper's trees, 10.8 hops)";
 
-    public static readonly IReadOnlyDictionary<string, TreeFamily> TreeFamilies = new Dictionary<string, TreeFamily>(StringComparer.Ordinal)
-    {
-        ["shallow"] = TreeFamily.Shallow,
-        ["paper"] = TreeFamily.Paper,
-    };
+    public static IReadOnlyDictionary<string, TreeFamily> TreeFamilies => TreeFamilyNames.All;
 
     public const string MaxWindowHelp = "Largest receive window per shuffle stream (noagg at low S is sensitive to it; Camdoop is not)";
 

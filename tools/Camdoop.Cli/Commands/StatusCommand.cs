@@ -55,6 +55,7 @@ public static class StatusCommand
             json.WriteString("input", s.Input);
             json.WriteNumber("reducers", s.Reducers);
             json.WriteString("mode", s.Mode);
+            json.WriteString("trees", s.Trees);
             json.WriteString("state", s.State);
             json.WriteNumber("servers", s.Servers);
             json.WriteNumber("mapsDone", s.MapsDone);
@@ -96,7 +97,7 @@ public static class StatusCommand
         string state = s.State;
         var outputs = s.Outputs;
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"job {s.JobId}: {s.Job} on '{s.Input}', R={s.Reducers}, mode {s.Mode}: {state}"));
+            $"job {s.JobId}: {s.Job} on '{s.Input}', R={s.Reducers}, mode {s.Mode}, {s.Trees} trees: {state}"));
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"  map {s.MapsDone}/{s.Servers} servers ({s.MapTasks} map tasks, {Units.Bytes(s.InputBytes)} in, {Units.Bytes(s.IntermediateBytes)} intermediate), " +
             $"shuffled {Units.Bytes(s.ShuffleBytes)}, reduce {s.ReducesDone}/{s.Reducers}"));

@@ -3,6 +3,7 @@ using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
 using Camdoop.MapReduce.FrontEnd;
 using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;
 
@@ -20,6 +21,7 @@ public static class SubmitCommand
             .Option("input", "Input dataset", "NAME")
             .Option("reducers", "Reduce tasks R", "R", "1")
             .Option("mode", "camdoop (on-path aggregation) or noagg (the paper's Camdoop (no agg.))", "MODE", "camdoop")
+            .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("output", "Store the output in the chunk store as this dataset (default: each reducer's local disk)", "NAME")
             .Flag("wait", "Wait for the job to finish, with a progress bar")
             .Flag("json", "Print the result as JSON (with the jobId)")
@@ -34,6 +36,7 @@ public static class SubmitCommand
             Reducers = args.Int("reducers", 1, 1 << 20),
             Mode = args.Required("mode").ToLowerInvariant(),
             Output = args.String("output"),
+            Trees = args.Choice("trees", CommonOptions.TreeFamilies).Name(),
         };
         bool json = args.Flag("json");
         using var client = FrontEndAddress.Connect(args);

@@ -27,6 +27,10 @@ public sealed class SubmitRequest : FrontEndRequest<SubmitReply>
     /// <summary>Store the output as this dataset (null: on each reducer's local disk).</summary>
     [Key("output")]
     public string? Output { get; set; }
+
+    /// <summary>"shallow" (null means this) or "paper": the six disjoint trees of the shuffle.</summary>
+    [Key("trees")]
+    public string? Trees { get; set; }
 }
 
 [MessagePackObject]
@@ -65,6 +69,10 @@ public sealed class JobStatusReply : FrontEndReply
 
     [Key("mode")]
     public string Mode { get; set; } = "";
+
+    /// <summary>"shallow" or "paper".</summary>
+    [Key("trees")]
+    public string Trees { get; set; } = "";
 
     /// <summary>"mapping", "shuffling", "done" or "failed".</summary>
     [Key("state")]
