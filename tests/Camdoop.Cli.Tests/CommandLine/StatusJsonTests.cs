@@ -14,6 +14,7 @@ public class StatusJsonTests
         Input = "corpus",
         Reducers = 2,
         Mode = "camdoop",
+        Trees = "paper",
         State = failure is null ? "done" : "failed",
         Servers = 27,
         MapsDone = 27,
@@ -34,7 +35,7 @@ public class StatusJsonTests
         ],
     };
 
-    // Both expected texts are what the CLI printed before the front-end moved to MessagePack-CSharp.
+    // Both expected texts are what the CLI printed before the front-end moved to MessagePack-CSharp, plus "trees".
     [Fact]
     public void ARunningOrDoneJobPrintsNullFailureAndNoOutputDataset()
     {
@@ -46,6 +47,7 @@ public class StatusJsonTests
               "input": "corpus",
               "reducers": 2,
               "mode": "camdoop",
+              "trees": "paper",
               "state": "done",
               "servers": 27,
               "mapsDone": 27,
@@ -93,6 +95,7 @@ public class StatusJsonTests
               "input": "corpus",
               "reducers": 2,
               "mode": "camdoop",
+              "trees": "paper",
               "state": "failed",
               "servers": 27,
               "mapsDone": 27,
