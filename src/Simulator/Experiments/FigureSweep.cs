@@ -54,6 +54,7 @@ public sealed record SweepRow(
     double OutputRatio,
     int ReduceTasks,
     string Mode,
+    string Trees,
     double ShuffleReduceSeconds,
     LowerBounds LowerBounds,
     long IntermediateBytes,
@@ -152,7 +153,7 @@ public static class FigureSweep
             for (int m = 0; m < results.Length; m++)
             {
                 var res = results[m];
-                rows.Add(new SweepRow(figure.ToString(), panel, s, res.OutputRatio, r, res.Mode, res.ShuffleReduceSeconds, res.LowerBounds,
+                rows.Add(new SweepRow(figure.ToString(), panel, s, res.OutputRatio, r, res.Mode, res.Trees, res.ShuffleReduceSeconds, res.LowerBounds,
                     res.IntermediateBytes, res.OutputBytes, res.DataByteHops, res.LinkBytes, res.AggregatedBytes, res.Completed,
                     res.SimulationWallSeconds, res.SimulationCpuSeconds, res.Events));
             }
@@ -190,12 +191,12 @@ public static class FigureSweep
     public static CsvTable ToCsv(IEnumerable<SweepRow> rows)
     {
         ArgumentNullException.ThrowIfNull(rows);
-        var table = new CsvTable("figure", "panel", "requestedS", "outputRatio", "reduceTasks", "mode", "shuffleReduceSeconds",
+        var table = new CsvTable("figure", "panel", "requestedS", "outputRatio", "reduceTasks", "mode", "trees", "shuffleReduceSeconds",
             "switch1G", "switch6G", "switch1GOversub", "intermediateBytes", "outputBytes", "dataByteHops", "linkBytes",
             "aggregatedMin", "aggregatedMedian", "aggregatedMax", "completed", "simulationWallSeconds", "simulationCpuSeconds", "events");
         foreach (var r in rows)
         {
-            table.Add(r.Figure, r.Panel, r.RequestedOutputRatio, r.OutputRatio, r.ReduceTasks, r.Mode, r.ShuffleReduceSeconds,
+            table.Add(r.Figure, r.Panel, r.RequestedOutputRatio, r.OutputRatio, r.ReduceTasks, r.Mode, r.Trees, r.ShuffleReduceSeconds,
                 r.LowerBounds.Switch1G, r.LowerBounds.Switch6G, r.LowerBounds.Switch1GOversubscribed, r.IntermediateBytes, r.OutputBytes,
                 r.DataByteHops, r.LinkBytes, r.AggregatedBytes.Min, r.AggregatedBytes.Median, r.AggregatedBytes.Max, r.Completed,
                 r.SimulationWallSeconds, r.SimulationCpuSeconds, r.Events);

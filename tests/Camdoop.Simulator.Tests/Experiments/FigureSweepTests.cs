@@ -37,7 +37,9 @@ public sealed class FigureSweepTests : IDisposable
         FigureSweep.WriteCsv(rows, csv);
         var lines = File.ReadAllLines(csv);
         Assert.Equal(9, lines.Length);
-        Assert.StartsWith("figure,panel,requestedS,outputRatio,reduceTasks,mode,shuffleReduceSeconds,switch1G,switch6G", lines[0], StringComparison.Ordinal);
+        Assert.StartsWith("figure,panel,requestedS,outputRatio,reduceTasks,mode,trees,shuffleReduceSeconds,switch1G,switch6G", lines[0], StringComparison.Ordinal);
+        // Every row names the trees it ran on (the default family here).
+        Assert.All(lines.Skip(1), line => Assert.Equal("shallow", line.Split(',')[6]));
         var charts = FigureSweep.WriteCharts(rows, _directory);
         Assert.Equal(2, charts.Count);
         foreach (string path in charts)
