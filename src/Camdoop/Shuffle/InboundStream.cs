@@ -109,8 +109,10 @@ public sealed class InboundStream
     }
 
     /// <summary>
-    /// Whether a window update is worth a frame: the edge would move by a quarter window (at least a segment). A
-    /// window-limited sender is clocked by these, a few segments at a time, not one ack per frame.
+    /// Whether a window update is worth a frame: the edge would move by a quarter window (at least a segment, at most
+    /// half the window). A window-limited sender is clocked by these, a few segments at a time, not one ack per frame.
+    /// The half-window cap matters for windows under two segments: the merger cannot consume a record that straddles
+    /// the edge, so waiting for a whole segment of consumption there left the sender blocked until its next probe.
     /// </summary>
     public bool WantsWindowUpdate(int window)
     {
@@ -119,7 +121,7 @@ public sealed class InboundStream
             return false;
         }
         long gain = Consumed + window - AdvertisedEdge;
-        return gain >= Math.Max(window / 4, ShuffleWire.MaxSegmentBytes);
+        return gain > 0 && gain >= Math.Min(Math.Max(window / 4, ShuffleWire.MaxSegmentBytes), window / 2);
     }
 
     /// <summary>Bytes held for the vertex until it creates its merger.</summary>

@@ -246,6 +246,13 @@ public sealed class StreamTests
         Assert.False(small.WantsWindowUpdate(2 * Segment));
         small.Consumed = Segment;
         Assert.True(small.WantsWindowUpdate(2 * Segment));
+        // A one-segment window reopens at half a segment: a record straddling its edge cannot be consumed yet.
+        var tiny = Receiver();
+        tiny.TakeAck(Segment);
+        tiny.Consumed = (Segment / 2) - 1;
+        Assert.False(tiny.WantsWindowUpdate(Segment));
+        tiny.Consumed = Segment - 40;
+        Assert.True(tiny.WantsWindowUpdate(Segment));
     }
 
     [Fact]

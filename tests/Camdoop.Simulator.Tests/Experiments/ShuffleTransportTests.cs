@@ -49,6 +49,27 @@ public sealed class ShuffleTransportTests
     }
 
     /// <summary>
+    /// The smallest window a service allows is one segment. A record straddling the window's edge cannot be consumed
+    /// until its tail arrives, so a receiver that waited for a whole segment of consumption before reopening the window
+    /// left the sender blocked until its probe timer (tens of milliseconds per stall).
+    /// </summary>
+    [Theory]
+    [InlineData(ShuffleMode.Camdoop)]
+    [InlineData(ShuffleMode.NoAgg)]
+    public void AOneSegmentWindowNeverWaitsForProbes(ShuffleMode mode)
+    {
+        var result = JobSimulation.Run(Options(s: 1, r: 1, mode: mode) with
+        {
+            BytesPerServer = 100_000,
+            Service = new CamdoopServiceOptions { MinWindowBytes = ShuffleWire.MaxSegmentBytes, InitialWindowBytes = ShuffleWire.MaxSegmentBytes, MaxWindowBytes = ShuffleWire.MaxSegmentBytes },
+        });
+        Assert.True(result.Completed);
+        Assert.True(result.Verified, result.VerificationError);
+        Assert.Equal(0, result.Timeouts);
+        Assert.True(result.ShuffleReduceSeconds < 0.1, $"{result.ShuffleReduceSeconds} s");
+    }
+
+    /// <summary>
     /// On a ring of two (2x2x2) both ports of an axis reach the same neighbour. Enough data to fill the link queues:
     /// a frame that could not be queued once made the port's scheduler rebuild it forever (the run never ended).
     /// Each tree's frames leave on that tree's own port.
