@@ -20,13 +20,10 @@ public sealed class TreeTopology
     {
         ArgumentNullException.ThrowIfNull(torus);
         Torus = torus;
-        Family = family;
         _parentPort = TreeTables.Get(torus, family);
     }
 
     public Torus Torus { get; }
-
-    public TreeFamily Family { get; }
 
     /// <summary>Short names of the trees, in index order.</summary>
     public static ReadOnlySpan<string> Names => new[] { "X+", "Y+", "Z+", "X-", "Y-", "Z-" };

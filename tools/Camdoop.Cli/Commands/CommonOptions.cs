@@ -1,6 +1,5 @@
 using Camdoop.Cli.CommandLine;
 using Camdoop.MapReduce.Service;
-using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
@@ -14,8 +13,6 @@ public static class CommonOptions
             : throw CliException.Usage($"--{option}: {error}");
 
     public const string TreesHelp = "shallow (search-improved, 7.7 hops on 8x8x8) | paper (the paper's trees, 10.8 hops)";
-
-    public static IReadOnlyDictionary<string, TreeFamily> TreeFamilies => TreeFamilyNames.All;
 
     public const string MaxWindowHelp = "Largest receive window per shuffle stream (noagg at low S is sensitive to it; Camdoop is not)";
 

@@ -3,6 +3,7 @@ using System.Text;
 using Camdoop.Cli.CommandLine;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Simulator.Experiments;
+using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;
 
@@ -63,7 +64,7 @@ public static class SimRunCommand
             BytesPerServer = args.Bytes("input-per-server"),
             ReduceTasks = args.Int("reducers", 1, torus.Count),
             Mode = args.Choice("mode", Modes),
-            Trees = args.Choice("trees", CommonOptions.TreeFamilies),
+            Trees = args.Choice("trees", TreeFamilyNames.All),
             Seed = (ulong)args.Long("seed", 0),
             LossRate = args.Double("loss", 0, 0.99),
             LinkRateBitsPerSecond = (long)(args.Double("link-rate-gbps", 0.001, 400) * 1e9),

@@ -1,6 +1,7 @@
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Simulator.Experiments;
+using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;
 
@@ -44,7 +45,7 @@ public static class SimSweepCommand
             ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count) : null,
             Parallelism = args.Int("parallel", 0, 64),
             Service = CommonOptions.ServiceOptions(args),
-            Trees = args.Choice("trees", CommonOptions.TreeFamilies),
+            Trees = args.Choice("trees", TreeFamilyNames.All),
         };
         string number = figure == Figure.Figure6 ? "6" : "7";
         string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure{number}-{torus}");
@@ -67,7 +68,7 @@ public static class SimSweepCommand
         FigureSweep.WriteCsv(rows, csv);
         var charts = FigureSweep.WriteCharts(rows, outDir);
 
-        Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, {args.Required("trees")} trees), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, {options.Trees.Name()} trees), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"{"panel",-8} {"S",6} {"R",5} {"mode",-18} {"time",12} {"switch 1G",12} {"switch 6G",12} {"1G 1:4",12}");
         foreach (var r in rows)
         {

@@ -36,7 +36,7 @@ public static class SubmitCommand
             Reducers = args.Int("reducers", 1, 1 << 20),
             Mode = args.Required("mode").ToLowerInvariant(),
             Output = args.String("output"),
-            Trees = args.Choice("trees", CommonOptions.TreeFamilies).Name(),
+            Trees = args.Choice("trees", TreeFamilyNames.All).Name(),
         };
         bool json = args.Flag("json");
         using var client = FrontEndAddress.Connect(args);
