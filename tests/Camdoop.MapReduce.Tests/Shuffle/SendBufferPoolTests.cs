@@ -14,9 +14,38 @@ public class SendBufferPoolTests
         pool.Return(a);
         Assert.Equal(0, pool.RentedBytes);
         Assert.Equal(1024, pool.FreeBytes);
-        Assert.Same(a, pool.Rent(600));
+        Assert.Same(a, pool.Rent(900));
         Assert.Equal(0, pool.FreeBytes);
         Assert.Equal(1, pool.Allocated);
+    }
+
+    [Theory]
+    [InlineData(1, 512)]
+    [InlineData(512, 512)]
+    [InlineData(513, 640)]
+    [InlineData(640, 640)]
+    [InlineData(641, 768)]
+    [InlineData(897, 1024)]
+    [InlineData(1025, 1280)]
+    // A full 128 KB window plus a segment either side: 160 KB, where power-of-two classes gave 256 KB.
+    [InlineData((128 * 1024) + (2 * ShuffleWire.MaxSegmentBytes), 160 * 1024)]
+    [InlineData(3 * 1024 * 1024, 3 * 1024 * 1024)]
+    [InlineData((3 * 1024 * 1024) + 1, 7 * 512 * 1024)]
+    [InlineData(16 * 1024 * 1024, 16 * 1024 * 1024)]
+    public void ClassesStepByQuarterPowersOfTwo(int request, int size)
+    {
+        var pool = new SendBufferPool(freeBytesLimit: 32 * 1024 * 1024);
+        var buffer = pool.Rent(request);
+        Assert.Equal(size, buffer.Length);
+        pool.Return(buffer);
+        Assert.Same(buffer, pool.Rent(size));
+    }
+
+    [Fact]
+    public void MoreThanSixteenMebibytesIsRefused()
+    {
+        var pool = new SendBufferPool();
+        Assert.Throws<ArgumentOutOfRangeException>(() => pool.Rent((16 * 1024 * 1024) + 1));
     }
 
     [Fact]
