@@ -49,6 +49,7 @@ public sealed class OutboundStream
     // Priority walker: the first record starting at or after _sentHigh, and its key prefix.
     private long _walk;
     private ulong _walkPrefix;
+    private long _walkPrefixAt = -1; // the offset _walkPrefix was read at
 
     private readonly SendBufferPool _pool;
 
@@ -441,17 +442,40 @@ public sealed class OutboundStream
         {
             return;
         }
-        while (_walk < _sentHigh)
+        long walk = _walk;
+        if (walk < _sentHigh)
         {
-            if (!TryRecordLength(_walk, out int length))
+            // Every record sent is stepped over once; at R = N (thousands of streams per port, the scheduler asking
+            // each for its next key) this loop was the simulator's hottest code, so the common two-byte header (both
+            // lengths under 128) is read inline and only longer headers go through the codec.
+            byte[] buffer = _buffer;
+            long origin = _bufferOffset, end = _end, high = _sentHigh;
+            do
             {
-                return;
+                if (end - walk >= 2)
+                {
+                    int at = (int)(walk - origin);
+                    uint keyLength = buffer[at], valueLength = buffer[at + 1];
+                    if (((keyLength | valueLength) & 0x80) == 0)
+                    {
+                        walk += 2 + keyLength + valueLength;
+                        continue;
+                    }
+                }
+                if (!TryRecordLength(walk, out int length))
+                {
+                    break;
+                }
+                walk += length;
             }
-            _walk += length;
+            while (walk < high);
+            _walk = walk;
         }
-        if (_walk < _end && TryKeyPrefix(_walk, out ulong prefix))
+        // The bytes at a stream offset never change: read a record's prefix once, not on every scheduler question.
+        if (walk < _end && walk != _walkPrefixAt && TryKeyPrefix(walk, out ulong prefix))
         {
             _walkPrefix = prefix;
+            _walkPrefixAt = walk;
         }
     }
 

@@ -271,4 +271,32 @@ public sealed class StreamTests
         int next = (seg.Bytes.Length + 28) / 29;
         Assert.Equal(Prefix($"k{next:D6}"), sender.NextKeyPrefix);
     }
+
+    [Fact]
+    public void TheNextKeyPrefixStepsOverShortAndLongHeaders()
+    {
+        // Values of 20 and 200 bytes: one-byte and two-byte length headers, so the walker takes both of its paths.
+        var output = new MemoryStream();
+        var starts = new List<int>();
+        var record = new byte[512];
+        for (int i = 0; i < 2000; i++)
+        {
+            starts.Add((int)output.Length);
+            int n = RecordCodec.Write(record, System.Text.Encoding.ASCII.GetBytes($"key{i:D5}"), new byte[i % 3 == 0 ? 200 : 20]);
+            output.Write(record, 0, n);
+        }
+        var data = output.ToArray();
+        var sender = Sender(initialWindow: 64 * 1024);
+        sender.TracksPriority = true;
+        sender.UseExternal(data);
+        ulong Prefix(int i) => System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(System.Text.Encoding.ASCII.GetBytes($"key{i:D5}"));
+        Assert.Equal(Prefix(0), sender.NextKeyPrefix);
+        int sent = 0;
+        for (int round = 0; round < 4; round++)
+        {
+            sent += Parse(Take(sender, 0)).Bytes.Length;
+            int next = starts.FindIndex(start => start >= sent);
+            Assert.Equal(Prefix(next), sender.NextKeyPrefix);
+        }
+    }
 }
