@@ -65,7 +65,7 @@ public sealed partial class StreamMerger
                 int available = end - start;
                 if (available >= 2 && prefixOrder)
                 {
-                    int total = ShortHeader(ref Unsafe.Add(ref bytes, start), out int nextKeyLength, out int nextValueLength);
+                    int total = RecordCodec.ShortHeader(ref Unsafe.Add(ref bytes, start), out int nextKeyLength, out int nextValueLength);
                     if (total > 0 && total <= available)
                     {
                         ulong next = LoadPrefix(data, start + 2, nextKeyLength);

@@ -42,7 +42,7 @@ public sealed partial class StreamMerger
         {
             // Unchecked reads: Start + 2 <= End <= Data.Length.
             ref byte record = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(s.Data), s.Start);
-            int total = ShortHeader(ref record, out int keyLength, out int valueLength);
+            int total = RecordCodec.ShortHeader(ref record, out int keyLength, out int valueLength);
             if (total > 0)
             {
                 if (total > available)
@@ -54,20 +54,6 @@ public sealed partial class StreamMerger
             }
         }
         return TryParseHeadSlow(ref s, input);
-    }
-
-    /// <summary>
-    /// The common record header: two one-byte lengths (key and value both under 128). Returns the record's total
-    /// length, or 0 when the header is a longer one. Reads two bytes at <paramref name="record"/>.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static int ShortHeader(ref byte record, out int keyLength, out int valueLength)
-    {
-        uint b0 = record;
-        uint b1 = Unsafe.Add(ref record, 1);
-        keyLength = (int)b0;
-        valueLength = (int)b1;
-        return ((b0 | b1) & 0x80) == 0 ? 2 + (int)(b0 + b1) : 0;
     }
 
     private bool TryParseHeadSlow(ref InputState s, int input)

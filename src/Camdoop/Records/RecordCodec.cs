@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace Camdoop.MapReduce.Records;
 
@@ -53,13 +54,27 @@ public static class RecordCodec
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static RecordParseStatus TryParse(ReadOnlySpan<byte> source, out RecordBounds bounds)
     {
-        // Fast path: both lengths below 128.
-        if (source.Length >= 2 && ((source[0] | source[1]) & 0x80) == 0)
+        if (source.Length >= 2 && ShortHeader(ref MemoryMarshal.GetReference(source), out int keyLength, out int valueLength) > 0)
         {
-            bounds = new RecordBounds(2, source[0], source[1]);
+            bounds = new RecordBounds(2, keyLength, valueLength);
             return bounds.Length <= source.Length ? RecordParseStatus.Complete : RecordParseStatus.Incomplete;
         }
         return TryParseSlow(source, out bounds);
+    }
+
+    /// <summary>
+    /// The common record header: two one-byte lengths (key and value both under 128). Returns the record's total
+    /// length, or 0 when the header is a longer one. Reads two bytes at <paramref name="record"/>, unchecked: the
+    /// caller knows they are there.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int ShortHeader(ref byte record, out int keyLength, out int valueLength)
+    {
+        uint b0 = record;
+        uint b1 = Unsafe.Add(ref record, 1);
+        keyLength = (int)b0;
+        valueLength = (int)b1;
+        return ((b0 | b1) & 0x80) == 0 ? 2 + (int)(b0 + b1) : 0;
     }
 
     private static RecordParseStatus TryParseSlow(ReadOnlySpan<byte> source, out RecordBounds bounds)

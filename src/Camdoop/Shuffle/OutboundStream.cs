@@ -454,11 +454,10 @@ public sealed class OutboundStream
             {
                 if (end - walk >= 2)
                 {
-                    int at = (int)(walk - origin);
-                    uint keyLength = buffer[at], valueLength = buffer[at + 1];
-                    if (((keyLength | valueLength) & 0x80) == 0)
+                    int total = RecordCodec.ShortHeader(ref buffer[(int)(walk - origin)], out _, out _);
+                    if (total > 0)
                     {
-                        walk += 2 + keyLength + valueLength;
+                        walk += total;
                         continue;
                     }
                 }
