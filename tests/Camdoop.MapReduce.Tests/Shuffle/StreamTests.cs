@@ -18,19 +18,26 @@ public sealed class StreamTests
 
     private static InboundStream Receiver() => new(1, 0, 2, Child, Key.FromString("child"), Port.XPlus, 0);
 
-    /// <summary>Record stream of <paramref name="count"/> records with keys k000000.. and 20-byte values.</summary>
-    private static byte[] Records(int count)
+    /// <summary>
+    /// Record stream of <paramref name="count"/> records with keys k000000.. and 20-byte values, or values of
+    /// <paramref name="valueLength"/>(i) bytes.
+    /// </summary>
+    private static byte[] Records(int count, Func<int, int>? valueLength = null)
     {
         var output = new MemoryStream();
-        var record = new byte[64];
+        var record = new byte[512];
         for (int i = 0; i < count; i++)
         {
             var key = System.Text.Encoding.ASCII.GetBytes($"k{i:D6}");
-            int n = RecordCodec.Write(record, key, new byte[20]);
+            int n = RecordCodec.Write(record, key, new byte[valueLength?.Invoke(i) ?? 20]);
             output.Write(record, 0, n);
         }
         return output.ToArray();
     }
+
+    /// <summary>The 8-byte big-endian prefix of key k{i:D6} (seven bytes and a zero).</summary>
+    private static ulong KeyPrefix(int i) =>
+        System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(System.Text.Encoding.ASCII.GetBytes($"k{i:D6}\0"));
 
     private static void Fill(OutboundStream sender, byte[] data, ref int position)
     {
@@ -262,41 +269,34 @@ public sealed class StreamTests
         var sender = Sender(initialWindow: 64 * 1024);
         sender.TracksPriority = true;
         sender.UseExternal(data);
-        ulong Prefix(string key) => BitConverter.IsLittleEndian
-            ? System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(System.Text.Encoding.ASCII.GetBytes((key + "\0\0\0\0\0\0\0\0")[..8]))
-            : 0;
-        Assert.Equal(Prefix("k000000"), sender.NextKeyPrefix);
+        Assert.Equal(KeyPrefix(0), sender.NextKeyPrefix);
         var seg = Parse(Take(sender, 0));
         // Records are 29 bytes: the first record starting at or after the segment's end.
         int next = (seg.Bytes.Length + 28) / 29;
-        Assert.Equal(Prefix($"k{next:D6}"), sender.NextKeyPrefix);
+        Assert.Equal(KeyPrefix(next), sender.NextKeyPrefix);
     }
 
     [Fact]
     public void TheNextKeyPrefixStepsOverShortAndLongHeaders()
     {
         // Values of 20 and 200 bytes: one-byte and two-byte length headers, so the walker takes both of its paths.
-        var output = new MemoryStream();
+        static int ValueLength(int i) => i % 3 == 0 ? 200 : 20;
+        var data = Records(2000, ValueLength);
         var starts = new List<int>();
-        var record = new byte[512];
-        for (int i = 0; i < 2000; i++)
+        for (int i = 0, at = 0; i < 2000; at += RecordCodec.EncodedLength(7, ValueLength(i)), i++)
         {
-            starts.Add((int)output.Length);
-            int n = RecordCodec.Write(record, System.Text.Encoding.ASCII.GetBytes($"key{i:D5}"), new byte[i % 3 == 0 ? 200 : 20]);
-            output.Write(record, 0, n);
+            starts.Add(at);
         }
-        var data = output.ToArray();
         var sender = Sender(initialWindow: 64 * 1024);
         sender.TracksPriority = true;
         sender.UseExternal(data);
-        ulong Prefix(int i) => System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(System.Text.Encoding.ASCII.GetBytes($"key{i:D5}"));
-        Assert.Equal(Prefix(0), sender.NextKeyPrefix);
+        Assert.Equal(KeyPrefix(0), sender.NextKeyPrefix);
         int sent = 0;
         for (int round = 0; round < 4; round++)
         {
             sent += Parse(Take(sender, 0)).Bytes.Length;
             int next = starts.FindIndex(start => start >= sent);
-            Assert.Equal(Prefix(next), sender.NextKeyPrefix);
+            Assert.Equal(KeyPrefix(next), sender.NextKeyPrefix);
         }
     }
 }
