@@ -116,6 +116,29 @@ public sealed partial class StreamMerger
     /// <summary>Number of unfinished inputs without a complete record.</summary>
     public int WaitingInputs => _waiting;
 
+    /// <summary>
+    /// Makes input <paramref name="input"/>'s buffer hold at least <paramref name="capacity"/> bytes now, so that a
+    /// stream whose receive window is known does not grow its buffer step by step: every outgrown step is garbage
+    /// that was touched (on 8x8x8 R = 1, 1.6 GB of allocations for 0.65 GB of final buffers, 0.3 GB more peak memory).
+    /// </summary>
+    public void Reserve(int input, int capacity)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(capacity);
+        ref var s = ref _inputs[input];
+        if (capacity > Array.MaxLength - Slack || capacity + Slack <= s.Data.Length)
+        {
+            return;
+        }
+        SaveKeys(); // keys noted by position move with the bytes
+        int live = s.End - s.Start;
+        var target = GC.AllocateUninitializedArray<byte>(Math.Max(capacity, live) + Slack);
+        Buffer.BlockCopy(s.Data, s.Start, target, 0, live);
+        s.HeadKeyOffset -= s.Start;
+        s.Data = target;
+        s.Start = 0;
+        s.End = live;
+    }
+
     /// <summary>Copies <paramref name="bytes"/> (any part of the input's record stream) into the input's buffer.</summary>
     public void Append(int input, ReadOnlySpan<byte> bytes)
     {

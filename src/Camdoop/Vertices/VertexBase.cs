@@ -140,8 +140,10 @@ public abstract class VertexBase
             throw new InvalidOperationException("a vertex without inputs needs no merger");
         }
         var merger = Owner.RentMerger(MergerInputs, _mode);
+        int window = Owner.Transport.WindowBytes;
         foreach (var child in _children)
         {
+            merger.Reserve(child.InputIndex, window + (window >> 1));
             merger.Append(child.InputIndex, child.Stashed);
             child.ReleaseStash(Owner.Transport.SendBuffers);
             if (child.FinReceived)

@@ -204,6 +204,37 @@ public class StreamMergerTests
         Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
     }
 
+    [Theory]
+    [InlineData(MergeMode.Merge, 1)]
+    [InlineData(MergeMode.Combine, 2)]
+    [InlineData(MergeMode.Combine, 3)]
+    public void ReservingRoomMidStreamKeepsTheBufferedBytesAndKeys(MergeMode mode, int seed)
+    {
+        var random = new Random(500 + seed);
+        int k = random.Next(2, 8);
+        var inputs = RandomInputs(random, k, 80, longKeys: seed == 3);
+        var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16);
+        int reserved = 0;
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, betweenDrains: m =>
+        {
+            if (random.Next(4) == 0)
+            {
+                int input = random.Next(k);
+                var lastKey = m.HasConsumed(input) ? m.LastConsumedKey(input).ToArray() : null;
+                int buffered = m.BufferedBytes(input);
+                m.Reserve(input, random.Next(0, 2) == 0 ? random.Next(0, 64) : 16 << random.Next(1, 8));
+                reserved++;
+                Assert.Equal(buffered, m.BufferedBytes(input));
+                if (lastKey is not null)
+                {
+                    Assert.Equal(lastKey, m.LastConsumedKey(input).ToArray());
+                }
+            }
+        }));
+        Assert.True(reserved > 0);
+        Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
+    }
+
     [Fact]
     public void LargeRecordsAndBigChunksGrowBuffersAndStillMerge()
     {

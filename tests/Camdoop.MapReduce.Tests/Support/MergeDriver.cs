@@ -5,11 +5,13 @@ namespace Camdoop.MapReduce.Tests.Support;
 /// <summary>
 /// Feeds a merger its inputs' streams in random chunks, in random input order, finishes inputs at random moments,
 /// and drains into random small output capacities until the merger completes. Checks the flow-control reports on
-/// the way. Returns the whole output stream.
+/// the way. Returns the whole output stream. <paramref name="betweenDrains"/>, when given, runs before every drain (a
+/// test's hook to act on the merger mid-stream).
 /// </summary>
 public static class MergeDriver
 {
-    public static byte[] Run(StreamMerger merger, IReadOnlyList<byte[]> inputs, Random random, int maxChunk = 64, int maxOutput = 48)
+    public static byte[] Run(StreamMerger merger, IReadOnlyList<byte[]> inputs, Random random, int maxChunk = 64, int maxOutput = 48,
+        Action<StreamMerger>? betweenDrains = null)
     {
         var offsets = new int[inputs.Count];
         var output = new List<byte>();
@@ -17,6 +19,7 @@ public static class MergeDriver
         int idle = 0;
         while (true)
         {
+            betweenDrains?.Invoke(merger);
             int capacity = random.Next(3) == 0 ? random.Next(1, 4) : random.Next(1, maxOutput + 1);
             var status = merger.Drain(buffer.AsSpan(0, capacity), out int written);
             Assert.InRange(written, 0, capacity);
