@@ -140,10 +140,11 @@ public abstract class VertexBase
             throw new InvalidOperationException("a vertex without inputs needs no merger");
         }
         var merger = Owner.RentMerger(MergerInputs, _mode);
-        int window = Owner.Transport.WindowBytes;
+        var transport = Owner.Transport;
+        int reserve = transport.ReservesWindows ? transport.WindowBytes + (transport.WindowBytes >> 1) : 0;
         foreach (var child in _children)
         {
-            merger.Reserve(child.InputIndex, window + (window >> 1));
+            merger.Reserve(child.InputIndex, reserve);
             merger.Append(child.InputIndex, child.Stashed);
             child.ReleaseStash(Owner.Transport.SendBuffers);
             if (child.FinReceived)

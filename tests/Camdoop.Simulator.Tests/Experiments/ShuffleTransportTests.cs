@@ -5,6 +5,7 @@ using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Engine;
 using Camdoop.Simulator.Experiments;
 
 namespace Camdoop.Simulator.Tests.Experiments;
@@ -67,6 +68,38 @@ public sealed class ShuffleTransportTests
         Assert.True(result.Verified, result.VerificationError);
         Assert.Equal(0, result.Timeouts);
         Assert.True(result.ShuffleReduceSeconds < 0.1, $"{result.ShuffleReduceSeconds} s");
+    }
+
+    /// <summary>
+    /// A vertex sizes its children's merger inputs for a whole window up front only while every inbound stream's
+    /// reservation fits the server's budget: with R = 1 it does; with R = N on a small budget the budget is split into
+    /// minimum windows and buffers grow on demand. Read mid-shuffle, while the job's streams hold the budget.
+    /// </summary>
+    [Theory]
+    [InlineData(1, 8L * 1024 * 1024, true)]
+    [InlineData(27, 256L * 1024, false)]
+    public void MergerInputsAreReservedOnlyWhenTheBudgetCoversEveryWindow(int reducers, long budget, bool reserves)
+    {
+        var seen = new List<(bool Reserves, int Window)>();
+        var result = JobSimulation.Run(Options(s: 1, r: reducers) with
+        {
+            BytesPerServer = 100_000,
+            Service = new CamdoopServiceOptions { MemoryBudgetBytes = budget },
+            Configure = sim => sim.Schedule(SimTime.Microsecond * 200, () =>
+            {
+                for (int i = 0; i < sim.Torus.Count; i++)
+                {
+                    var transport = sim.Host(i).GetService<CamdoopService>()!.Transport;
+                    seen.Add((transport.ReservesWindows, transport.WindowBytes));
+                }
+            }),
+        });
+        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Verified, result.VerificationError);
+        Assert.Equal(Cube.Count, seen.Count);
+        Assert.All(seen, x => Assert.Equal(reserves, x.Reserves));
+        var options = new CamdoopServiceOptions();
+        Assert.All(seen, x => Assert.Equal(reserves ? options.MaxWindowBytes : options.MinWindowBytes, x.Window));
     }
 
     /// <summary>
