@@ -51,6 +51,53 @@ public sealed class FramePool
         frame.Pool = this;
     }
 
+    /// <summary>Frames in the free list.</summary>
+    public int FreeCount
+    {
+        get
+        {
+            if (_lock is null)
+            {
+                return _count;
+            }
+            lock (_lock)
+            {
+                return _count;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Moves up to <paramref name="count"/> free frames to <paramref name="target"/>; returns how many moved. For pools
+    /// that frames leave for good (a simulator partition that sends more frames than it receives): the other side's
+    /// surplus refills it instead of new buffers. Unsynchronised pools only, neither in use by another thread meanwhile.
+    /// </summary>
+    public int MoveFreeTo(FramePool target, int count)
+    {
+        ArgumentNullException.ThrowIfNull(target);
+        if (_lock is not null || target._lock is not null)
+        {
+            throw new InvalidOperationException("only unsynchronised pools move frames between them");
+        }
+        if (ReferenceEquals(target, this))
+        {
+            return 0;
+        }
+        int moved = Math.Min(count, _count);
+        for (int i = 0; i < moved; i++)
+        {
+            var frame = _free[--_count];
+            _free[_count] = null!;
+            frame.Pool = target;
+            if (target._count == target._free.Length)
+            {
+                Array.Resize(ref target._free, target._free.Length * 2);
+            }
+            target._free[target._count++] = frame;
+        }
+        return moved;
+    }
+
     public Frame Rent()
     {
         if (_lock is null)

@@ -255,6 +255,28 @@ public sealed partial class Simulation
         return true;
     }
 
+    /// <summary>
+    /// Between windows: a partition's frames end up in the pool of the partition that received them, so where traffic
+    /// converges (the reducers) pools fill while the senders' pools run dry and allocate. Surpluses go to a spare pool
+    /// that refills the dry ones: on 8x8x8 R = 1, 53,800 frames (485 MB) were allocated without it.
+    /// </summary>
+    private void BalanceFramePools()
+    {
+        foreach (var p in _partitions)
+        {
+            var frames = p.Frames;
+            int free = frames.FreeCount;
+            if (free > FramesKeptFree * 2)
+            {
+                frames.MoveFreeTo(_spareFrames, free - FramesKeptFree);
+            }
+            else if (free < FramesKeptFree / 4 && _spareFrames.FreeCount > 0)
+            {
+                _spareFrames.MoveFreeTo(frames, FramesKeptFree - free);
+            }
+        }
+    }
+
     /// <summary>Runs the earliest scheduled action with every partition's clock at its time.</summary>
     private bool RunNextAction()
     {
@@ -320,6 +342,7 @@ public sealed partial class Simulation
                 p.DeliverOutbound();
                 _now = Math.Max(_now, p.Now);
             }
+            BalanceFramePools();
             if (predicate is not null && predicate())
             {
                 return true;

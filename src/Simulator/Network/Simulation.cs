@@ -27,6 +27,9 @@ public sealed partial class Simulation : IDisposable
 {
     private const int PartitionsPerThread = 16;
 
+    // Free frames a partition keeps between windows (see BalanceFramePools).
+    private const int FramesKeptFree = 256;
+
     private static long s_runs;
 
     private readonly SimulationOptions _options;
@@ -37,6 +40,7 @@ public sealed partial class Simulation : IDisposable
     private readonly SimulationPartition[] _partitions;
     private readonly SimulationPartition[] _partitionOf;
     private readonly int _threads;
+    private readonly FramePool _spareFrames = new(threadSafe: false);
     private readonly List<LogEntry> _warnings = [];
     private readonly Lock _logLock = new();
     private Action<NodeHost>? _configure;
@@ -120,7 +124,10 @@ public sealed partial class Simulation : IDisposable
     public FramePool Frames => _partitions[0].Frames;
 
     /// <summary>Frames rented from every partition's pool and not yet returned.</summary>
-    public long FramesInUse => _partitions.Sum(p => p.Frames.InUse);
+    public long FramesInUse => _partitions.Sum(p => p.Frames.InUse) + _spareFrames.InUse;
+
+    /// <summary>Frame buffers allocated so far (in use or free).</summary>
+    public long FramesAllocated => _partitions.Sum(p => p.Frames.Created);
 
     /// <summary>The run's seeded generator, for test traffic and workloads (loss injection has its own streams).</summary>
     public Xoshiro256StarStar Random { get; }

@@ -62,4 +62,28 @@ public class FramePoolTests
         }
         Assert.Equal(100, pool.Created);
     }
+
+    [Fact]
+    public void FreeFramesMovedToAnotherPoolAreRentedAndReturnedThere()
+    {
+        var from = new FramePool(threadSafe: false);
+        var to = new FramePool(initialCapacity: 16, threadSafe: false);
+        var frames = Enumerable.Range(0, 40).Select(_ => from.Rent()).ToList();
+        frames.ForEach(f => f.Release());
+        Assert.Equal(40, from.FreeCount);
+        Assert.Equal(30, from.MoveFreeTo(to, 30));
+        Assert.Equal(10, from.FreeCount);
+        Assert.Equal(30, to.FreeCount);
+        Assert.Equal(10, from.MoveFreeTo(to, 100)); // no more than it has
+        Assert.Equal(0, from.MoveFreeTo(to, 5));
+        // The moved frames are the target's now: renting takes them, releasing brings them back there.
+        var rented = Enumerable.Range(0, 40).Select(_ => to.Rent()).ToList();
+        Assert.Equal(0, to.Created);
+        Assert.All(rented, f => Assert.Contains(f, frames));
+        rented.ForEach(f => f.Release());
+        Assert.Equal(40, to.FreeCount);
+        Assert.Equal(0, from.FreeCount);
+        Assert.Equal(0, from.InUse + to.InUse); // 40 created by one, 40 free in the other
+        Assert.Throws<InvalidOperationException>(() => new FramePool(threadSafe: true).MoveFreeTo(to, 1));
+    }
 }
