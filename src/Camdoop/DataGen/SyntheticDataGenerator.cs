@@ -13,7 +13,8 @@ namespace Camdoop.MapReduce.DataGen;
 /// target. S = 0 means 1/N (every key on every server); S = 1 means every key unique.
 /// <para>
 /// Keys are unique by construction: a key of length L encodes a distinct id in its first min(L, 9) characters (a
-/// bijective scramble, so prefixes look random), followed by random characters. Each server's data depends only on
+/// bijective scramble, so prefixes look random; for L of 9 or more the id includes L, so keys of different lengths
+/// do not share their first characters), followed by random characters. Each server's data depends only on
 /// (seed, server), so servers can be generated independently and lazily.
 /// </para>
 /// </summary>
@@ -327,12 +328,25 @@ public sealed class SyntheticDataGenerator
     {
         int idChars = Math.Min(length, IdChars);
         ulong space = s_idSpaces[idChars];
-        // id = index * (N + 1) + slot, in 128 bits.
+        // id = index * (N + 1) + slot, in 128 bits. Keys of IdChars characters or more share one id space, so the
+        // length goes into their id too: otherwise key i of every such length began with the same IdChars characters,
+        // twenty keys to each 8-byte prefix, which random strings (the paper's workload) almost never do.
         ulong high = Math.BigMul((ulong)index, (ulong)(Servers + 1), out ulong low);
         ulong id = low + (ulong)slot;
         if (id < low)
         {
             high++;
+        }
+        if (length >= IdChars)
+        {
+            const ulong Lengths = MaxKeyLength - IdChars + 1;
+            ulong idHigh = Math.BigMul(id, Lengths, out ulong idLow);
+            high = (high * Lengths) + idHigh;
+            id = idLow + (ulong)(length - IdChars);
+            if (id < idLow)
+            {
+                high++;
+            }
         }
         if (high != 0 || id >= space)
         {

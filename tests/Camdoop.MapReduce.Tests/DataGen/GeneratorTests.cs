@@ -41,6 +41,28 @@ public class GeneratorTests
         Assert.Equal(gen.AchievedOutputRatio, (double)output / intermediate, 12);
     }
 
+    /// <summary>
+    /// Like random strings, distinct keys almost never share their first eight characters (the merge's key prefix):
+    /// keys of different lengths once began with the same id characters, twenty keys to a prefix.
+    /// </summary>
+    [Fact]
+    public void DistinctKeysRarelyShareAnEightBytePrefix()
+    {
+        var gen = new SyntheticDataGenerator(64, 0.5, 600_000, seed: 9);
+        var keys = new HashSet<string>(StringComparer.Ordinal);
+        for (int server = 0; server < 4; server++)
+        {
+            foreach (var line in Encoding.ASCII.GetString(gen.GenerateServer(server)).Split('\n', StringSplitOptions.RemoveEmptyEntries))
+            {
+                keys.Add(line);
+            }
+        }
+        var longKeys = keys.Where(k => k.Length >= 8).ToList();
+        int prefixes = longKeys.Select(k => k[..8]).Distinct(StringComparer.Ordinal).Count();
+        Assert.True(longKeys.Count > 50_000, $"{longKeys.Count} keys");
+        Assert.True(prefixes >= longKeys.Count * 0.999, $"{longKeys.Count} keys of 8+ characters share {prefixes} prefixes");
+    }
+
     [Fact]
     public void ReferenceMapReduceSeesTheSameOutputRatio()
     {
