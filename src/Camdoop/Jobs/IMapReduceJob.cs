@@ -36,6 +36,13 @@ public interface IMapReduceJob
     bool TryCombine(ReadOnlySpan<byte> key, ReadOnlySpan<byte> left, ReadOnlySpan<byte> right, Span<byte> destination, out int written) =>
         throw new NotSupportedException($"job '{Name}' has no combiner (it is not associative and commutative)");
 
+    /// <summary>
+    /// True when, for an associative job, <see cref="Reduce"/> of a key and its folded value always emits exactly that
+    /// one record, unchanged (counts, sums, top-k lists). The reducer then writes the combined stream as it is,
+    /// without calling <see cref="Reduce"/> record by record. Default false; ignored when the job is not associative.
+    /// </summary>
+    bool ReduceIsIdentity => false;
+
     /// <summary>Produces the output records of one key (see the contract above).</summary>
     void Reduce(ReadOnlySpan<byte> key, ValueList values, IRecordEmitter output);
 

@@ -18,6 +18,8 @@ public sealed class SyntheticJob : IMapReduceJob
 
     public bool IsAssociativeCommutative => true;
 
+    public bool ReduceIsIdentity => true;
+
     public void Map(ReadOnlySpan<byte> record, IMapEmitter output)
     {
         if (record.IsEmpty)

@@ -41,6 +41,8 @@ public sealed class TopKJob : IMapReduceJob
 
     public bool IsAssociativeCommutative => true;
 
+    public bool ReduceIsIdentity => true;
+
     public void Map(ReadOnlySpan<byte> record, IMapEmitter output)
     {
         if (!TextFields.TrySplitKeyNumber(record, out var item, out ulong score))

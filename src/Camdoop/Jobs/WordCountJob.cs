@@ -21,6 +21,8 @@ public sealed class WordCountJob : IMapReduceJob
 
     public bool IsAssociativeCommutative => true;
 
+    public bool ReduceIsIdentity => true;
+
     public void Map(ReadOnlySpan<byte> record, IMapEmitter output)
     {
         Span<byte> one = stackalloc byte[8];

@@ -7,7 +7,10 @@ namespace Camdoop.MapReduce.Vertices;
 /// <summary>
 /// The reduce task at its root server (paper §4.1, §4.3): merges the six tree streams (the root's child in each
 /// tree) with every local map output of partition r (all six stripes), applies the final reduce, and writes the
-/// output while the shuffle is still running: as soon as it holds data from every unfinished input.
+/// output while the shuffle is still running: as soon as it holds data from every unfinished input. For a job whose
+/// reduce only passes the folded value on (<see cref="Jobs.IMapReduceJob.ReduceIsIdentity"/>) it merges in Combine
+/// mode, whose output is the same record stream, on the merger's fast paths (on 8x8x8 R = 1 the root's reduce calls
+/// were a third of its work).
 /// </summary>
 public sealed class RootReducer : VertexBase
 {
@@ -25,10 +28,13 @@ public sealed class RootReducer : VertexBase
     private bool _localDone;
 
     public RootReducer(ServerJob owner, int reduceTask, InboundStream[] children, LocalRun[] locals, ReduceOutput output)
-        : base(owner, reduceTask, children, locals, MergeMode.Reduce)
+        : base(owner, reduceTask, children, locals, ModeFor(owner.Job))
     {
         _output = output;
     }
+
+    private static MergeMode ModeFor(Jobs.IMapReduceJob job) =>
+        job.IsAssociativeCommutative && job.ReduceIsIdentity ? MergeMode.Combine : MergeMode.Reduce;
 
     protected override int MergerInputs => Children.Count + (Locals.Count > 0 ? 1 : 0);
 

@@ -58,4 +58,30 @@ public sealed class ShuffleCorrectnessTests
         Assert.True(result.OutputRecords > 0);
         Assert.Equal(0, result.RetransmittedBytes); // no loss, no spurious retransmission
     }
+
+    /// <summary>
+    /// An associative user job whose reduce finalizes the folded value (binary count to decimal text): the reducer
+    /// calls it for every key. The same job wrongly declaring its reduce the identity gets the folded binary counts
+    /// instead, which the reference check catches: the declaration is what decides.
+    /// </summary>
+    [Theory]
+    [InlineData(typeof(Jobs.FinalizingCountJob), true)]
+    [InlineData(typeof(Jobs.MisdeclaredFinalizingCountJob), false)]
+    public void AReduceThatIsNotTheIdentityRunsAtTheRoot(Type jobType, bool matchesReference)
+    {
+        var result = JobSimulation.Run(new JobSimulationOptions
+        {
+            Torus = new Torus(3, 3, 3),
+            Workload = Workload.WordCount,
+            Job = $"{jobType.Assembly.Location}#{jobType.FullName}",
+            BytesPerServer = 4_000,
+            ReduceTasks = 4,
+            Mode = ShuffleMode.Camdoop,
+            Verify = true,
+            MapParallelism = 1,
+        });
+        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.OutputRecords > 100);
+        Assert.True(matchesReference == result.Verified, result.VerificationError);
+    }
 }
