@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
+using System.Runtime.Intrinsics.X86;
 
 namespace Camdoop.MapReduce.DataGen;
 
@@ -37,6 +38,9 @@ public sealed class SyntheticDataGenerator
     // 94^k for k = 0 .. IdChars: the id space of a key with k id characters.
     private static readonly ulong[] s_idSpaces = IdSpaces();
 
+    // The two characters of every base-94 digit pair 0 .. 94^2 - 1.
+    private static readonly byte[] s_digitPairs = DigitPairs();
+
     // Per-thread buffers of GenerateServer, reused from server to server: allocating them afresh was most of what
     // generating the map phase's input allocated (and fresh memory is slow to touch).
     [ThreadStatic]
@@ -45,6 +49,9 @@ public sealed class SyntheticDataGenerator
     // Lines are copied as two 16-byte blocks (keys are at most 28 characters): the line arrays end with this many
     // spare bytes so the copies may read past a line.
     private const int LineCopySlack = 32;
+
+    // Lines ahead whose cache line WriteShuffled requests.
+    private const int PrefetchDistance = 12;
 
     private readonly byte[] _commonLines; // _commonBytes of lines, then LineCopySlack spare bytes
     private readonly int _commonBytes;
@@ -195,8 +202,23 @@ public sealed class SyntheticDataGenerator
         // Below this position the destination has room for a 32-byte copy.
         int blockCopyEnd = output.Length - LineCopySlack;
         int position = 0;
-        foreach (int line in scratch.Order.AsSpan(0, common + scratch.UniqueLines))
+        var order = scratch.Order.AsSpan(0, common + scratch.UniqueLines);
+        for (int k = 0; k < order.Length; k++)
         {
+            // The lines are visited in random order, across more than the L2 cache: ask for one a few lines ahead.
+            if (k + PrefetchDistance < order.Length)
+            {
+                int ahead = order[k + PrefetchDistance];
+                if (ahead < common)
+                {
+                    Prefetch(ref Unsafe.Add(ref commonLines, ahead == 0 ? 0 : _commonLineEnds[ahead - 1]));
+                }
+                else
+                {
+                    Prefetch(ref Unsafe.Add(ref uniqueLines, ahead == common ? 0 : uniqueEnds[ahead - common - 1]));
+                }
+            }
+            int line = order[k];
             int start, length;
             ref byte lines = ref commonLines;
             if (line < common)
@@ -226,6 +248,15 @@ public sealed class SyntheticDataGenerator
                 Unsafe.CopyBlockUnaligned(ref target, ref source, (uint)length);
             }
             position += length;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static unsafe void Prefetch(ref byte address)
+    {
+        if (Sse.IsSupported)
+        {
+            Sse.Prefetch0(Unsafe.AsPointer(ref address)); // a hint: never faults
         }
     }
 
@@ -354,23 +385,43 @@ public sealed class SyntheticDataGenerator
                 $"the synthetic key space for {length}-character keys is exhausted; use less data per server or fewer servers");
         }
         ulong scrambled = MultiplyModulo(id, Scrambler, space);
-        // Base-94 digits, most significant first, as two independent chains of divisions (the last five digits and
-        // the rest) rather than one chain of nine.
+        // Base-94 digits, most significant first, two at a time from a table, as two independent chains of
+        // divisions (the last five digits and the rest) rather than one chain of nine.
         int split = Math.Max(0, idChars - LowDigits);
-        ulong lowDigits = scrambled % LowDigitsSpace;
-        ulong highDigits = scrambled / LowDigitsSpace;
-        for (int i = idChars - 1; i >= split; i--)
-        {
-            destination[i] = (byte)('!' + (int)(lowDigits % Alphabet));
-            lowDigits /= Alphabet;
-        }
-        for (int i = split - 1; i >= 0; i--)
-        {
-            destination[i] = (byte)('!' + (int)(highDigits % Alphabet));
-            highDigits /= Alphabet;
-        }
-        content.NextBytes(destination[idChars..length], (byte)'!', Alphabet);
+        WriteDigits(destination, split, idChars - split, scrambled % LowDigitsSpace);
+        WriteDigits(destination, 0, split, scrambled / LowDigitsSpace);
+        content.NextDigits(destination[idChars..length], (byte)'!', Alphabet);
         return length;
+    }
+
+    /// <summary>Writes <paramref name="count"/> base-94 digits of <paramref name="value"/> at <paramref name="offset"/>, most significant first.</summary>
+    private static void WriteDigits(Span<byte> destination, int offset, int count, ulong value)
+    {
+        var pairs = s_digitPairs;
+        int i = offset + count;
+        while (i - offset >= 2)
+        {
+            ulong pair = value % (Alphabet * Alphabet);
+            value /= Alphabet * Alphabet;
+            i -= 2;
+            destination[i] = pairs[2 * (int)pair];
+            destination[i + 1] = pairs[(2 * (int)pair) + 1];
+        }
+        if (i > offset)
+        {
+            destination[offset] = (byte)('!' + (int)(value % Alphabet));
+        }
+    }
+
+    private static byte[] DigitPairs()
+    {
+        var pairs = new byte[2 * Alphabet * Alphabet];
+        for (int p = 0; p < Alphabet * Alphabet; p++)
+        {
+            pairs[2 * p] = (byte)('!' + (p / Alphabet));
+            pairs[(2 * p) + 1] = (byte)('!' + (p % Alphabet));
+        }
+        return pairs;
     }
 
     /// <summary>
