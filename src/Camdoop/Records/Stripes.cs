@@ -1,7 +1,7 @@
 namespace Camdoop.MapReduce.Records;
 
 /// <summary>
-/// Key-to-stripe mapping (paper §4.1): a hash of the key bytes picks one of six stripes, one per disjoint tree.
+/// Key-to-stripe mapping (paper §4.1): a hash of the key bytes (<see cref="KeyHash"/>) picks one of six stripes, one per disjoint tree.
 /// It depends on the key bytes only, so every server assigns a key to the same stripe. The seed differs from the
 /// hash partitioner's so stripe and reduce task are independent.
 /// </summary>
@@ -11,5 +11,5 @@ public static class Stripes
 
     private const ulong Seed = 0x5EED_57121BE5UL;
 
-    public static int Of(ReadOnlySpan<byte> key) => (int)Math.BigMul(XxHash64.Hash(key, Seed), (ulong)Count, out _);
+    public static int Of(ReadOnlySpan<byte> key) => (int)Math.BigMul(KeyHash.Of(key, Seed), (ulong)Count, out _);
 }
