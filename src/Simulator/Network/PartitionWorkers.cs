@@ -4,10 +4,12 @@ using System.Runtime.ExceptionServices;
 namespace Camdoop.Simulator.Network;
 
 /// <summary>
-/// The threads that run partitions in a window: the driving thread and <c>threads - 1</c> workers take partitions one
-/// at a time until none is left, then meet. There are several partitions per thread and the ones that took longest
-/// in the last window go first, so a busy region (the servers around a reducer) does not leave the other threads
-/// idle. Windows are short (a link delay of virtual time, often a few hundred microseconds of work), so a thread
+/// The threads that run partitions in a window: the driving thread and <c>threads - 1</c> workers, then they meet.
+/// Each thread owns a contiguous block of partitions (neighbouring servers: their frames, buffers and link state stay
+/// in that core's caches from one window to the next) and runs its own first, the ones that took longest in the last
+/// window first; a thread done with its own takes the others' not yet started, cheapest first, so that a busy region
+/// (the servers around a reducer) does not leave the other threads idle. Each partition is claimed by one thread per
+/// window. Windows are short (a link delay of virtual time, often a few hundred microseconds of work), so a thread
 /// waiting for the others spins briefly before it blocks: waking a blocked thread costs more than most windows.
 /// </summary>
 internal sealed class PartitionWorkers : IDisposable
@@ -16,13 +18,14 @@ internal sealed class PartitionWorkers : IDisposable
     private static readonly long SpinTicks = Stopwatch.Frequency / 5_000; // 200 us
 
     private readonly SimulationPartition[] _partitions;
-    private readonly int[] _order;
+    private readonly int[][] _owned; // per thread, its partitions, kept longest-last-time first
     private readonly long[] _lastTicks;
+    private readonly int[] _claims; // the window a partition was last claimed in
     private readonly Thread[] _threads;
     private readonly Exception?[] _errors;
     private readonly object _gate = new(); // Monitor.Wait needs an object's monitor, not a Lock
     private long _bound;
-    private int _next;
+    private int _window;
     private int _generation;
     private int _running;
     private int _sleepers;
@@ -32,16 +35,24 @@ internal sealed class PartitionWorkers : IDisposable
     public PartitionWorkers(SimulationPartition[] partitions, int threads)
     {
         _partitions = partitions;
-        _order = Enumerable.Range(0, partitions.Length).ToArray();
         _lastTicks = new long[partitions.Length];
+        _claims = new int[partitions.Length];
         _errors = new Exception?[partitions.Length];
-        _threads = new Thread[Math.Clamp(threads, 1, partitions.Length) - 1];
+        int count = Math.Clamp(threads, 1, partitions.Length);
+        _owned = new int[count][];
+        for (int t = 0; t < count; t++)
+        {
+            int from = t * partitions.Length / count, to = (t + 1) * partitions.Length / count;
+            _owned[t] = Enumerable.Range(from, to - from).ToArray();
+        }
+        _threads = new Thread[count - 1];
         for (int i = 0; i < _threads.Length; i++)
         {
-            _threads[i] = new Thread(Work)
+            int slot = i + 1;
+            _threads[i] = new Thread(() => Work(slot))
             {
                 IsBackground = true,
-                Name = $"sim worker {i + 1}",
+                Name = $"sim worker {slot}",
             };
             _threads[i].Start();
         }
@@ -54,21 +65,8 @@ internal sealed class PartitionWorkers : IDisposable
     public void Run(long bound)
     {
         Windows++;
-        // Longest first (by the last window's time): a short one can fill the gap at the end. Insertion sort: the
-        // order changes little from one window to the next.
-        for (int i = 1; i < _order.Length; i++)
-        {
-            int p = _order[i];
-            int j = i - 1;
-            while (j >= 0 && _lastTicks[_order[j]] < _lastTicks[p])
-            {
-                _order[j + 1] = _order[j];
-                j--;
-            }
-            _order[j + 1] = p;
-        }
         Volatile.Write(ref _bound, bound);
-        Volatile.Write(ref _next, 0);
+        Volatile.Write(ref _window, _window + 1);
         Volatile.Write(ref _running, _threads.Length);
         Interlocked.Increment(ref _generation);
         if (Volatile.Read(ref _sleepers) > 0)
@@ -78,7 +76,7 @@ internal sealed class PartitionWorkers : IDisposable
                 Monitor.PulseAll(_gate);
             }
         }
-        RunPartitions(bound);
+        RunPartitions(0, bound);
         WaitForWorkers();
         for (int i = 0; i < _errors.Length; i++)
         {
@@ -105,31 +103,59 @@ internal sealed class PartitionWorkers : IDisposable
         }
     }
 
-    /// <summary>Takes partitions of this window until none is left.</summary>
-    private void RunPartitions(long bound)
+    /// <summary>Runs thread <paramref name="slot"/>'s own partitions, then whatever the others have not started.</summary>
+    private void RunPartitions(int slot, long bound)
     {
-        while (true)
+        int window = Volatile.Read(ref _window);
+        var own = _owned[slot];
+        // Longest first (by the last window's time): a short one can fill the gap at the end. Insertion sort: the
+        // order changes little from one window to the next, and only this thread reorders its list.
+        for (int i = 1; i < own.Length; i++)
         {
-            int taken = Interlocked.Increment(ref _next) - 1;
-            if (taken >= _order.Length)
+            int p = own[i];
+            int j = i - 1;
+            while (j >= 0 && _lastTicks[own[j]] < _lastTicks[p])
             {
-                return;
+                own[j + 1] = own[j];
+                j--;
             }
-            int p = _order[taken];
-            long start = Stopwatch.GetTimestamp();
-            try
+            own[j + 1] = p;
+        }
+        foreach (int p in own)
+        {
+            TryRun(p, window, bound);
+        }
+        // Help the others from the far end of their lists, where their cheapest partitions wait.
+        for (int k = 1; k < _owned.Length; k++)
+        {
+            var other = _owned[(slot + k) % _owned.Length];
+            for (int i = other.Length - 1; i >= 0; i--)
             {
-                _partitions[p].RunBefore(bound);
+                TryRun(other[i], window, bound);
             }
-            catch (Exception e)
-            {
-                _errors[p] = e;
-            }
-            _lastTicks[p] = Stopwatch.GetTimestamp() - start;
         }
     }
 
-    private void Work()
+    private void TryRun(int p, int window, long bound)
+    {
+        int claimed = Volatile.Read(ref _claims[p]);
+        if (claimed == window || Interlocked.CompareExchange(ref _claims[p], window, claimed) != claimed)
+        {
+            return; // another thread runs it in this window
+        }
+        long start = Stopwatch.GetTimestamp();
+        try
+        {
+            _partitions[p].RunBefore(bound);
+        }
+        catch (Exception e)
+        {
+            _errors[p] = e;
+        }
+        _lastTicks[p] = Stopwatch.GetTimestamp() - start;
+    }
+
+    private void Work(int slot)
     {
         int seen = 0;
         while (true)
@@ -140,7 +166,7 @@ internal sealed class PartitionWorkers : IDisposable
             {
                 return;
             }
-            RunPartitions(Volatile.Read(ref _bound));
+            RunPartitions(slot, Volatile.Read(ref _bound));
             if (Interlocked.Decrement(ref _running) == 0 && Volatile.Read(ref _driverSleeping) != 0)
             {
                 lock (_gate)
