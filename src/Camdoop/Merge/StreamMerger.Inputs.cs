@@ -208,6 +208,13 @@ public sealed partial class StreamMerger
         {
             target = GC.AllocateUninitializedArray<byte>(Math.Max(s.Data.Length + (s.Data.Length >> 1), needed));
         }
+        MoveLiveBytes(ref s, target);
+    }
+
+    /// <summary>Moves the input's unconsumed bytes to the start of <paramref name="target"/> (its buffer, or a larger one).</summary>
+    private static void MoveLiveBytes(ref InputState s, byte[] target)
+    {
+        int live = s.End - s.Start;
         Buffer.BlockCopy(s.Data, s.Start, target, 0, live);
         s.HeadKeyOffset -= s.Start;
         s.Data = target;

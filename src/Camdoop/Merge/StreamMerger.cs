@@ -130,13 +130,7 @@ public sealed partial class StreamMerger
             return;
         }
         SaveKeys(); // keys noted by position move with the bytes
-        int live = s.End - s.Start;
-        var target = GC.AllocateUninitializedArray<byte>(Math.Max(capacity, live) + Slack);
-        Buffer.BlockCopy(s.Data, s.Start, target, 0, live);
-        s.HeadKeyOffset -= s.Start;
-        s.Data = target;
-        s.Start = 0;
-        s.End = live;
+        MoveLiveBytes(ref s, GC.AllocateUninitializedArray<byte>(Math.Max(capacity, s.End - s.Start) + Slack));
     }
 
     /// <summary>Copies <paramref name="bytes"/> (any part of the input's record stream) into the input's buffer.</summary>
