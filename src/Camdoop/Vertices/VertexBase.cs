@@ -140,8 +140,7 @@ public abstract class VertexBase
             throw new InvalidOperationException("a vertex without inputs needs no merger");
         }
         var merger = Owner.RentMerger(MergerInputs, _mode);
-        var transport = Owner.Transport;
-        int reserve = transport.ReservesWindows ? transport.WindowBytes + (transport.WindowBytes >> 1) : 0;
+        int reserve = Owner.Transport.MergerInputReserveBytes;
         foreach (var child in _children)
         {
             merger.Reserve(child.InputIndex, reserve);

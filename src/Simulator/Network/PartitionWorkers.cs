@@ -109,7 +109,9 @@ internal sealed class PartitionWorkers : IDisposable
         int window = Volatile.Read(ref _window);
         var own = _owned[slot];
         // Longest first (by the last window's time): a short one can fill the gap at the end. Insertion sort: the
-        // order changes little from one window to the next, and only this thread reorders its list.
+        // order changes little from one window to the next. Only this thread reorders its list; a helper reading it
+        // meanwhile may see an entry twice or miss one, which is harmless: this thread itself goes through all of them,
+        // and the claims let each run once.
         for (int i = 1; i < own.Length; i++)
         {
             int p = own[i];

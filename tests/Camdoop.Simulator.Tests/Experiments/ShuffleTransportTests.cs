@@ -80,7 +80,7 @@ public sealed class ShuffleTransportTests
     [InlineData(27, 256L * 1024, false)]
     public void MergerInputsAreReservedOnlyWhenTheBudgetCoversEveryWindow(int reducers, long budget, bool reserves)
     {
-        var seen = new List<(bool Reserves, int Window)>();
+        var seen = new List<(int Reserve, int Window)>();
         var result = JobSimulation.Run(Options(s: 1, r: reducers) with
         {
             BytesPerServer = 100_000,
@@ -90,16 +90,16 @@ public sealed class ShuffleTransportTests
                 for (int i = 0; i < sim.Torus.Count; i++)
                 {
                     var transport = sim.Host(i).GetService<CamdoopService>()!.Transport;
-                    seen.Add((transport.ReservesWindows, transport.WindowBytes));
+                    seen.Add((transport.MergerInputReserveBytes, transport.WindowBytes));
                 }
             }),
         });
         Assert.True(result.Completed, string.Join("; ", result.Failures));
         Assert.True(result.Verified, result.VerificationError);
         Assert.Equal(Cube.Count, seen.Count);
-        Assert.All(seen, x => Assert.Equal(reserves, x.Reserves));
         var options = new CamdoopServiceOptions();
         Assert.All(seen, x => Assert.Equal(reserves ? options.MaxWindowBytes : options.MinWindowBytes, x.Window));
+        Assert.All(seen, x => Assert.Equal(reserves ? x.Window + (x.Window / 2) : 0, x.Reserve));
     }
 
     /// <summary>
