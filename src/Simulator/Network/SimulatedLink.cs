@@ -13,7 +13,7 @@ namespace Camdoop.Simulator.Network;
 /// <para>
 /// The ring belongs to the sender's partition and the wire to the receiver's, so that the two may run on different
 /// threads: a frame that finishes serialising moves to the wire at once when both ends are in one partition, or
-/// through the sender partition's outbox at the end of the time window otherwise (it is not due before then).
+/// through the sender partition's outbox and the receiver's inbox otherwise (it is not due before the receiver takes it).
 /// </para>
 /// </summary>
 public sealed class SimulatedLink : ILinkTransport

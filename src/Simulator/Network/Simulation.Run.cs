@@ -3,7 +3,7 @@ using Camdoop.Simulator.Engine;
 
 namespace Camdoop.Simulator.Network;
 
-// Driving the run: one event at a time in (time, order) across partitions, or windows of partitions in parallel.
+// Driving the run: one event at a time in (time, order) across partitions, or partitions in parallel between meetings.
 // Scheduled actions (failures, test hooks) run on the driving thread, before any event due at the same time.
 public sealed partial class Simulation
 {
@@ -17,6 +17,12 @@ public sealed partial class Simulation
     private long _now;
     private long _wallTicks;
     private PartitionWorkers? _workers;
+
+    /// <summary>
+    /// Link delays of virtual time a parallel run covers between two meetings of the threads (where actions run, the
+    /// predicate is checked and frame pools are evened out). Inside, partitions synchronise with their neighbours only.
+    /// </summary>
+    private const int ParallelRunLookaheads = 64;
     private bool _inWindow;
 
     /// <summary>Events processed so far, all kinds.</summary>
@@ -47,7 +53,7 @@ public sealed partial class Simulation
     /// <summary>Time of the next event, or <see cref="long.MaxValue"/> when none is pending.</summary>
     public long NextEventTime => Math.Min(_actionQueue.NextTime, _partitions.Min(p => p.NextTime));
 
-    /// <summary>Parallel windows run so far (see <see cref="RunsInParallel"/>).</summary>
+    /// <summary>Parallel runs between meetings of the threads so far (see <see cref="RunsInParallel"/>).</summary>
     public long ParallelWindows => _workers?.Windows ?? 0;
 
     /// <summary>Wall-clock time spent inside the run methods.</summary>
@@ -135,7 +141,7 @@ public sealed partial class Simulation
     /// Runs until <paramref name="predicate"/> holds or virtual time reaches <paramref name="timeLimit"/>. The
     /// predicate is checked before starting, after every timer and scheduled action, and every
     /// <paramref name="checkEvery"/> frame events (so the run may overshoot by fewer than that many events;
-    /// pass 1 for an exact stop). Running in parallel, it is checked after every scheduled action and every window
+    /// pass 1 for an exact stop). Running in parallel, it is checked after every scheduled action and every parallel run
     /// instead. Returns whether the predicate holds.
     /// </summary>
     public bool RunUntil(Func<bool> predicate, long timeLimit, int checkEvery = 256)
@@ -256,7 +262,7 @@ public sealed partial class Simulation
     }
 
     /// <summary>
-    /// Between windows: a partition's frames end up in the pool of the partition that received them, so where traffic
+    /// Between parallel runs: a partition's frames end up in the pool of the partition that received them, so where traffic
     /// converges (the reducers) pools fill while the senders' pools run dry and allocate. Surpluses go to a spare pool
     /// that tops every partition up to its share again: on 8x8x8, 53,800 frames (485 MB) were allocated without it at
     /// R = 1 and 98,000 at R = 512 when pools were refilled only once nearly empty; now 17,600 and 33,000.
@@ -293,14 +299,17 @@ public sealed partial class Simulation
     }
 
     /// <summary>
-    /// Conservative parallel run: every partition processes the events due before the window's end, at most one
-    /// link delay after the earliest pending event, on its own thread; then the frames that crossed partitions are
-    /// handed over. Actions run between windows. Returns true when <paramref name="predicate"/> holds.
+    /// Conservative parallel run: the partitions run on their threads from the earliest pending event to a common
+    /// bound (<see cref="ParallelRunLookaheads"/> link delays later, or the next scheduled action), each as far ahead
+    /// as its neighbours allow (<see cref="PartitionWorkers"/>); then frames still waiting in inboxes are queued, the
+    /// frame pools are evened out, actions run and the predicate is checked. Returns true when
+    /// <paramref name="predicate"/> holds.
     /// </summary>
     private bool RunWindows(Func<bool>? predicate, long timeLimit)
     {
-        _workers ??= new PartitionWorkers(_partitions, Threads);
+        _workers ??= new PartitionWorkers(_partitions, InboundPartitions(), Lookahead, Threads);
         long lookahead = Lookahead;
+        long span = lookahead * ParallelRunLookaheads;
         while (true)
         {
             long actionTime = _actionQueue.NextTime;
@@ -323,7 +332,7 @@ public sealed partial class Simulation
                 }
                 continue;
             }
-            long bound = start > long.MaxValue - lookahead ? long.MaxValue : start + lookahead;
+            long bound = start > long.MaxValue - span ? long.MaxValue : start + span;
             bound = Math.Min(bound, actionTime);
             if (timeLimit < long.MaxValue)
             {
@@ -332,7 +341,7 @@ public sealed partial class Simulation
             _inWindow = true;
             try
             {
-                _workers.Run(bound);
+                _workers.Run(start, bound);
             }
             finally
             {
@@ -340,7 +349,7 @@ public sealed partial class Simulation
             }
             foreach (var p in _partitions)
             {
-                p.DeliverOutbound();
+                p.TakeInbox();
                 _now = Math.Max(_now, p.Now);
             }
             BalanceFramePools();
@@ -349,5 +358,23 @@ public sealed partial class Simulation
                 return true;
             }
         }
+    }
+
+    /// <summary>Per partition, the other partitions with a link into it.</summary>
+    private int[][] InboundPartitions()
+    {
+        var inbound = new HashSet<int>[_partitions.Length];
+        for (int p = 0; p < inbound.Length; p++)
+        {
+            inbound[p] = [];
+        }
+        foreach (var link in _links)
+        {
+            if (!ReferenceEquals(link.Sender, link.Receiver))
+            {
+                inbound[link.Receiver.Index].Add(link.Sender.Index);
+            }
+        }
+        return inbound.Select(set => set.Order().ToArray()).ToArray();
     }
 }

@@ -11,10 +11,11 @@ namespace Camdoop.Simulator.Network;
 /// real server, full-duplex simulated links between torus neighbours, and events in virtual time (nanoseconds).
 /// Deterministic: the same options, seed and inputs give the same run, whatever <see cref="SimulationOptions.Threads"/>.
 /// <para>
-/// The servers are dealt out to partitions (a checkerboard), one per thread, each with its own event queue. Partitions
-/// run in parallel in windows as long as the link delay (<see cref="Lookahead"/>): no frame sent in a window can
-/// arrive in it, so they only exchange frames at the window's end (conservative parallel simulation). Events due at
-/// the same time are ordered by what they concern (<see cref="EventOrder"/>), so any split gives the same run.
+/// The servers are dealt out to partitions (contiguous blocks), several per thread, each with its own event queue.
+/// Partitions run in parallel, each at most a link delay (<see cref="Lookahead"/>) ahead of the partitions with links
+/// into it: no frame they send later can arrive sooner, so frames cross partitions through inboxes and no partition
+/// ever sees one in its past (conservative parallel simulation, <see cref="PartitionWorkers"/>). Events due at the
+/// same time are ordered by what they concern (<see cref="EventOrder"/>), so any split gives the same run.
 /// </para>
 /// <para>
 /// Usage: construct, <see cref="Configure"/> the services every node boots with, <see cref="Start"/>, then drive
@@ -27,7 +28,7 @@ public sealed partial class Simulation : IDisposable
 {
     private const int PartitionsPerThread = 16;
 
-    // Free frames a partition keeps between windows (see BalanceFramePools).
+    // Free frames a partition keeps between parallel runs (see BalanceFramePools).
     private const int FramesKeptFree = 256;
 
     private static long s_runs;
@@ -258,7 +259,7 @@ public sealed partial class Simulation : IDisposable
             return;
         }
         var entry = new LogEntry(now, node, level, message);
-        // Partitions may log at once; entries from one window come in partition order.
+        // Partitions may log at once (parallel runs): the lock keeps the count and the list whole.
         lock (_logLock)
         {
             if (keep)

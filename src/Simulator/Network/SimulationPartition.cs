@@ -8,14 +8,18 @@ namespace Camdoop.Simulator.Network;
 /// <summary>
 /// A share of the cube's servers with its own event queue, clock and frame pool: the unit one thread runs (the
 /// node driver of every host in it). Events it schedules for its own links and nodes go into its queue; a frame
-/// that leaves on a link into another partition waits in its outbox until the window ends, which is safe because
-/// no frame arrives sooner than the link delay (<see cref="Simulation.Lookahead"/>) after it left.
+/// that leaves on a link into another partition waits in its outbox until the partition stops, then in the
+/// receiver's inbox until that one next runs, which is safe because no frame arrives sooner than the link delay
+/// (<see cref="Simulation.Lookahead"/>) after it left and no partition runs more than that ahead of its senders.
 /// </summary>
 internal sealed class SimulationPartition : INodeDriver
 {
     private readonly EventQueue _queue = new(4096);
     private readonly long[] _eventsByKind = new long[4];
     private readonly List<OutboundArrival> _outbox = [];
+    private readonly Lock _inboxLock = new();
+    private List<OutboundArrival> _inbox = [];
+    private List<OutboundArrival> _inboxSpare = [];
     private long _now;
     private long _sequence;
 
@@ -98,7 +102,7 @@ internal sealed class SimulationPartition : INodeDriver
         }
     }
 
-    /// <summary>Hands every frame in the outbox to its receiving partition (no partition may be running).</summary>
+    /// <summary>Hands every frame in the outbox to its receiving partition (neither may be running: one-thread runs).</summary>
     public void DeliverOutbound()
     {
         foreach (var a in _outbox)
@@ -106,6 +110,45 @@ internal sealed class SimulationPartition : INodeDriver
             a.Link.Receiver.Accept(a);
         }
         _outbox.Clear();
+    }
+
+    /// <summary>
+    /// Posts every frame in the outbox to its receiving partition's inbox, which may be running on another thread:
+    /// it takes them in (<see cref="TakeInbox"/>) before it next runs.
+    /// </summary>
+    public void PostOutbound()
+    {
+        var outbox = _outbox;
+        for (int i = 0; i < outbox.Count; i++)
+        {
+            var receiver = outbox[i].Link.Receiver;
+            lock (receiver._inboxLock)
+            {
+                receiver._inbox.Add(outbox[i]);
+            }
+        }
+        outbox.Clear();
+    }
+
+    /// <summary>Queues the frames other partitions posted to this one (on the thread that runs it).</summary>
+    public void TakeInbox()
+    {
+        List<OutboundArrival> taken;
+        lock (_inboxLock)
+        {
+            if (_inbox.Count == 0)
+            {
+                return;
+            }
+            taken = _inbox;
+            _inbox = _inboxSpare;
+            _inboxSpare = taken;
+        }
+        foreach (var a in taken)
+        {
+            Accept(a);
+        }
+        taken.Clear();
     }
 
     private void Accept(in OutboundArrival arrival)
@@ -128,7 +171,7 @@ internal sealed class SimulationPartition : INodeDriver
         _queue.PushOrdered(time, order, SimEvent.ForLink(EventKind.FrameArrival, link.Index, link.Epoch));
     }
 
-    /// <summary>Processes every event due before <paramref name="bound"/> (a parallel window).</summary>
+    /// <summary>Processes every event due before <paramref name="bound"/> (one step of a parallel run).</summary>
     public void RunBefore(long bound)
     {
         while (ProcessNext(bound - 1, out _))
@@ -170,6 +213,14 @@ internal sealed class SimulationPartition : INodeDriver
             a.Frame.Release();
         }
         _outbox.Clear();
+        lock (_inboxLock)
+        {
+            foreach (var a in _inbox)
+            {
+                a.Frame.Release();
+            }
+            _inbox.Clear();
+        }
     }
 
     private void OnTransmitComplete(SimulatedLink link, int epoch)

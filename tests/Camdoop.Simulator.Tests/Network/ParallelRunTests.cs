@@ -66,6 +66,35 @@ public class ParallelRunTests
         Assert.Equal(one.Links, many.Links);
     }
 
+    /// <summary>
+    /// Partitions synchronise with their neighbours, not all together every link delay: the threads meet once per
+    /// 64 link delays of busy traffic (to run actions, check predicates and even out frame pools), and the run is still
+    /// the one-thread run.
+    /// </summary>
+    [Fact]
+    public void ThreadsMeetOncePerManyLinkDelaysAndStillAgree()
+    {
+        var torus = new Torus(4, 4, 4);
+        RunResult Run(int threads, out long meetings, out long lookahead)
+        {
+            using var sim = new Simulation(new SimulationOptions { Torus = torus, Seed = 7, Threads = threads });
+            sim.Configure(h => h.Register(new RandomTrafficService(sim.Random.Fork((ulong)torus.IndexOf(h.Self)))));
+            sim.Start();
+            sim.RunUntil(20 * Ms);
+            meetings = sim.ParallelWindows;
+            lookahead = sim.Lookahead;
+            return new RunResult(sim.EventsProcessed, sim.StaleEvents, sim.Links.Select(l => l.Stats).ToList(), 0, sim.Now, null, sim.RunsInParallel, 0);
+        }
+        var one = Run(1, out _, out _);
+        var two = Run(2, out long meetings, out long lookahead);
+        Assert.True(two.Parallel);
+        Assert.True(one.Events > 10_000, $"only {one.Events} events: not a busy run");
+        Assert.InRange(meetings, 1, (20 * Ms / lookahead / 64) + 2);
+        Assert.Equal(one.Events, two.Events);
+        Assert.Equal(one.Links, two.Links);
+        Assert.Equal(one.Now, two.Now);
+    }
+
     [Fact]
     public void OddSizedToriWithWrapAroundLinksInsideAPartitionAgreeToo()
     {
