@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.ExceptionServices;
 
 namespace Camdoop.Simulator.Network;
@@ -17,14 +18,17 @@ namespace Camdoop.Simulator.Network;
 /// </summary>
 internal sealed class PartitionWorkers : IDisposable
 {
+    // Per-partition slots are a cache line apart (8 longs, or 16 ints): threads poll their neighbours' horizons.
+    private const int Stride = 8;
+
     // Spin this long for the next Run before blocking.
-    private static readonly long SpinTicks = System.Diagnostics.Stopwatch.Frequency / 5_000; // 200 us
+    private static readonly long SpinTicks = Stopwatch.Frequency / 5_000; // 200 us
 
     private readonly SimulationPartition[] _partitions;
     private readonly int[][] _inbound; // per partition: the partitions with a link into it
     private readonly long _lookahead;
-    private readonly long[] _horizons; // per partition, padded to a cache line each: threads poll their neighbours'
-    private readonly int[] _claims;    // per partition, padded: 1 while a thread runs it
+    private readonly long[] _horizons; // per partition (padded): every event before it processed
+    private readonly int[] _claims;    // per partition (padded): 1 while a thread runs it
     private readonly int[][] _owned;   // per thread, its partitions
     private readonly Thread[] _threads;
     private readonly object _gate = new(); // Monitor.Wait needs an object's monitor, not a Lock
@@ -36,8 +40,6 @@ internal sealed class PartitionWorkers : IDisposable
     private int _sleepers;
     private int _driverSleeping;
     private volatile bool _stopping;
-
-    private const int Stride = 8; // longs (ints: 16) per cache line
 
     public PartitionWorkers(SimulationPartition[] partitions, int[][] inbound, long lookahead, int threads)
     {
@@ -239,12 +241,12 @@ internal sealed class PartitionWorkers : IDisposable
     /// </summary>
     private void SpinThenBlockUntil(Func<PartitionWorkers, int, bool> done, int state, ref int sleepers)
     {
-        long start = System.Diagnostics.Stopwatch.GetTimestamp();
+        long start = Stopwatch.GetTimestamp();
         var spin = new SpinWait();
         while (!done(this, state))
         {
             spin.SpinOnce(sleep1Threshold: -1);
-            if (System.Diagnostics.Stopwatch.GetTimestamp() - start > SpinTicks)
+            if (Stopwatch.GetTimestamp() - start > SpinTicks)
             {
                 lock (_gate)
                 {

@@ -10,6 +10,12 @@ public sealed partial class Simulation
     /// <summary>The trace's port for events that concern no link (timers, actions).</summary>
     internal const int NoPort = 0xFF;
 
+    /// <summary>
+    /// Link delays of virtual time a parallel run covers between two meetings of the threads (where actions run, the
+    /// predicate is checked and frame pools are evened out). Inside, partitions synchronise with their neighbours only.
+    /// </summary>
+    private const int ParallelRunLookaheads = 64;
+
     private readonly EventQueue _actionQueue = new(16);
     private readonly ActionTable _actions = new();
     private long _actionSequence;
@@ -17,12 +23,6 @@ public sealed partial class Simulation
     private long _now;
     private long _wallTicks;
     private PartitionWorkers? _workers;
-
-    /// <summary>
-    /// Link delays of virtual time a parallel run covers between two meetings of the threads (where actions run, the
-    /// predicate is checked and frame pools are evened out). Inside, partitions synchronise with their neighbours only.
-    /// </summary>
-    private const int ParallelRunLookaheads = 64;
     private bool _inWindow;
 
     /// <summary>Events processed so far, all kinds.</summary>
