@@ -69,7 +69,7 @@ internal sealed class PartitionWorkers : IDisposable
     }
 
     /// <summary>Runs so far (each takes every partition from one common time to the next).</summary>
-    public long Windows { get; private set; }
+    public long Runs { get; private set; }
 
     /// <summary>
     /// Runs every partition, all of them having processed every event before <paramref name="start"/>, up to (not
@@ -78,7 +78,7 @@ internal sealed class PartitionWorkers : IDisposable
     /// </summary>
     public void Run(long start, long bound)
     {
-        Windows++;
+        Runs++;
         for (int p = 0; p < _partitions.Length; p++)
         {
             _horizons[p * Stride] = start;

@@ -23,7 +23,7 @@ public sealed partial class Simulation
     private long _now;
     private long _wallTicks;
     private PartitionWorkers? _workers;
-    private bool _inWindow;
+    private bool _inParallelRun;
 
     /// <summary>Events processed so far, all kinds.</summary>
     public long EventsProcessed
@@ -54,7 +54,7 @@ public sealed partial class Simulation
     public long NextEventTime => Math.Min(_actionQueue.NextTime, _partitions.Min(p => p.NextTime));
 
     /// <summary>Parallel runs between meetings of the threads so far (see <see cref="RunsInParallel"/>).</summary>
-    public long ParallelWindows => _workers?.Windows ?? 0;
+    public long ParallelRuns => _workers?.Runs ?? 0;
 
     /// <summary>Wall-clock time spent inside the run methods.</summary>
     public TimeSpan WallTime => Stopwatch.GetElapsedTime(0, _wallTicks);
@@ -75,7 +75,7 @@ public sealed partial class Simulation
     public void Schedule(long at, Action action)
     {
         ArgumentNullException.ThrowIfNull(action);
-        if (_inWindow)
+        if (_inParallelRun)
         {
             throw new InvalidOperationException("schedule actions from the thread that drives the simulation, not from inside an event");
         }
@@ -105,7 +105,7 @@ public sealed partial class Simulation
         {
             if (RunsInParallel)
             {
-                RunWindows(null, time);
+                RunInParallel(null, time);
             }
             else
             {
@@ -158,7 +158,7 @@ public sealed partial class Simulation
         {
             if (RunsInParallel)
             {
-                if (RunWindows(predicate, timeLimit))
+                if (RunInParallel(predicate, timeLimit))
                 {
                     return true;
                 }
@@ -305,7 +305,7 @@ public sealed partial class Simulation
     /// frame pools are evened out, actions run and the predicate is checked. Returns true when
     /// <paramref name="predicate"/> holds.
     /// </summary>
-    private bool RunWindows(Func<bool>? predicate, long timeLimit)
+    private bool RunInParallel(Func<bool>? predicate, long timeLimit)
     {
         _workers ??= new PartitionWorkers(_partitions, InboundPartitions(), Lookahead, Threads);
         long lookahead = Lookahead;
@@ -338,14 +338,14 @@ public sealed partial class Simulation
             {
                 bound = Math.Min(bound, timeLimit + 1);
             }
-            _inWindow = true;
+            _inParallelRun = true;
             try
             {
                 _workers.Run(start, bound);
             }
             finally
             {
-                _inWindow = false;
+                _inParallelRun = false;
             }
             foreach (var p in _partitions)
             {

@@ -81,7 +81,7 @@ public class ParallelRunTests
             sim.Configure(h => h.Register(new RandomTrafficService(sim.Random.Fork((ulong)torus.IndexOf(h.Self)))));
             sim.Start();
             sim.RunUntil(20 * Ms);
-            meetings = sim.ParallelWindows;
+            meetings = sim.ParallelRuns;
             lookahead = sim.Lookahead;
             return new RunResult(sim.EventsProcessed, sim.StaleEvents, sim.Links.Select(l => l.Stats).ToList(), 0, sim.Now, null, sim.RunsInParallel, 0);
         }
@@ -192,7 +192,7 @@ public class ParallelRunTests
     }
 
     [Fact]
-    public void ActionsCannotBeScheduledFromInsideAParallelWindow()
+    public void ActionsCannotBeScheduledFromInsideAParallelRun()
     {
         var torus = new Torus(4, 4, 4);
         using var sim = new Simulation(new SimulationOptions { Torus = torus, Threads = 2 });
