@@ -1,7 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
-using System.Runtime.Intrinsics.X86;
+using Camdoop.MapReduce.Records;
 
 namespace Camdoop.MapReduce.DataGen;
 
@@ -211,11 +211,11 @@ public sealed class SyntheticDataGenerator
                 int ahead = order[k + PrefetchDistance];
                 if (ahead < common)
                 {
-                    Prefetch(ref Unsafe.Add(ref commonLines, ahead == 0 ? 0 : _commonLineEnds[ahead - 1]));
+                    CacheLine.Prefetch(ref Unsafe.Add(ref commonLines, ahead == 0 ? 0 : _commonLineEnds[ahead - 1]));
                 }
                 else
                 {
-                    Prefetch(ref Unsafe.Add(ref uniqueLines, ahead == common ? 0 : uniqueEnds[ahead - common - 1]));
+                    CacheLine.Prefetch(ref Unsafe.Add(ref uniqueLines, ahead == common ? 0 : uniqueEnds[ahead - common - 1]));
                 }
             }
             int line = order[k];
@@ -248,15 +248,6 @@ public sealed class SyntheticDataGenerator
                 Unsafe.CopyBlockUnaligned(ref target, ref source, (uint)length);
             }
             position += length;
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static unsafe void Prefetch(ref byte address)
-    {
-        if (Sse.IsSupported)
-        {
-            Sse.Prefetch0(Unsafe.AsPointer(ref address)); // a hint: never faults
         }
     }
 

@@ -1,7 +1,5 @@
 using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
-using System.Runtime.CompilerServices;
-using System.Runtime.Intrinsics.X86;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Records;
 
@@ -239,15 +237,7 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     /// Asks for the cache line of the record at <paramref name="offset"/>: records are visited in key order, at
     /// random places of an arena larger than the L2 cache, and waiting for each line was a large part of the writing.
     /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private unsafe void Prefetch(int offset)
-    {
-        if (Sse.IsSupported)
-        {
-            // A hint only: it never faults, so a stale address (had the GC moved the arena) costs nothing.
-            Sse.Prefetch0(Unsafe.AsPointer(ref _arena[offset]));
-        }
-    }
+    private void Prefetch(int offset) => CacheLine.Prefetch(ref _arena[offset]);
 
     /// <summary>Writes sorted records, folding equal keys into one record when <paramref name="fold"/>.</summary>
     private void WriteRun(IBucketSink sink, ReadOnlySpan<int> run, bool fold)
