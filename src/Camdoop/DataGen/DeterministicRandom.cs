@@ -39,34 +39,10 @@ public sealed class DeterministicRandom
     public int Next(int min, int maxInclusive) => min + Next(maxInclusive - min + 1);
 
     /// <summary>
-    /// Sets each byte of <paramref name="destination"/>, in order, to <paramref name="first"/> + Next(<paramref name="count"/>):
-    /// the same values, and the same state afterwards, as one <see cref="Next(int)"/> per byte, with the state kept
-    /// in registers for the run.
-    /// </summary>
-    public void NextBytes(Span<byte> destination, byte first, int count)
-    {
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(count);
-        ulong s0 = _s0, s1 = _s1, s2 = _s2, s3 = _s3;
-        for (int i = 0; i < destination.Length; i++)
-        {
-            ulong result = BitOperations.RotateLeft(s1 * 5, 7) * 9;
-            ulong t = s1 << 17;
-            s2 ^= s0;
-            s3 ^= s1;
-            s1 ^= s2;
-            s0 ^= s3;
-            s2 ^= t;
-            s3 = BitOperations.RotateLeft(s3, 45);
-            destination[i] = (byte)(first + (int)Math.BigMul(result, (ulong)count, out _));
-        }
-        (_s0, _s1, _s2, _s3) = (s0, s1, s2, s3);
-    }
-
-    /// <summary>
     /// Fills <paramref name="destination"/> with <paramref name="first"/> + uniform digits in [0, <paramref name="radix"/>),
     /// several digits per 64-bit draw: each digit is the high part of the remaining fraction times the radix, and at
     /// most <see cref="DigitsPerDraw"/> are taken from one draw, so at least 24 random bits remain behind the last
-    /// (bias below 2^-24 · radix). A seventh of the draws of <see cref="NextBytes(Span{byte}, byte, int)"/> for radix 94.
+    /// (bias below 2^-24 · radix). For radix 94, one draw gives seven digits.
     /// </summary>
     public void NextDigits(Span<byte> destination, byte first, int radix)
     {
