@@ -1,5 +1,4 @@
 using BenchmarkDotNet.Attributes;
-using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.MapPhase;
 
@@ -17,10 +16,7 @@ namespace Camdoop.Benchmarks.MapReduce;
 [MemoryDiagnoser]
 public class MapTaskBenchmark
 {
-    private const int Servers = 512;
-    private const long BytesPerServer = 2L * 1024 * 1024;
-
-    private readonly Dictionary<string, double> _bestCpuSeconds = [];
+    private readonly BestCpuTimes _cpu = new();
     private byte[] _input = [];
     private string _directory = "";
 
@@ -35,46 +31,40 @@ public class MapTaskBenchmark
     [GlobalSetup]
     public void Setup()
     {
-        _input = new SyntheticDataGenerator(Servers, 0.5, BytesPerServer, seed: 1).GenerateServer(0);
+        _input = SyntheticInputBenchmark.FigureDataSet().GenerateServer(0);
         _directory = Path.Combine(Path.GetTempPath(), $"camdoop-bench-map-{Environment.ProcessId}");
     }
 
     [Benchmark]
-    public long Map() => Measure($"map R={ReduceTasks} {(OnDisk ? "disk" : "memory")}", () =>
+    public long Map()
     {
-        using var output = MapTask.Run(new SyntheticJob(), _input, new MapTaskOptions
+        double start = ThreadCpuClock.Seconds();
+        long records;
+        using (var output = MapTask.Run(new SyntheticJob(), _input, new MapTaskOptions
         {
             ReduceTasks = ReduceTasks,
             MapTaskId = 1,
             OutputDirectory = OnDisk ? _directory : null,
-        });
-        return output.Stats.MapOutputRecords;
-    });
+        }))
+        {
+            records = output.Stats.MapOutputRecords;
+        }
+        _cpu.Record($"map R={ReduceTasks} {(OnDisk ? "disk" : "memory")}", start);
+        return records;
+    }
 
     [GlobalCleanup]
     public void Report()
     {
-        foreach (var (what, seconds) in _bestCpuSeconds)
+        foreach (var (what, seconds) in _cpu.Seconds)
         {
             Console.WriteLine($"// cpu-time {what}: best {seconds * 1e3:F2} ms of thread CPU time per server "
                 + $"({_input.Length / seconds / 1e6:F0} MB/s of input per core)");
         }
-        _bestCpuSeconds.Clear();
+        _cpu.Clear();
         if (Directory.Exists(_directory))
         {
             Directory.Delete(_directory, recursive: true);
         }
-    }
-
-    private T Measure<T>(string what, Func<T> operation)
-    {
-        double start = ThreadCpuClock.Seconds();
-        var result = operation();
-        double seconds = ThreadCpuClock.Seconds() - start;
-        if (!double.IsNaN(seconds) && (!_bestCpuSeconds.TryGetValue(what, out double best) || seconds < best))
-        {
-            _bestCpuSeconds[what] = seconds;
-        }
-        return result;
     }
 }

@@ -24,7 +24,7 @@ public class MergeCombineBenchmark
     private StreamMerger _merge = null!;
     private readonly byte[] _output = new byte[64 * 1024];
     private readonly int[] _offsets = new int[MergeStreams.Inputs];
-    private readonly Dictionary<StreamMerger, double> _bestCpuSeconds = [];
+    private readonly BestCpuTimes _cpu = new();
     private long _inputBytes;
 
     /// <summary>Output ratio S across the seven streams (0.5: roughly half the keys are shared by all seven).</summary>
@@ -50,23 +50,19 @@ public class MergeCombineBenchmark
     [GlobalCleanup]
     public void Report()
     {
-        foreach (var (merger, seconds) in _bestCpuSeconds)
+        foreach (var (mode, seconds) in _cpu.Seconds)
         {
-            Console.WriteLine($"// cpu-time {merger.Mode} S={OutputRatio}: best {_inputBytes / seconds / 1e9:F3} GB/s of input per core "
+            Console.WriteLine($"// cpu-time {mode} S={OutputRatio}: best {_inputBytes / seconds / 1e9:F3} GB/s of input per core "
                 + $"({_inputBytes} bytes in {seconds * 1e3:F2} ms of thread CPU time)");
         }
-        _bestCpuSeconds.Clear();
+        _cpu.Clear();
     }
 
     private long Run(StreamMerger merger)
     {
         double start = ThreadCpuClock.Seconds();
         long produced = Merge(merger);
-        double seconds = ThreadCpuClock.Seconds() - start;
-        if (!double.IsNaN(seconds) && (!_bestCpuSeconds.TryGetValue(merger, out double best) || seconds < best))
-        {
-            _bestCpuSeconds[merger] = seconds;
-        }
+        _cpu.Record(merger.Mode.ToString(), start);
         return produced;
     }
 
