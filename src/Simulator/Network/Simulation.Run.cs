@@ -308,8 +308,7 @@ public sealed partial class Simulation
     private bool RunInParallel(Func<bool>? predicate, long timeLimit)
     {
         _workers ??= new PartitionWorkers(_partitions, InboundPartitions(), Lookahead, Threads);
-        long lookahead = Lookahead;
-        long span = lookahead * ParallelRunLookaheads;
+        long span = Lookahead * ParallelRunLookaheads;
         while (true)
         {
             long actionTime = _actionQueue.NextTime;
