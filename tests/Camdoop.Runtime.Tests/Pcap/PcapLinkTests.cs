@@ -12,8 +12,8 @@ namespace Camdoop.Runtime.Tests.Pcap;
 [Collection(RawEthernetCollection.Name)]
 public sealed class PcapLinkTests
 {
-    /// <summary>Names the pcap tests' namespaces, so that they never clash with the AF_PACKET tests'.</summary>
-    internal const string Prefix = "cdp-";
+    /// <summary>Names the pcap tests' namespaces, apart from the AF_PACKET tests' and the Cli tests' testbeds.</summary>
+    internal const string Prefix = "cdt-pcap-";
 
     [PcapFact]
     public void APcapNodeAndAnAfPacketNodeTalkOverOneLink()

@@ -25,6 +25,37 @@ public sealed class RawEthernetLinkTests
         Assert.Equal(0, loopA.Faults);
     }
 
+    /// <summary>
+    /// A crashed test's veth namespaces are cleared away, but nothing else with the prefix: a testbed's
+    /// <c>{prefix}-0-0-0</c> once read as "pid 0, long gone" and vanished from under a running testbed.
+    /// </summary>
+    [NetnsFact]
+    public void OnlyACrashedRunsVethNamespacesCountAsOrphans()
+    {
+        const string prefix = "cdt-orph-";
+        int deadPid = Enumerable.Range(4_000_000, 1000).First(pid => !Directory.Exists($"/proc/{pid}"));
+        string orphanA = $"{prefix}{deadPid}-1a", orphanB = $"{prefix}{deadPid}-1b";
+        string[] others = [$"{prefix}0-0-0", $"{prefix}{deadPid}-1c", $"{prefix}{deadPid}-x1a", $"{prefix}{Environment.ProcessId}-1a"];
+        try
+        {
+            foreach (var name in others.Append(orphanA).Append(orphanB))
+            {
+                NetworkNamespace.Create(name);
+            }
+            NetworkNamespace.DeleteOrphans(prefix);
+            Assert.False(NetworkNamespace.Exists(orphanA));
+            Assert.False(NetworkNamespace.Exists(orphanB));
+            Assert.All(others, name => Assert.True(NetworkNamespace.Exists(name), name));
+        }
+        finally
+        {
+            foreach (var name in others.Append(orphanA).Append(orphanB))
+            {
+                NetworkNamespace.Delete(name);
+            }
+        }
+    }
+
     [NetnsFact]
     public void FramesCarryOurMacAsSourceAndTheLearnedNeighbourAsDestinationAndBeaconsAreBroadcast()
     {

@@ -92,8 +92,9 @@ public static partial class NetworkNamespace
     }
 
     /// <summary>
-    /// Deletes namespaces named <c>{prefix}{pid}-...</c> whose creating process has exited (left over by a crash).
-    /// Only names with that exact shape are touched.
+    /// Deletes namespaces named <c>{prefix}{pid}-{n}a</c> or <c>b</c> (<see cref="VethLink"/>'s names) whose creating
+    /// process has exited (left over by a crash). Only names with that exact shape are touched: a testbed's
+    /// <c>{prefix}-{x}-{y}-{z}</c> namespaces, alive in another process, once matched a looser pattern with "pid" 0.
     /// </summary>
     public static void DeleteOrphans(string prefix)
     {
@@ -101,7 +102,7 @@ public static partial class NetworkNamespace
         {
             return;
         }
-        var pattern = new Regex("^" + Regex.Escape(prefix) + @"(\d+)-", RegexOptions.CultureInvariant);
+        var pattern = new Regex("^" + Regex.Escape(prefix) + @"(\d+)-\d+[ab]$", RegexOptions.CultureInvariant);
         foreach (var path in System.IO.Directory.EnumerateFiles(Directory))
         {
             var name = Path.GetFileName(path);
