@@ -57,4 +57,26 @@ public class TestbedNetworkTests
         // Idempotent: a second teardown finds nothing and does not fail.
         Assert.Equal(0, TestbedNetwork.Destroy(layout));
     }
+
+    /// <summary>
+    /// `down` removes its own switch and servers, of any torus size, and nothing else that shares the prefix: the
+    /// runtime tests' veth namespaces (<c>cdp-{pid}-1a</c>) once vanished under a concurrent `down --prefix cdp`.
+    /// </summary>
+    [Theory]
+    [InlineData("cdp-switch", true)]
+    [InlineData("cdp-0-0-0", true)]
+    [InlineData("cdp-7-12-3", true)]
+    [InlineData("cdp-12345-1a", false)]
+    [InlineData("cdp-1-2", false)]
+    [InlineData("cdp-1-2-3-4", false)]
+    [InlineData("cdp-1--3", false)]
+    [InlineData("cdp-x-0-0", false)]
+    [InlineData("cdpx-0-0-0", false)]
+    [InlineData("cde-0-0-0", false)]
+    [InlineData("cdp-switch2", false)]
+    public void DownOwnsOnlyItsSwitchAndServerNamespaces(string netns, bool owned)
+    {
+        var layout = new TestbedLayout("cdp", Torus.Parse("2x2x2"), subnet: 201);
+        Assert.Equal(owned, layout.Owns(netns));
+    }
 }

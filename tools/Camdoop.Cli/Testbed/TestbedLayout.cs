@@ -69,6 +69,22 @@ public sealed class TestbedLayout
         return string.Create(CultureInfo.InvariantCulture, $"10.{Subnet}.{i / 250}.{(i % 250) + 1}");
     }
 
-    /// <summary>Whether a namespace name belongs to this testbed (used by `down` to clean up after a crash).</summary>
-    public bool Owns(string netns) => netns.StartsWith(Prefix + "-", StringComparison.Ordinal);
+    /// <summary>
+    /// Whether a namespace name belongs to this testbed (used by `down` to clean up after a crash, whatever torus it
+    /// had): its switch or a server <c>{prefix}-x-y-z</c>. Only that exact shape: another tool's <c>{prefix}-...</c>
+    /// namespaces (the runtime tests' <c>cdp-{pid}-1a</c> once) are not ours to delete.
+    /// </summary>
+    public bool Owns(string netns)
+    {
+        if (netns == SwitchNamespace)
+        {
+            return true;
+        }
+        if (!netns.StartsWith(Prefix + "-", StringComparison.Ordinal))
+        {
+            return false;
+        }
+        var parts = netns[(Prefix.Length + 1)..].Split('-');
+        return parts.Length == 3 && parts.All(p => p.Length > 0 && p.All(char.IsAsciiDigit));
+    }
 }
