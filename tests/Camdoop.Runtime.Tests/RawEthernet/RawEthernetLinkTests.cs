@@ -36,9 +36,10 @@ public sealed class RawEthernetLinkTests
         int deadPid = Enumerable.Range(4_000_000, 1000).First(pid => !Directory.Exists($"/proc/{pid}"));
         string orphanA = $"{prefix}{deadPid}-1a", orphanB = $"{prefix}{deadPid}-1b";
         string[] others = [$"{prefix}0-0-0", $"{prefix}{deadPid}-1c", $"{prefix}{deadPid}-x1a", $"{prefix}{Environment.ProcessId}-1a"];
+        string[] all = [.. others, orphanA, orphanB];
         try
         {
-            foreach (var name in others.Append(orphanA).Append(orphanB))
+            foreach (var name in all)
             {
                 NetworkNamespace.Create(name);
             }
@@ -49,7 +50,7 @@ public sealed class RawEthernetLinkTests
         }
         finally
         {
-            foreach (var name in others.Append(orphanA).Append(orphanB))
+            foreach (var name in all)
             {
                 NetworkNamespace.Delete(name);
             }
