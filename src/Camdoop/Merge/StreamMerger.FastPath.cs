@@ -1,3 +1,4 @@
+using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
@@ -26,6 +27,7 @@ public sealed partial class StreamMerger
         long emitted = 0;
         bool held = false;
         int lastInput = -1, lastStart = 0;
+        bool switched = false;
         // With SIMD, the prefixes stay in a register and only the consumed input's lane changes: reloading the
         // array right after storing one lane would stall on store forwarding.
         bool vector = Vector512.IsHardwareAccelerated && _prefixes.Length == 8;
@@ -36,7 +38,19 @@ public sealed partial class StreamMerger
         while (true)
         {
             ref var s = ref Input(m);
-            ulong threshold = vector ? SecondMin(prefixes, lanes, m) : SecondMinScalar(m);
+            // With SIMD, also which inputs hold the threshold: when exactly one does and input m's next key passes it,
+            // the run moves straight to that input (see below). -1 (none) without SIMD.
+            int successor = -1;
+            ulong threshold;
+            if (vector)
+            {
+                threshold = SecondMin(prefixes, lanes, m, out uint holders);
+                successor = (holders & (holders - 1)) == 0 ? BitOperations.TrailingZeroCount(holders) : -1;
+            }
+            else
+            {
+                threshold = SecondMinScalar(m);
+            }
             // The run's state lives in locals: the input's bytes, read position and end, and the head's shape. Heads
             // with a two-byte header that stay below the threshold (the common case) are parsed right here and only
             // written back to the input when the run leaves this loop.
@@ -81,6 +95,26 @@ public sealed partial class StreamMerger
                             valueLength = nextValueLength;
                             continue;
                         }
+                        if (next > threshold && successor >= 0)
+                        {
+                            // The run ends and one other input alone holds the smallest prefix: it holds the next
+                            // record. Park input m on its parsed head and go on there, without the general step's
+                            // re-parse and rescan (on 8x8x8 R=1 a quarter of all records end a run). next > threshold
+                            // >= min, so m cannot be continuing the key just copied.
+                            s.ConsumedStart = recordStart;
+                            s.Start = start;
+                            s.ConsumedRecords += consumed;
+                            ParkHead(ref s, m, start + 2, nextKeyLength, nextValueLength, total, next);
+                            written += length;
+                            emitted++;
+                            lastInput = m;
+                            lastStart = recordStart;
+                            prefixes = Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512.Create(next), prefixes);
+                            m = successor;
+                            min = threshold;
+                            switched = true;
+                            break;
+                        }
                     }
                 }
                 // Anything else (the input ran dry, a long header, a tie, a key the input may continue): write the
@@ -115,6 +149,11 @@ public sealed partial class StreamMerger
                 length = s.HeadLength;
                 keyLength = s.HeadKeyLength;
                 valueLength = s.HeadValueLength;
+            }
+            if (switched)
+            {
+                switched = false;
+                continue;
             }
             int ties;
             if (vector)
@@ -158,12 +197,16 @@ public sealed partial class StreamMerger
         return progress;
     }
 
-    /// <summary>The smallest prefix of the inputs other than <paramref name="m"/> (SIMD, prefixes in a register).</summary>
+    /// <summary>The smallest prefix of the inputs other than <paramref name="m"/>, and the lanes holding it (SIMD, prefixes in a register).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static ulong SecondMin(Vector512<ulong> prefixes, Vector512<ulong> lanes, int m)
+    private static ulong SecondMin(Vector512<ulong> prefixes, Vector512<ulong> lanes, int m, out uint holders)
     {
         var others = Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512<ulong>.AllBitsSet, prefixes);
-        return MinOfLanes(others).ToScalar();
+        var min = MinOfLanes(others);
+        // Lanes of input m and of finished inputs hold ulong.MaxValue: they count only when that is the minimum, and a
+        // key never passes ulong.MaxValue, so no run moves to them.
+        holders = (uint)Vector512.Equals(others, min).ExtractMostSignificantBits();
+        return min.ToScalar();
     }
 
     /// <summary>The smallest prefix of the inputs other than <paramref name="m"/> (more than eight inputs).</summary>

@@ -83,6 +83,18 @@ public sealed partial class StreamMerger
         Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_prefixes), input) = _comparer is null ? LoadPrefix(s.Data, keyOffset, keyLength) : 0;
     }
 
+    /// <summary>Sets a head already parsed, with its prefix already loaded, as <see cref="SetHead"/> would.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void ParkHead(ref InputState s, int input, int keyOffset, int keyLength, int valueLength, int length, ulong prefix)
+    {
+        s.HasHead = true;
+        s.HeadKeyOffset = keyOffset;
+        s.HeadKeyLength = keyLength;
+        s.HeadValueLength = valueLength;
+        s.HeadLength = length;
+        Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_prefixes), input) = prefix;
+    }
+
     /// <summary>8-byte big-endian key prefix, zero padded. Unchecked: the buffer keeps <see cref="Slack"/> bytes after End.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ulong LoadPrefix(byte[] data, int keyOffset, int keyLength)

@@ -175,6 +175,71 @@ public class StreamMergerTests
         Assert.Equal(NaiveCombine(inputs), Rec.Decode(MergeDriver.Run(combiner, encoded, random)));
     }
 
+    /// <summary>
+    /// Inputs of similar size whose keys interleave at random, as at a reducer or a vertex far from the leaves: most
+    /// runs are a record or two long, so the merge keeps moving from one input to the next (the fast path's switch
+    /// to the sole holder of the next-smallest prefix). Keys are the synthetic job's 4-28 printable characters; some
+    /// are on every input (ties to fold), some on two inputs, the rest on one.
+    /// </summary>
+    [Theory]
+    [MemberData(nameof(Seeds))]
+    public void InputsInterleavingRecordByRecordMergeAndCombineExactly(int seed)
+    {
+        var random = new Random(700 + seed);
+        int k = random.Next(2, 9);
+        byte[] RandomKey()
+        {
+            var key = new byte[random.Next(4, 29)];
+            for (int b = 0; b < key.Length; b++)
+            {
+                key[b] = (byte)random.Next('!', '~' + 1);
+            }
+            return key;
+        }
+        var common = Enumerable.Range(0, 40).Select(_ => RandomKey()).ToList();
+        var inputs = Enumerable.Range(0, k).Select(_ => new List<Rec>()).ToList();
+        foreach (var key in common)
+        {
+            foreach (var input in inputs)
+            {
+                input.Add(new Rec(key, Value(random.Next(1, 1000))));
+            }
+        }
+        for (int i = 0; i < 1500; i++)
+        {
+            var key = RandomKey();
+            inputs[random.Next(k)].Add(new Rec(key, Value(random.Next(1, 1000))));
+            if (random.Next(10) == 0)
+            {
+                inputs[random.Next(k)].Add(new Rec(key, Value(random.Next(1, 1000))));
+            }
+        }
+        foreach (var input in inputs)
+        {
+            input.Sort(Rec.CompareKeyValue);
+        }
+        var encoded = inputs.Select(Rec.Encode).ToList();
+
+        var merger = new StreamMerger(new SumJob(), k, MergeMode.Merge, initialInputCapacity: 64);
+        var merged = Rec.Decode(MergeDriver.Run(merger, encoded, random, maxChunk: 512, maxOutput: 1024));
+        Assert.Equal(NaiveMerge(inputs), merged);
+        Assert.Equal(merged.Count, merger.OutputRecords);
+        Assert.Equal(merged[^1].Key, merger.LastEmittedKey.ToArray());
+        for (int i = 0; i < k; i++)
+        {
+            Assert.Equal(inputs[i][^1].Key, merger.LastConsumedKey(i).ToArray());
+        }
+        var combiner = new StreamMerger(new SumJob(), k, MergeMode.Combine, initialInputCapacity: 64);
+        Assert.Equal(NaiveCombine(inputs), Rec.Decode(MergeDriver.Run(combiner, encoded, random, maxChunk: 512, maxOutput: 1024)));
+
+        static byte[] Value(int count)
+        {
+            var value = new byte[8];
+            BinaryPrimitives.WriteUInt64BigEndian(value, (ulong)count);
+            return value;
+        }
+    }
+
     [Theory]
     [InlineData(MergeMode.Merge)]
     [InlineData(MergeMode.Combine)]
