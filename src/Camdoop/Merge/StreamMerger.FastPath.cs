@@ -109,7 +109,7 @@ public sealed partial class StreamMerger
                             emitted++;
                             lastInput = m;
                             lastStart = recordStart;
-                            prefixes = Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512.Create(next), prefixes);
+                            prefixes = WithLane(prefixes, lanes, m, next);
                             m = successor;
                             min = threshold;
                             switched = true;
@@ -158,7 +158,7 @@ public sealed partial class StreamMerger
             int ties;
             if (vector)
             {
-                prefixes = Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512.Create(_prefixes[m]), prefixes);
+                prefixes = WithLane(prefixes, lanes, m, _prefixes[m]);
                 m = ScanMin(prefixes, out min, out ties);
             }
             else
@@ -201,13 +201,18 @@ public sealed partial class StreamMerger
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ulong SecondMin(Vector512<ulong> prefixes, Vector512<ulong> lanes, int m, out uint holders)
     {
-        var others = Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512<ulong>.AllBitsSet, prefixes);
+        var others = WithLane(prefixes, lanes, m, ulong.MaxValue);
         var min = MinOfLanes(others);
         // Lanes of input m and of finished inputs hold ulong.MaxValue: they count only when that is the minimum, and a
         // key never passes ulong.MaxValue, so no run moves to them.
         holders = (uint)Vector512.Equals(others, min).ExtractMostSignificantBits();
         return min.ToScalar();
     }
+
+    /// <summary><paramref name="prefixes"/> with lane <paramref name="m"/> set to <paramref name="value"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector512<ulong> WithLane(Vector512<ulong> prefixes, Vector512<ulong> lanes, int m, ulong value) =>
+        Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512.Create(value), prefixes);
 
     /// <summary>The smallest prefix of the inputs other than <paramref name="m"/> (more than eight inputs).</summary>
     private ulong SecondMinScalar(int m)

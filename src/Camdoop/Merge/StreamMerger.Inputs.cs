@@ -71,19 +71,12 @@ public sealed partial class StreamMerger
         }
     }
 
+    // A job-defined order cannot use byte prefixes: all prefixes equal, every comparison goes to the comparer.
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void SetHead(ref InputState s, int input, int keyOffset, int keyLength, int valueLength, int length)
-    {
-        s.HasHead = true;
-        s.HeadKeyOffset = keyOffset;
-        s.HeadKeyLength = keyLength;
-        s.HeadValueLength = valueLength;
-        s.HeadLength = length;
-        // A job-defined order cannot use byte prefixes: all prefixes equal, every comparison goes to the comparer.
-        Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_prefixes), input) = _comparer is null ? LoadPrefix(s.Data, keyOffset, keyLength) : 0;
-    }
+    private void SetHead(ref InputState s, int input, int keyOffset, int keyLength, int valueLength, int length) =>
+        ParkHead(ref s, input, keyOffset, keyLength, valueLength, length, _comparer is null ? LoadPrefix(s.Data, keyOffset, keyLength) : 0);
 
-    /// <summary>Sets a head already parsed, with its prefix already loaded, as <see cref="SetHead"/> would.</summary>
+    /// <summary>Sets the head of input <paramref name="input"/>, whose prefix the caller has already loaded.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void ParkHead(ref InputState s, int input, int keyOffset, int keyLength, int valueLength, int length, ulong prefix)
     {
