@@ -13,7 +13,7 @@ public interface INodeContext
     /// <summary>Nanoseconds on the node's clock (virtual time in the simulator).</summary>
     long Now { get; }
 
-    /// <summary>Directory for this server's local files (chunks, map output runs, reduce output).</summary>
+    /// <summary>Directory for this server's local files (chunks, map output runs, reduce output); it exists once asked for.</summary>
     string DataDirectory { get; }
 
     NodeCounters Counters { get; }

@@ -19,6 +19,7 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
     private IKeyRouter? _keyRouter;
     private bool _started;
     private bool _halted;
+    private bool _dataDirectoryReady;
 
     public NodeHost(Coordinate self, Torus torus, INodeDriver driver, FramePool frames, NodeOptions? options = null)
     {
@@ -45,7 +46,22 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
 
     public long Now => _driver.Now;
 
-    public string DataDirectory => _options.DataDirectory;
+    /// <summary>
+    /// The server's directory for local files, created when first asked for: a simulated cube of 512 servers whose
+    /// job writes nothing (map outputs in memory, output discarded) spent half a second making and removing them.
+    /// </summary>
+    public string DataDirectory
+    {
+        get
+        {
+            if (!_dataDirectoryReady && _options.DataDirectory.Length > 0)
+            {
+                Directory.CreateDirectory(_options.DataDirectory);
+                _dataDirectoryReady = true;
+            }
+            return _options.DataDirectory;
+        }
+    }
 
     public NodeCounters Counters { get; } = new();
 

@@ -170,6 +170,7 @@ public sealed partial class Simulation : IDisposable
             throw new InvalidOperationException("the simulation is already started");
         }
         _started = true;
+        Directory.CreateDirectory(RunDirectory); // the servers' own directories appear when their services ask for them
         for (int i = 0; i < _hosts.Length; i++)
         {
             Boot(i);
@@ -290,8 +291,7 @@ public sealed partial class Simulation : IDisposable
     private void Boot(int index)
     {
         var c = Torus.CoordinateOf(index);
-        string directory = DataDirectoryOf(c);
-        Directory.CreateDirectory(directory);
+        string directory = DataDirectoryOf(c); // the host creates it when a service first asks for it
         var partition = _partitionOf[index];
         var host = new NodeHost(c, Torus, partition, partition.Frames, _options.Node with { DataDirectory = directory });
         foreach (var port in Ports.All)

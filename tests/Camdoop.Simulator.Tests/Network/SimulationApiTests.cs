@@ -137,10 +137,13 @@ public class SimulationApiTests
         var sim = new Simulation(options);
         sim.Start();
         var c = new Coordinate(1, 2, 0);
+        // A server's directory appears when something asks for it, not before.
+        Assert.False(Directory.Exists(sim.DataDirectoryOf(c)));
         string dir = sim.Host(c).DataDirectory;
         Assert.Equal(sim.DataDirectoryOf(c), dir);
         Assert.StartsWith(root, dir, StringComparison.Ordinal);
         Assert.True(Directory.Exists(dir));
+        Assert.False(Directory.Exists(sim.DataDirectoryOf(new Coordinate(0, 0, 0))));
         Assert.NotEqual(dir, sim.Host(new Coordinate(0, 0, 0)).DataDirectory);
 
         // A reboot keeps the disk unless asked to wipe it.
@@ -152,8 +155,9 @@ public class SimulationApiTests
         sim.FailServer(c, 4 * Ms);
         sim.RestoreServer(c, 5 * Ms, wipeData: true);
         sim.RunUntil(6 * Ms);
+        Assert.Equal(dir, sim.Host(c).DataDirectory);
         Assert.True(Directory.Exists(dir));
-        Assert.False(File.Exists(Path.Combine(dir, "chunk")));
+        Assert.Empty(Directory.EnumerateFileSystemEntries(dir));
 
         sim.Dispose();
         Assert.False(Directory.Exists(sim.RunDirectory));
