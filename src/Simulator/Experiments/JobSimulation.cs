@@ -147,7 +147,7 @@ public static class JobSimulation
         double cpuSeconds = (Process.GetCurrentProcess().TotalProcessorTime - cpu).TotalSeconds;
         options.Inspect?.Invoke(sim, services);
         var result = Collect(options, description, sim, services, maps, completions, failures, completed, t0, input.InputBytes);
-        result = result with { SimulationCpuSeconds = cpuSeconds, MapWallSeconds = input.WallSeconds };
+        result = result with { SimulationCpuSeconds = cpuSeconds, MapWallSeconds = input.WallSeconds, MapOutputOnDisk = input.OnDisk };
         if (options.OutputDirectory is not null)
         {
             CopyOutputs(completions, options.OutputDirectory);

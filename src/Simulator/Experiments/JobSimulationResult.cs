@@ -161,6 +161,10 @@ public sealed record JobSimulationResult
     [JsonPropertyName("mapWallSeconds")]
     public required double MapWallSeconds { get; init; }
 
+    /// <summary>Whether the map outputs were run files on disk (else runs in memory).</summary>
+    [JsonPropertyName("mapOutputOnDisk")]
+    public bool MapOutputOnDisk { get; init; }
+
     [JsonPropertyName("simulationWallSeconds")]
     public required double SimulationWallSeconds { get; init; }
 

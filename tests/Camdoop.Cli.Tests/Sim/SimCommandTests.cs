@@ -29,6 +29,30 @@ public class SimCommandTests
     }
 
     [Fact]
+    public void MapOutputsInMemoryOrOnDiskGiveTheSameVerifiedRunAndAutoKeepsSmallOnesInMemory()
+    {
+        string[] run = ["sim", "run", "--torus", "2x2x3", "--reducers", "2", "--input-per-server", "60KB", "--verify", "--json"];
+        var reports = new Dictionary<string, (bool OnDisk, double Seconds, long LinkBytes, long Events)>();
+        foreach (string where in new[] { "disk", "memory", "auto" })
+        {
+            var (code, stdout, stderr) = CamdoopProcess.Run([.. run, "--map-output", where]);
+            Assert.True(code == 0, stderr);
+            using var doc = JsonDocument.Parse(stdout);
+            var root = doc.RootElement;
+            Assert.True(root.GetProperty("verified").GetBoolean(), where);
+            reports[where] = (root.GetProperty("mapOutputOnDisk").GetBoolean(), root.GetProperty("shuffleReduceSeconds").GetDouble(),
+                root.GetProperty("linkBytes").GetInt64(), root.GetProperty("events").GetInt64());
+        }
+        Assert.True(reports["disk"].OnDisk);
+        Assert.False(reports["memory"].OnDisk);
+        Assert.False(reports["auto"].OnDisk); // 720 KB of input: far under a sixteenth of any test machine's memory
+        // Where the runs live is outside virtual time: the shuffle moves the same bytes in the same time.
+        Assert.Equal(reports["disk"].LinkBytes, reports["memory"].LinkBytes);
+        Assert.Equal(reports["disk"].Seconds, reports["memory"].Seconds);
+        Assert.Equal(reports["memory"], reports["auto"]);
+    }
+
+    [Fact]
     public void MaxWindowReachesTheServiceAndTheOutputStaysExact()
     {
         // A 2x2x2 cube with noagg at S = 1: the root takes every record, so the window decides how much each child
@@ -129,6 +153,7 @@ public class SimCommandTests
     [InlineData(2, "sim", "run", "--max-window", "1KB")]
     [InlineData(2, "sim", "sweep", "--max-window", "lots")]
     [InlineData(2, "sim", "run", "--trees", "bushy")]
+    [InlineData(2, "sim", "run", "--map-output", "tape")]
     [InlineData(2, "sim", "sweep", "--trees", "")]
     public void BadInvocationsFailWithOneClearLine(int expectedCode, params string[] args)
     {

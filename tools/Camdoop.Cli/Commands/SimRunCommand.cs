@@ -38,7 +38,7 @@ public static class SimRunCommand
             .Option("threads", "Threads for the simulation, 0 = all cores (the results do not depend on it)", "N", "0")
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
-            .Flag("map-output-in-memory", "Keep map output runs in memory instead of run files on disk (faster)")
+            .Option("map-output", "auto (memory when the input is under a sixteenth of free memory) | memory | disk (indexed run files)", "WHERE", "auto")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("json", "Print one JSON object")
             .Handle(Run);
@@ -68,12 +68,27 @@ public static class SimRunCommand
             Seed = (ulong)args.Long("seed", 0),
             LossRate = args.Double("loss", 0, 0.99),
             LinkRateBitsPerSecond = (long)(args.Double("link-rate-gbps", 0.001, 400) * 1e9),
-            MapOutputOnDisk = !args.Flag("map-output-in-memory"),
+            MapOutputOnDisk = args.Choice("map-output", MapOutputPlacements) switch
+            {
+                "memory" => false,
+                "disk" => true,
+                _ => !JobSimulationInput.MapOutputFitsInMemory(InputBytes(input, args.Bytes("input-per-server") * torus.Count),
+                    GC.GetGCMemoryInfo().TotalAvailableMemoryBytes),
+            },
             SimulationThreads = args.Int("threads", 0, 1024),
             Verify = args.Flag("verify"),
             Service = CommonOptions.ServiceOptions(args),
         };
     }
+
+    private static readonly IReadOnlyDictionary<string, string> MapOutputPlacements =
+        new[] { "auto", "memory", "disk" }.ToDictionary(w => w, StringComparer.Ordinal);
+
+    /// <summary>Bytes of the user's input file or directory, else of the generated data.</summary>
+    private static long InputBytes(string? input, long generated) =>
+        input is null ? generated
+        : File.Exists(input) ? new FileInfo(input).Length
+        : new DirectoryInfo(input).EnumerateFiles("*", SearchOption.AllDirectories).Sum(f => f.Length);
 
     private static Workload WorkloadOf(string job)
     {
@@ -163,7 +178,7 @@ public static class SimRunCommand
             Line("verified against reference", v ? "yes, identical" : $"NO: {r.VerificationError}");
         }
         Line("wall clock", string.Create(CultureInfo.InvariantCulture,
-            $"{r.WallSeconds:0.##} s (map {r.MapWallSeconds:0.##} s, simulation {r.SimulationWallSeconds:0.##} s, {r.Events:N0} events)"));
+            $"{r.WallSeconds:0.##} s (map {r.MapWallSeconds:0.##} s, runs {(r.MapOutputOnDisk ? "on disk" : "in memory")}, simulation {r.SimulationWallSeconds:0.##} s, {r.Events:N0} events)"));
         if (r.Reducers.Count > 0 && r.Reducers[0].OutputFile is not null)
         {
             Line("output", Path.GetDirectoryName(r.Reducers[0].OutputFile) ?? "");
