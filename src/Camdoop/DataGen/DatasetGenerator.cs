@@ -57,15 +57,16 @@ public sealed class DatasetGenerator
     /// <summary>
     /// The input of <paramref name="server"/>, written into <paramref name="buffer"/> (replaced by a larger one when
     /// too short) where the kind supports it, synthetic so far; a new array otherwise. For callers that keep no input,
-    /// such as the simulator mapping every server's input thread by thread.
+    /// such as the simulator mapping every server's input thread by thread. <paramref name="shuffleLines"/> false
+    /// leaves synthetic lines in the order they were generated (see <see cref="SyntheticDataGenerator.GenerateServer(int, ref byte[], bool)"/>).
     /// </summary>
-    public ReadOnlyMemory<byte> GenerateServer(int server, ref byte[] buffer)
+    public ReadOnlyMemory<byte> GenerateServer(int server, ref byte[] buffer, bool shuffleLines = true)
     {
         if (_synthetic is null)
         {
             return _generate(server);
         }
-        int length = _synthetic.GenerateServer(server, ref buffer);
+        int length = _synthetic.GenerateServer(server, ref buffer, shuffleLines);
         return buffer.AsMemory(0, length);
     }
 

@@ -30,11 +30,12 @@ internal sealed class InputSource
 
     /// <summary>
     /// The input of <paramref name="server"/>, generated into <paramref name="buffer"/> where the data set supports
-    /// it (valid until the next call with that buffer); for callers that do not keep it.
+    /// it (valid until the next call with that buffer); for callers that do not keep it and only map it. Its lines
+    /// are not shuffled: the map output is the same either way (the map sorts), and nothing else sees the input.
     /// </summary>
     public ReadOnlyMemory<byte> Server(int server, ref byte[] buffer)
     {
-        var data = _generator is null ? _server(server) : _generator.GenerateServer(server, ref buffer);
+        var data = _generator is null ? _server(server) : _generator.GenerateServer(server, ref buffer, shuffleLines: false);
         Interlocked.Add(ref _totalBytes, data.Length);
         return data;
     }

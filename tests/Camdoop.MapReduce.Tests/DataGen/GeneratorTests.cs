@@ -107,6 +107,41 @@ public class GeneratorTests
         Assert.Equal(synthetic.GenerateServer(2), synthetic.GenerateServer(2, ref buffer).ToArray());
     }
 
+    [Theory]
+    [InlineData(0.5, 1)]
+    [InlineData(0, 3)]
+    [InlineData(1, 3)]
+    public void LinesLeftInGenerationOrderAreAnUnsortedPermutationThatMapsToTheSameRuns(double outputRatio, int reduceTasks)
+    {
+        var gen = new SyntheticDataGenerator(27, outputRatio, 20_000, seed: 4);
+        byte[] buffer = [];
+        foreach (int server in new[] { 0, 13 })
+        {
+            var shuffled = gen.GenerateServer(server);
+            int length = gen.GenerateServer(server, ref buffer, shuffleLines: false);
+            var generated = buffer[..length];
+            Assert.NotEqual(shuffled, generated);
+            var shuffledLines = Lines(shuffled);
+            var generatedLines = Lines(generated);
+            Assert.Equal(shuffledLines.Order(StringComparer.Ordinal), generatedLines.Order(StringComparer.Ordinal));
+            Assert.False(generatedLines.SequenceEqual(generatedLines.Order(StringComparer.Ordinal)), "the map still has to sort");
+
+            var options = new Camdoop.MapReduce.MapPhase.MapTaskOptions { ReduceTasks = reduceTasks, MapTaskId = 7 };
+            using var fromShuffled = Camdoop.MapReduce.MapPhase.MapTask.Run(new SyntheticJob(), shuffled, options);
+            using var fromGenerated = Camdoop.MapReduce.MapPhase.MapTask.Run(new SyntheticJob(), generated, options);
+            for (int r = 0; r < reduceTasks; r++)
+            {
+                for (int stripe = 0; stripe < Camdoop.MapReduce.Records.Stripes.Count; stripe++)
+                {
+                    Assert.Equal(fromShuffled.Header(r, stripe), fromGenerated.Header(r, stripe));
+                    Assert.True(fromShuffled.Payload(r, stripe).Span.SequenceEqual(fromGenerated.Payload(r, stripe).Span));
+                }
+            }
+        }
+
+        static List<string> Lines(byte[] data) => [.. Encoding.ASCII.GetString(data).Split('\n', StringSplitOptions.RemoveEmptyEntries)];
+    }
+
     [Fact]
     public void AnExhaustedKeySpaceFailsClearly()
     {
