@@ -5,8 +5,15 @@ namespace Camdoop.MapReduce.MapPhase;
 /// <summary>Keeps all buckets in one byte array, back to back, with their start offsets.</summary>
 internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) : IBucketSink
 {
-    private byte[] _data = new byte[Math.Max(16, initialCapacity)];
+    // Every byte up to Length is written before it is read: no need to clear (the simulator keeps 1.2 GB of these).
+    private byte[] _data = GC.AllocateUninitializedArray<byte>(Math.Max(16, initialCapacity));
     private int _bucket = -1;
+
+    // The open bucket's counts, added to Counters when it ends (per record, four array updates were a tenth of writing).
+    private long _records;
+    private long _keyBytes;
+    private long _valueBytes;
+    private long _encodedBytes;
 
     public int Length { get; private set; }
 
@@ -19,6 +26,7 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
 
     public void BeginBucket(int bucket)
     {
+        EndBucket();
         // Buckets with no records still get an (empty) range.
         for (int b = _bucket + 1; b <= bucket; b++)
         {
@@ -32,24 +40,42 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
         int length = RecordCodec.EncodedLength(key.Length, value.Length);
         EnsureRoom(length);
         Length += RecordCodec.Write(_data.AsSpan(Length), key, value);
-        Counters.Add(_bucket, key.Length, value.Length, length);
+        Count(key.Length, value.Length, length);
     }
 
     public void WriteEncoded(ReadOnlySpan<byte> record, int keyLength, int valueLength)
     {
         EnsureRoom(record.Length);
-        record.CopyTo(_data.AsSpan(Length));
+        ShortCopy.Copy(record, _data.AsSpan(Length));
         Length += record.Length;
-        Counters.Add(_bucket, keyLength, valueLength, record.Length);
+        Count(keyLength, valueLength, record.Length);
     }
 
     public void EndBucket()
     {
+        if (_bucket >= 0 && _records > 0)
+        {
+            var c = Counters;
+            c.Records[_bucket] += _records;
+            c.KeyBytes[_bucket] += _keyBytes;
+            c.ValueBytes[_bucket] += _valueBytes;
+            c.EncodedBytes[_bucket] += _encodedBytes;
+        }
+        _records = _keyBytes = _valueBytes = _encodedBytes = 0;
+    }
+
+    private void Count(int keyLength, int valueLength, int encodedLength)
+    {
+        _records++;
+        _keyBytes += keyLength;
+        _valueBytes += valueLength;
+        _encodedBytes += encodedLength;
     }
 
     /// <summary>Closes the remaining (empty) buckets and trims the buffer (many servers' outputs may stay in memory).</summary>
     public void Complete()
     {
+        EndBucket();
         if (_data.Length > Length)
         {
             Array.Resize(ref _data, Length);
@@ -70,7 +96,9 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
             {
                 throw new InvalidOperationException("in-memory map output exceeds 2 GB; give the map task an output directory");
             }
-            Array.Resize(ref _data, (int)size);
+            var larger = GC.AllocateUninitializedArray<byte>((int)size);
+            _data.AsSpan(0, Length).CopyTo(larger);
+            _data = larger;
         }
     }
 

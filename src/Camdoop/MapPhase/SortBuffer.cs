@@ -116,7 +116,8 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
         {
             ThrowRecordTooLarge(key.Length, value.Length);
         }
-        int reduceTask = _job.Partition(key, _reduceTasks);
+        // One reduce task takes every key: 0 is the only valid answer, so the job's partitioner is not asked.
+        int reduceTask = _reduceTasks == 1 ? 0 : _job.Partition(key, _reduceTasks);
         if ((uint)reduceTask >= (uint)_reduceTasks)
         {
             ThrowBadPartition(reduceTask);
@@ -142,8 +143,8 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
             // Both lengths below 128: one header byte each (RecordCodec's encoding).
             destination[0] = (byte)key.Length;
             destination[1] = (byte)value.Length;
-            key.CopyTo(destination[2..]);
-            value.CopyTo(destination[(2 + key.Length)..]);
+            ShortCopy.Copy(key, destination[2..]);
+            ShortCopy.Copy(value, destination[(2 + key.Length)..]);
         }
         else
         {
