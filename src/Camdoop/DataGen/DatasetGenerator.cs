@@ -55,6 +55,13 @@ public sealed class DatasetGenerator
     public byte[] GenerateServer(int server) => _generate(server);
 
     /// <summary>
+    /// The input of <paramref name="server"/>; <paramref name="shuffleLines"/> false leaves synthetic lines in the order
+    /// they were generated (see <see cref="SyntheticDataGenerator.GenerateServer(int, ref byte[], bool)"/>).
+    /// </summary>
+    public byte[] GenerateServer(int server, bool shuffleLines) =>
+        _synthetic is null ? _generate(server) : _synthetic.GenerateServer(server, shuffleLines);
+
+    /// <summary>
     /// The input of <paramref name="server"/>, written into <paramref name="buffer"/> (replaced by a larger one when
     /// too short) where the kind supports it, synthetic so far; a new array otherwise. For callers that keep no input,
     /// such as the simulator mapping every server's input thread by thread. <paramref name="shuffleLines"/> false

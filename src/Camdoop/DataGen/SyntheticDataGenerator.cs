@@ -114,11 +114,17 @@ public sealed class SyntheticDataGenerator
     public double AchievedOutputRatio => (double)OutputLogicalBytes / IntermediateLogicalBytes;
 
     /// <summary>The input file of <paramref name="server"/>: its keys, one per line, in random order.</summary>
-    public byte[] GenerateServer(int server)
+    public byte[] GenerateServer(int server) => GenerateServer(server, shuffleLines: true);
+
+    /// <summary>
+    /// The input of <paramref name="server"/>, its lines shuffled or left in generation order (see
+    /// <see cref="GenerateServer(int, ref byte[], bool)"/>).
+    /// </summary>
+    public byte[] GenerateServer(int server, bool shuffleLines)
     {
-        var scratch = PrepareServer(server);
+        var scratch = PrepareServer(server, shuffleLines);
         var output = new byte[_commonBytes + scratch.UniqueBytes];
-        WriteShuffled(scratch, output);
+        Write(scratch, output, shuffleLines);
         return output;
     }
 
@@ -139,16 +145,20 @@ public sealed class SyntheticDataGenerator
             // Headroom: other servers' inputs differ by a few keys.
             buffer = new byte[(int)Math.Min(Array.MaxLength, length + (length / 16L))];
         }
+        Write(scratch, buffer.AsSpan(0, length), shuffleLines);
+        return length;
+    }
+
+    /// <summary>Writes the common and the prepared unique lines into <paramref name="output"/>, shuffled or in generation order.</summary>
+    private void Write(Scratch scratch, Span<byte> output, bool shuffleLines)
+    {
         if (shuffleLines)
         {
-            WriteShuffled(scratch, buffer.AsSpan(0, length));
+            WriteShuffled(scratch, output);
+            return;
         }
-        else
-        {
-            _commonLines.AsSpan(0, _commonBytes).CopyTo(buffer);
-            scratch.Unique.AsSpan(0, scratch.UniqueBytes).CopyTo(buffer.AsSpan(_commonBytes));
-        }
-        return length;
+        _commonLines.AsSpan(0, _commonBytes).CopyTo(output);
+        scratch.Unique.AsSpan(0, scratch.UniqueBytes).CopyTo(output[_commonBytes..]);
     }
 
     /// <summary>Writes the unique keys of <paramref name="server"/> and, when asked, the shuffled line order into the thread's scratch.</summary>

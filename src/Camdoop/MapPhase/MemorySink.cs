@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Camdoop.MapReduce.Records;
 
 namespace Camdoop.MapReduce.MapPhase;
@@ -87,19 +88,25 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
         _bucket = BucketStart.Length - 1;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void EnsureRoom(int length)
     {
         if (Length + length > _data.Length)
         {
-            long size = Math.Max(_data.Length * 2L, (long)Length + length);
-            if (size > Array.MaxLength)
-            {
-                throw new InvalidOperationException("in-memory map output exceeds 2 GB; give the map task an output directory");
-            }
-            var larger = GC.AllocateUninitializedArray<byte>((int)size);
-            _data.AsSpan(0, Length).CopyTo(larger);
-            _data = larger;
+            Grow(length);
         }
+    }
+
+    private void Grow(int length)
+    {
+        long size = Math.Max(_data.Length * 2L, (long)Length + length);
+        if (size > Array.MaxLength)
+        {
+            throw new InvalidOperationException("in-memory map output exceeds 2 GB; give the map task an output directory");
+        }
+        var larger = GC.AllocateUninitializedArray<byte>((int)size);
+        _data.AsSpan(0, Length).CopyTo(larger);
+        _data = larger;
     }
 
     public ReadOnlyMemory<byte> Bucket(int bucket) => _data.AsMemory(BucketStart[bucket], BucketStart[bucket + 1] - BucketStart[bucket]);

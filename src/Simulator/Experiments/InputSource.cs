@@ -59,7 +59,8 @@ internal sealed class InputSource
                 Seed = options.Seed,
                 OutputRatio = options.OutputRatio,
             });
-            return new InputSource(generator.GenerateServer, generator);
+            // Lines in generation order: the map output is the same either way (the map sorts; see Server(int, ref byte[])).
+            return new InputSource(s => generator.GenerateServer(s, shuffleLines: false), generator);
         }
         string path = options.InputPath!;
         if (Directory.Exists(path))

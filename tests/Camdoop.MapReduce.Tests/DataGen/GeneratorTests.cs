@@ -120,6 +120,7 @@ public class GeneratorTests
             var shuffled = gen.GenerateServer(server);
             int length = gen.GenerateServer(server, ref buffer, shuffleLines: false);
             var generated = buffer[..length];
+            Assert.Equal(generated, gen.GenerateServer(server, shuffleLines: false));
             Assert.NotEqual(shuffled, generated);
             var shuffledLines = Lines(shuffled);
             var generatedLines = Lines(generated);
