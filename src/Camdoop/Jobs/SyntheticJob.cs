@@ -1,5 +1,4 @@
 using System.Buffers;
-using System.Buffers.Binary;
 
 namespace Camdoop.MapReduce.Jobs;
 

@@ -18,10 +18,7 @@ internal sealed class IndexedRunFileSink : IBucketSink, IDisposable
     private int _buffered;
     private int _bucket = -1;
     private bool _open;
-    private long _records;
     private long _payloadBytes;
-    private long _keyBytes;
-    private long _valueBytes;
     private bool _completed;
 
     public IndexedRunFileSink(string directory, int reduceTasks, ulong jobId, ulong mapTaskId, bool combined)
@@ -73,10 +70,7 @@ internal sealed class IndexedRunFileSink : IBucketSink, IDisposable
         {
             _buffered += RecordCodec.Write(_buffer.AsSpan(_buffered), key, value);
         }
-        _records++;
-        _keyBytes += key.Length;
-        _valueBytes += value.Length;
-        Counters.Add(_bucket, key.Length, value.Length, length);
+        Counters.Add(key.Length, value.Length, length);
     }
 
     public void WriteEncoded(ReadOnlySpan<byte> record, int keyLength, int valueLength)
@@ -91,20 +85,19 @@ internal sealed class IndexedRunFileSink : IBucketSink, IDisposable
         }
         else
         {
-            record.CopyTo(_buffer.AsSpan(_buffered));
+            ShortCopy.Copy(record, _buffer.AsSpan(_buffered));
             _buffered += record.Length;
         }
-        _records++;
-        _keyBytes += keyLength;
-        _valueBytes += valueLength;
-        Counters.Add(_bucket, keyLength, valueLength, record.Length);
+        Counters.Add(keyLength, valueLength, record.Length);
     }
 
     public void EndBucket()
     {
         Flush();
-        var header = new RunHeader(_jobId, _mapTaskId, _bucket / Stripes.Count, _bucket % Stripes.Count, _records, _payloadBytes,
-            _keyBytes, _valueBytes, _checksum.GetDigest(), _combined);
+        var c = Counters;
+        var header = new RunHeader(_jobId, _mapTaskId, _bucket / Stripes.Count, _bucket % Stripes.Count, c.OpenRecords, _payloadBytes,
+            c.OpenKeyBytes, c.OpenValueBytes, _checksum.GetDigest(), _combined);
+        c.Close();
         Span<byte> bytes = stackalloc byte[RunHeader.Size];
         header.Write(bytes);
         long end = _file.Position;
@@ -166,10 +159,8 @@ internal sealed class IndexedRunFileSink : IBucketSink, IDisposable
         _offsets[bucket] = _file.Position;
         _file.Write(new byte[RunHeader.Size]);
         _checksum.Reset();
-        _records = 0;
+        Counters.Open(bucket);
         _payloadBytes = 0;
-        _keyBytes = 0;
-        _valueBytes = 0;
     }
 
     private void Flush()

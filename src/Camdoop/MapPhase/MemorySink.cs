@@ -10,12 +10,6 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
     private byte[] _data = GC.AllocateUninitializedArray<byte>(Math.Max(16, initialCapacity));
     private int _bucket = -1;
 
-    // The open bucket's counts, added to Counters when it ends (per record, four array updates were a tenth of writing).
-    private long _records;
-    private long _keyBytes;
-    private long _valueBytes;
-    private long _encodedBytes;
-
     public int Length { get; private set; }
 
     public byte[] Data => _data;
@@ -27,7 +21,7 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
 
     public void BeginBucket(int bucket)
     {
-        EndBucket();
+        Counters.Open(bucket);
         // Buckets with no records still get an (empty) range.
         for (int b = _bucket + 1; b <= bucket; b++)
         {
@@ -41,7 +35,7 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
         int length = RecordCodec.EncodedLength(key.Length, value.Length);
         EnsureRoom(length);
         Length += RecordCodec.Write(_data.AsSpan(Length), key, value);
-        Count(key.Length, value.Length, length);
+        Counters.Add(key.Length, value.Length, length);
     }
 
     public void WriteEncoded(ReadOnlySpan<byte> record, int keyLength, int valueLength)
@@ -49,34 +43,15 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
         EnsureRoom(record.Length);
         ShortCopy.Copy(record, _data.AsSpan(Length));
         Length += record.Length;
-        Count(keyLength, valueLength, record.Length);
+        Counters.Add(keyLength, valueLength, record.Length);
     }
 
-    public void EndBucket()
-    {
-        if (_bucket >= 0 && _records > 0)
-        {
-            var c = Counters;
-            c.Records[_bucket] += _records;
-            c.KeyBytes[_bucket] += _keyBytes;
-            c.ValueBytes[_bucket] += _valueBytes;
-            c.EncodedBytes[_bucket] += _encodedBytes;
-        }
-        _records = _keyBytes = _valueBytes = _encodedBytes = 0;
-    }
-
-    private void Count(int keyLength, int valueLength, int encodedLength)
-    {
-        _records++;
-        _keyBytes += keyLength;
-        _valueBytes += valueLength;
-        _encodedBytes += encodedLength;
-    }
+    public void EndBucket() => Counters.Close();
 
     /// <summary>Closes the remaining (empty) buckets and trims the buffer (many servers' outputs may stay in memory).</summary>
     public void Complete()
     {
-        EndBucket();
+        Counters.Close();
         if (_data.Length > Length)
         {
             Array.Resize(ref _data, Length);

@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
@@ -56,5 +57,6 @@ internal static class ShortCopy
         }
     }
 
+    [DoesNotReturn]
     private static void ThrowTooShort() => throw new ArgumentException("the destination is shorter than the source", "destination");
 }
