@@ -162,7 +162,7 @@ public sealed class SyntheticDataGenerator
     }
 
     /// <summary>Writes the unique keys of <paramref name="server"/> and, when asked, the shuffled line order into the thread's scratch.</summary>
-    private Scratch PrepareServer(int server, bool shuffleLines = true)
+    private Scratch PrepareServer(int server, bool shuffleLines)
     {
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual((uint)server, (uint)Servers, nameof(server));
         var scratch = t_scratch ??= new Scratch();

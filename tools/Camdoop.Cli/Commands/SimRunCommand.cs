@@ -68,21 +68,22 @@ public static class SimRunCommand
             Seed = (ulong)args.Long("seed", 0),
             LossRate = args.Double("loss", 0, 0.99),
             LinkRateBitsPerSecond = (long)(args.Double("link-rate-gbps", 0.001, 400) * 1e9),
-            MapOutputOnDisk = args.Choice("map-output", MapOutputPlacements) switch
-            {
-                "memory" => false,
-                "disk" => true,
-                _ => !JobSimulationInput.MapOutputFitsInMemory(InputBytes(input, args.Bytes("input-per-server") * torus.Count),
+            MapOutputOnDisk = args.Choice("map-output", MapOutputOnDiskChoices)
+                ?? !JobSimulationInput.MapOutputFitsInMemory(InputBytes(input, args.Bytes("input-per-server") * torus.Count),
                     GC.GetGCMemoryInfo().TotalAvailableMemoryBytes),
-            },
             SimulationThreads = args.Int("threads", 0, 1024),
             Verify = args.Flag("verify"),
             Service = CommonOptions.ServiceOptions(args),
         };
     }
 
-    private static readonly IReadOnlyDictionary<string, string> MapOutputPlacements =
-        new[] { "auto", "memory", "disk" }.ToDictionary(w => w, StringComparer.Ordinal);
+    // --map-output: whether the runs go to disk; auto (null) decides by the input's size.
+    private static readonly IReadOnlyDictionary<string, bool?> MapOutputOnDiskChoices = new Dictionary<string, bool?>(StringComparer.Ordinal)
+    {
+        ["auto"] = null,
+        ["memory"] = false,
+        ["disk"] = true,
+    };
 
     /// <summary>Bytes of the user's input file or directory, else of the generated data.</summary>
     private static long InputBytes(string? input, long generated) =>
