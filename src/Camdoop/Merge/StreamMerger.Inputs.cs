@@ -204,16 +204,26 @@ public sealed partial class StreamMerger
         }
         int live = s.End - s.Start;
         int needed = live + count + Slack;
-        byte[] target = s.Data;
         // Compact in place when the live bytes fit in three quarters of the buffer (then at least a quarter is won
         // per move, so moving stays proportional to the bytes appended); otherwise grow by half. Growing at half
         // full made a 128 KB window's buffer 512 KB, and doubling made it 256 KB, all of it touched (on 8x8x8 R = 1
         // every child input holds a full window; fresh pages cost more than the merging).
         if (needed > s.Data.Length || live > s.Data.Length / 4 * 3)
         {
-            target = GC.AllocateUninitializedArray<byte>(Math.Max(s.Data.Length + (s.Data.Length >> 1), needed));
+            ReplaceBuffer(ref s, Math.Max(s.Data.Length + (s.Data.Length >> 1), needed));
         }
-        MoveLiveBytes(ref s, target);
+        else
+        {
+            MoveLiveBytes(ref s, s.Data);
+        }
+    }
+
+    /// <summary>Moves the input's unconsumed bytes into a new buffer of at least <paramref name="length"/> bytes (from the pool, if any).</summary>
+    private void ReplaceBuffer(ref InputState s, int length)
+    {
+        var old = s.Data;
+        MoveLiveBytes(ref s, _bufferPool?.Rent(length) ?? GC.AllocateUninitializedArray<byte>(length));
+        _bufferPool?.Return(old);
     }
 
     /// <summary>Moves the input's unconsumed bytes to the start of <paramref name="target"/> (its buffer, or a larger one).</summary>

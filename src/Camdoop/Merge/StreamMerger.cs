@@ -1,5 +1,6 @@
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Records;
+using Camdoop.MapReduce.Shuffle;
 
 namespace Camdoop.MapReduce.Merge;
 
@@ -28,6 +29,7 @@ public sealed partial class StreamMerger
     private const int Slack = 32;
 
     private readonly IMapReduceJob _job;
+    private readonly ShuffleBufferPool? _bufferPool; // input buffers come from (and go back to) it when set
     private readonly IKeyComparer? _comparer;
     private readonly MergeMode _mode;
     private readonly bool _collect; // Reduce of a non-associative job: gather every value of a key
@@ -38,7 +40,7 @@ public sealed partial class StreamMerger
     private int _liveCount;
     private int _waiting; // live inputs without a complete record
 
-    public StreamMerger(IMapReduceJob job, int inputCount, MergeMode mode, int initialInputCapacity = 16 * 1024)
+    public StreamMerger(IMapReduceJob job, int inputCount, MergeMode mode, int initialInputCapacity = 16 * 1024, ShuffleBufferPool? bufferPool = null)
     {
         ArgumentNullException.ThrowIfNull(job);
         ArgumentOutOfRangeException.ThrowIfLessThan(inputCount, 1);
@@ -47,6 +49,7 @@ public sealed partial class StreamMerger
             throw new ArgumentException($"job '{job.Name}' is not associative and commutative; it can only be merged", nameof(mode));
         }
         _job = job;
+        _bufferPool = bufferPool;
         _comparer = job.KeyComparer;
         _mode = mode;
         _collect = mode == MergeMode.Reduce && !job.IsAssociativeCommutative;
@@ -59,7 +62,7 @@ public sealed partial class StreamMerger
         int capacity = Math.Max(64, initialInputCapacity);
         for (int i = 0; i < inputCount; i++)
         {
-            _inputs[i].Data = new byte[capacity + Slack];
+            _inputs[i].Data = bufferPool?.Rent(capacity + Slack) ?? new byte[capacity + Slack];
             _inputs[i].LastConsumedKey = new byte[32];
         }
         _emitter = new PendingEmitter(this);
@@ -130,7 +133,7 @@ public sealed partial class StreamMerger
             return;
         }
         SaveKeys(); // keys noted by position move with the bytes
-        MoveLiveBytes(ref s, GC.AllocateUninitializedArray<byte>(Math.Max(capacity, s.End - s.Start) + Slack));
+        ReplaceBuffer(ref s, Math.Max(capacity, s.End - s.Start) + Slack);
     }
 
     /// <summary>Copies <paramref name="bytes"/> (any part of the input's record stream) into the input's buffer.</summary>
@@ -231,6 +234,34 @@ public sealed partial class StreamMerger
         else if (hadHead)
         {
             _waiting++;
+        }
+    }
+
+    /// <summary>
+    /// Gives input buffers that grew past what <paramref name="capacity"/> (plus slack) takes back to the buffer pool
+    /// for smaller ones, so that an idle merger kept for reuse does not hold what one busy vertex grew (R = N:
+    /// hundreds of thousands of mergers on 8x8x8). Only for an empty merger (after <see cref="Reset"/>); without a
+    /// pool it does nothing.
+    /// </summary>
+    public void TrimBuffers(int capacity)
+    {
+        if (_bufferPool is null)
+        {
+            return;
+        }
+        int size = ShuffleBufferPool.SizeFor(Math.Max(64, capacity) + Slack);
+        for (int i = 0; i < _inputs.Length; i++)
+        {
+            ref var s = ref _inputs[i];
+            if (s.Start != s.End)
+            {
+                throw new InvalidOperationException("trim an empty merger only");
+            }
+            if (s.Data.Length > size)
+            {
+                _bufferPool.Return(s.Data);
+                s.Data = _bufferPool.Rent(size);
+            }
         }
     }
 

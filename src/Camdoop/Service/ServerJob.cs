@@ -100,12 +100,13 @@ public sealed class ServerJob
             return pool.Pop();
         }
         MergersCreated++;
-        return new StreamMerger(Job, inputs, mode, MergerInitialInputBytes);
+        return new StreamMerger(Job, inputs, mode, MergerInitialInputBytes, Transport.Buffers);
     }
 
     internal void ReturnMerger(StreamMerger merger)
     {
         merger.Reset();
+        merger.TrimBuffers(MergerInitialInputBytes);
         var key = (merger.InputCount, merger.Mode);
         if (!_mergers.TryGetValue(key, out var pool))
         {
@@ -161,7 +162,7 @@ public sealed class ServerJob
                 var parentPort = trees.ParentPort(root, self, t)!.Value;
                 var parent = torus.Neighbour(self, parentPort);
                 var output = new OutboundStream(JobId, r, t, self, VertexId(parent), parentPort, Options.InitialWindowBytes, Options.MaxWindowBytes,
-                    _service.Transport.SendBuffers);
+                    _service.Transport.Buffers);
                 _vertices[(r * TreeTopology.TreeCount) + t] = new Vertex(this, r, t, [.. children], [.. locals], VertexMode, output);
                 _unfinishedVertices++;
             }

@@ -128,7 +128,7 @@ public sealed class InboundStream
     public ReadOnlySpan<byte> Stashed => _stash.AsSpan(0, _stashLength);
 
     /// <summary>Keeps <paramref name="bytes"/> until the vertex has a merger.</summary>
-    public void Stash(ReadOnlySpan<byte> bytes, SendBufferPool pool)
+    public void Stash(ReadOnlySpan<byte> bytes, ShuffleBufferPool pool)
     {
         ArgumentNullException.ThrowIfNull(pool);
         if (bytes.IsEmpty)
@@ -149,7 +149,7 @@ public sealed class InboundStream
         _stashLength += bytes.Length;
     }
 
-    public void ReleaseStash(SendBufferPool pool)
+    public void ReleaseStash(ShuffleBufferPool pool)
     {
         ArgumentNullException.ThrowIfNull(pool);
         if (_stash is not null)

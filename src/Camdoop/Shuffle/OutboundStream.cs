@@ -51,9 +51,9 @@ public sealed class OutboundStream
     private ulong _walkPrefix;
     private long _walkPrefixAt = -1; // the offset _walkPrefix was read at
 
-    private readonly SendBufferPool _pool;
+    private readonly ShuffleBufferPool _pool;
 
-    public OutboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key destination, Port port, int initialWindow, int maxWindow, SendBufferPool pool)
+    public OutboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key destination, Port port, int initialWindow, int maxWindow, ShuffleBufferPool pool)
     {
         _pool = pool;
         JobId = jobId;

@@ -41,7 +41,7 @@ public sealed class ShuffleTransport
     public ShuffleCounters Counters { get; } = new();
 
     /// <summary>Send buffers shared by this server's streams (held only while bytes are unacknowledged).</summary>
-    public SendBufferPool SendBuffers { get; } = new();
+    public ShuffleBufferPool Buffers { get; } = new();
 
     /// <summary>Scratch space for the frame being built (frames are built and sent one at a time).</summary>
     internal byte[] FrameBuffer { get; } = new byte[ShuffleWire.MaxPayload];

@@ -87,7 +87,7 @@ public abstract class VertexBase
                 counters.DataBytesReceived += fresh.Length;
                 if (_merger is null)
                 {
-                    child.Stash(fresh, transport.SendBuffers);
+                    child.Stash(fresh, transport.Buffers);
                 }
                 else
                 {
@@ -145,7 +145,7 @@ public abstract class VertexBase
         {
             merger.Reserve(child.InputIndex, reserve);
             merger.Append(child.InputIndex, child.Stashed);
-            child.ReleaseStash(Owner.Transport.SendBuffers);
+            child.ReleaseStash(Owner.Transport.Buffers);
             if (child.FinReceived)
             {
                 merger.Finish(child.InputIndex);

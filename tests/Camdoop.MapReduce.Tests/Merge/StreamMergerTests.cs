@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Records;
+using Camdoop.MapReduce.Shuffle;
 using Camdoop.MapReduce.Tests.Support;
 using Camdoop.Tests.Shared;
 
@@ -299,6 +300,39 @@ public class StreamMergerTests
         }));
         Assert.True(reserved > 0);
         Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
+    }
+
+    [Theory]
+    [InlineData(MergeMode.Merge, 1)]
+    [InlineData(MergeMode.Combine, 2)]
+    [InlineData(MergeMode.Combine, 3)]
+    public void InputBuffersFromAPoolGrowThereAndAreTrimmedBackToIt(MergeMode mode, int seed)
+    {
+        var random = new Random(900 + seed);
+        int k = random.Next(2, 8);
+        var inputs = RandomInputs(random, k, 200, longKeys: seed == 3);
+        var expected = mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs);
+        var pool = new ShuffleBufferPool();
+        var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16, bufferPool: pool);
+        Assert.Equal(k * 512, pool.RentedBytes); // one buffer of the smallest class per input
+        for (int round = 0; round < 3; round++)
+        {
+            long grown = 0;
+            var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: 400, betweenDrains: m =>
+            {
+                grown = Math.Max(grown, pool.RentedBytes);
+                if (random.Next(6) == 0)
+                {
+                    m.Reserve(random.Next(k), 16 << random.Next(1, 8));
+                }
+            }));
+            Assert.Equal(expected, output);
+            Assert.True(grown > k * 512, "the inputs grew with buffers from the pool");
+            merger.Reset();
+            merger.TrimBuffers(16);
+            Assert.Equal(k * 512, pool.RentedBytes); // what they grew to went back
+            Assert.True(pool.FreeBytes > 0);
+        }
     }
 
     [Fact]

@@ -14,7 +14,7 @@ public sealed class StreamTests
     private readonly ShuffleCounters _counters = new();
 
     private static OutboundStream Sender(int initialWindow = 2 * Segment, int maxWindow = 64 * 1024) =>
-        new(1, 0, 2, Child, Key.FromString("parent"), Port.XMinus, initialWindow, maxWindow, new SendBufferPool());
+        new(1, 0, 2, Child, Key.FromString("parent"), Port.XMinus, initialWindow, maxWindow, new ShuffleBufferPool());
 
     private static InboundStream Receiver() => new(1, 0, 2, Child, Key.FromString("child"), Port.XPlus, 0);
 

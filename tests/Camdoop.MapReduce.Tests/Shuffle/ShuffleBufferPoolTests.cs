@@ -2,12 +2,12 @@ using Camdoop.MapReduce.Shuffle;
 
 namespace Camdoop.MapReduce.Tests.Shuffle;
 
-public class SendBufferPoolTests
+public class ShuffleBufferPoolTests
 {
     [Fact]
     public void BuffersAreReusedByClassAndCounted()
     {
-        var pool = new SendBufferPool();
+        var pool = new ShuffleBufferPool();
         var a = pool.Rent(1000);
         Assert.Equal(1024, a.Length);
         Assert.Equal(1024, pool.RentedBytes);
@@ -34,7 +34,7 @@ public class SendBufferPoolTests
     [InlineData(16 * 1024 * 1024, 16 * 1024 * 1024)]
     public void ClassesStepByQuarterPowersOfTwo(int request, int size)
     {
-        var pool = new SendBufferPool(freeBytesLimit: 32 * 1024 * 1024);
+        var pool = new ShuffleBufferPool(freeBytesLimit: 32 * 1024 * 1024);
         var buffer = pool.Rent(request);
         Assert.Equal(size, buffer.Length);
         pool.Return(buffer);
@@ -42,16 +42,34 @@ public class SendBufferPoolTests
     }
 
     [Fact]
+    public void ARentTakesAFreeBufferUpToThreeClassesLarger()
+    {
+        var pool = new ShuffleBufferPool();
+        var oneUp = pool.Rent(1536); // classes from 1025 bytes: 1280, then 1536, 1792, 2048, 2560
+        pool.Return(oneUp);
+        Assert.Same(oneUp, pool.Rent(1025));
+        var threeUp = pool.Rent(2048);
+        var fourUp = pool.Rent(2560);
+        pool.Return(fourUp);
+        Assert.NotSame(fourUp, pool.Rent(1025)); // 2560 bytes is four classes up: allocate rather than waste it
+        pool.Return(threeUp);
+        Assert.Same(threeUp, pool.Rent(1025));
+        Assert.Equal(4, pool.Allocated);
+        Assert.Equal(2560, pool.FreeBytes);
+        Assert.Equal(1280, ShuffleBufferPool.SizeFor(1025));
+    }
+
+    [Fact]
     public void MoreThanSixteenMebibytesIsRefused()
     {
-        var pool = new SendBufferPool();
+        var pool = new ShuffleBufferPool();
         Assert.Throws<ArgumentOutOfRangeException>(() => pool.Rent((16 * 1024 * 1024) + 1));
     }
 
     [Fact]
     public void FreeBuffersBeyondTheLimitAreLeftToTheCollector()
     {
-        var pool = new SendBufferPool(freeBytesLimit: 64 * 1024);
+        var pool = new ShuffleBufferPool(freeBytesLimit: 64 * 1024);
         // A stream growing 16 KB -> 32 KB -> 64 KB returns the smaller ones; only what fits the limit stays.
         var small = pool.Rent(16 * 1024);
         var medium = pool.Rent(32 * 1024);
@@ -69,8 +87,8 @@ public class SendBufferPoolTests
     [Fact]
     public void ABufferFromElsewhereIsRefused()
     {
-        var pool = new SendBufferPool();
+        var pool = new ShuffleBufferPool();
         Assert.Throws<ArgumentException>(() => pool.Return(new byte[1000]));
-        Assert.Throws<ArgumentOutOfRangeException>(() => new SendBufferPool(-1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => new ShuffleBufferPool(-1));
     }
 }
