@@ -46,20 +46,19 @@ public sealed class ShuffleBufferPool
         int c = ClassOf(minimumLength);
         byte[] buffer;
         // A free buffer of up to three classes larger (at most 1.75 times the size) beats a new one.
+        int free = c;
         int top = Math.Min(c + 3, Classes - 1);
-        var stack = _free[c];
-        while ((stack is null || stack.Count == 0) && c < top)
+        while (free < top && _free[free] is not { Count: > 0 })
         {
-            stack = _free[++c];
+            free++;
         }
-        if (stack is not null && stack.Count > 0)
+        if (_free[free] is { Count: > 0 } stack)
         {
             buffer = stack.Pop();
             FreeBytes -= buffer.Length;
         }
         else
         {
-            c = ClassOf(minimumLength);
             buffer = GC.AllocateUninitializedArray<byte>(SizeOf(c));
             Allocated++;
         }
@@ -78,7 +77,6 @@ public sealed class ShuffleBufferPool
         RentedBytes -= buffer.Length;
         if (FreeBytes + buffer.Length > FreeBytesLimit)
         {
-           
             return;
         }
         FreeBytes += buffer.Length;

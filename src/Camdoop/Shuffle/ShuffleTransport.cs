@@ -40,7 +40,7 @@ public sealed class ShuffleTransport
 
     public ShuffleCounters Counters { get; } = new();
 
-    /// <summary>Send buffers shared by this server's streams (held only while bytes are unacknowledged).</summary>
+    /// <summary>This server's shuffle buffers: send buffers, children's stashes and vertex mergers' inputs.</summary>
     public ShuffleBufferPool Buffers { get; } = new();
 
     /// <summary>Scratch space for the frame being built (frames are built and sent one at a time).</summary>
