@@ -130,9 +130,8 @@ public static class FigureSweep
             // Free the previous group's memory (its runs, map outputs and, on a new S, inputs) before this one generates,
             // maps and runs: without a full collection the next runs' growth on top of an R = 512 run's ~14 GB was
             // OOM-killed on a 24 GB machine. Compacting, not aggressive: the heap keeps the freed memory committed
-            // (RetainVM in the CLI) and the next run reuses it, where an aggressive collection gave it back to the
-            // system and the next R = 512 run faulted its ~14 GB in again (a second 8x8x8 R = 512 S = 0 noagg run in
-            // one process: 51.8 s of simulation after an aggressive collection, 36.7 s after a compacting one).
+            // (RetainVM in the CLI) for the next run, where an aggressive collection gave it back to the system and
+            // the next R = 512 run faulted its ~14 GB in again, 40 % more simulation time (README, 2026-11-26).
             GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
             if (raw is null)
             {
