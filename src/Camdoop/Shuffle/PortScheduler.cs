@@ -273,7 +273,10 @@ public sealed class PortScheduler
     {
         long now = _transport.Context.Now;
         var counters = _transport.Counters;
-        var frame = _transport.FrameBuffer.AsSpan(0, ShuffleWire.MaxPayload);
+        // Segments go straight into a pooled frame, after the room the runtime's headers take: each byte sent is
+        // copied once here rather than again into the frame.
+        var buffer = _transport.Context.Frames.Rent();
+        var frame = buffer.Buffer.AsSpan(FrameLayout.PayloadOffset(keyRouted: true), ShuffleWire.MaxPayload);
         var key = first.Destination;
         int position = ShuffleWire.FrameHeaderSize;
         int count = 0;
@@ -306,7 +309,7 @@ public sealed class PortScheduler
         }
         ShuffleWire.WriteFrameHeader(frame, ShuffleFrameKind.Data, count, q.JobId);
         // On this scheduler's port: the tree's link (on a ring of two, both ports of an axis reach the same neighbour).
-        var status = _transport.Router.Route(WellKnownServices.Camdoop, key, frame[..position], Port, out var port);
+        var status = _transport.Router.Route(WellKnownServices.Camdoop, key, buffer, position, Port, out var port);
         if (status == SendStatus.Queued)
         {
             counters.DataFramesSent++;
@@ -314,6 +317,7 @@ public sealed class PortScheduler
             return true;
         }
         // Not sent: give the bytes back to their streams; they go again when the port (or the timer) next runs.
+        buffer.Release();
         counters.SendFailures++;
         foreach (var (stream, start) in _inFrame)
         {

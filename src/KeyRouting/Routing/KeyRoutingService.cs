@@ -143,6 +143,41 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
     }
 
     /// <summary>
+    /// As <see cref="Route(byte, in Key, ReadOnlySpan{byte}, Port?, out Port)"/> for a payload of
+    /// <paramref name="payloadLength"/> bytes already written into <paramref name="frame"/> (rented from the node's
+    /// frame pool) at <c>FrameLayout.PayloadOffset(keyRouted: true)</c>, so that it is not copied again. When
+    /// queued (or delivered here), the frame is no longer the caller's; otherwise the caller still owns it.
+    /// </summary>
+    public SendStatus Route(byte serviceId, in Key key, Frame frame, int payloadLength, Port? preferred, out Port port)
+    {
+        ArgumentNullException.ThrowIfNull(frame);
+        var context = Context;
+        int owner = OwnerIndex(key);
+        Span<byte> keyBytes = stackalloc byte[Key.Size];
+        key.Write(keyBytes);
+        var header = new FrameHeader(serviceId, context.Self, _torus.CoordinateOf(owner), FrameFlags.KeyRouted, _initialTtl);
+        if (owner == _self)
+        {
+            port = default;
+            context.DeliverLocal(ref header, keyBytes, frame.Buffer.AsSpan(FrameLayout.PayloadOffset(keyRouted: true), payloadLength));
+            frame.Release();
+            Counters.Originated++;
+            return SendStatus.Queued;
+        }
+        if (!TryFirstHop(owner, KeyFlow(_self, key, serviceId), preferred, out port))
+        {
+            return SendStatus.Unreachable;
+        }
+        header.Ttl = (byte)(_initialTtl - 1);
+        var status = context.TrySend(port, ref header, keyBytes, frame, payloadLength);
+        if (status == SendStatus.Queued)
+        {
+            Counters.Originated++;
+        }
+        return status;
+    }
+
+    /// <summary>
     /// Sends <paramref name="payload"/> to service <paramref name="serviceId"/> on <paramref name="destination"/> as a
     /// coordinate-routed frame over a shortest live path. Returns <see cref="SendStatus.Unreachable"/> when no live
     /// path leads there; delivers locally when the destination is this server.
@@ -215,13 +250,8 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
             Counters.Originated++;
             return SendStatus.Queued;
         }
-        if (preferred is { } p && (_table.NextHopPorts(target) & (1 << (int)p)) != 0)
+        if (!TryFirstHop(target, flow, preferred, out port))
         {
-            port = p;
-        }
-        else if (!_table.TryNextHop(target, PerHop(flow), out port))
-        {
-            Counters.DroppedNoRoute++;
             return SendStatus.Unreachable;
         }
         // Forwarding takes one off the TTL per link crossed; the first link is crossed here.
@@ -232,6 +262,22 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
             Counters.Originated++;
         }
         return status;
+    }
+
+    /// <summary>The port a frame to <paramref name="target"/> leaves on: <paramref name="preferred"/> when it starts a shortest live path.</summary>
+    private bool TryFirstHop(int target, ulong flow, Port? preferred, out Port port)
+    {
+        if (preferred is { } p && (_table.NextHopPorts(target) & (1 << (int)p)) != 0)
+        {
+            port = p;
+            return true;
+        }
+        if (_table.TryNextHop(target, PerHop(flow), out port))
+        {
+            return true;
+        }
+        Counters.DroppedNoRoute++;
+        return false;
     }
 
     private INodeContext Context => _context ?? throw new InvalidOperationException("the key-routing service has not started");

@@ -45,6 +45,14 @@ public interface INodeContext
     SendStatus TrySend(Port port, ref FrameHeader header, ReadOnlySpan<byte> key, ReadOnlySpan<byte> payload);
 
     /// <summary>
+    /// As <see cref="TrySend(Port, ref FrameHeader, ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> for a payload the
+    /// caller already wrote into <paramref name="frame"/> (rented from <see cref="Frames"/>) at
+    /// <see cref="FrameLayout.PayloadOffset"/>: the headers are written around it, with no copy. When queued, the
+    /// frame belongs to the queue; otherwise the caller still owns it.
+    /// </summary>
+    SendStatus TrySend(Port port, ref FrameHeader header, ReadOnlySpan<byte> key, Frame frame, int payloadLength);
+
+    /// <summary>
     /// Forwards the frame being delivered (zero copy, TTL decremented) into the owning service's queue on
     /// <paramref name="port"/>. Only valid during the <see cref="IService.OnFrame"/> or key-router call that received it.
     /// </summary>

@@ -33,28 +33,29 @@ public sealed partial class NodeHost
 
     public SendStatus TrySend(Port port, ref FrameHeader header, ReadOnlySpan<byte> key, ReadOnlySpan<byte> payload)
     {
-        if (_halted)
+        var status = CheckSend(port, header.ServiceId, out var queue);
+        if (status != SendStatus.Queued)
         {
-            return SendStatus.LinkDown;
-        }
-        if (_services[header.ServiceId] is null)
-        {
-            throw new InvalidOperationException($"service id {header.ServiceId} is not registered on {Self}");
-        }
-        if (!CanCarry(port, header.ServiceId))
-        {
-            Counters.SentOnDownLink++;
-            return SendStatus.LinkDown;
-        }
-        var queue = _portQueues[(int)port][_queueSlot[header.ServiceId]];
-        if (queue.Space == 0)
-        {
-            queue.WantsReadyNotice = true;
-            Counters.QueueFull++;
-            return SendStatus.QueueFull;
+            return status;
         }
         var frame = Encode(ref header, key, payload);
-        queue.TryEnqueue(frame);
+        queue!.TryEnqueue(frame);
+        Pump(port);
+        return SendStatus.Queued;
+    }
+
+    public SendStatus TrySend(Port port, ref FrameHeader header, ReadOnlySpan<byte> key, Frame frame, int payloadLength)
+    {
+        ArgumentNullException.ThrowIfNull(frame);
+        var status = CheckSend(port, header.ServiceId, out var queue);
+        if (status != SendStatus.Queued)
+        {
+            return status;
+        }
+        // The headers are written around the payload in place; a bad header throws before the queue takes the frame.
+        int offset = FrameCodec.WriteHeader(frame.Buffer, ref header, key, payloadLength);
+        frame.Length = FrameCodec.Finish(frame.Buffer, offset + payloadLength);
+        queue!.TryEnqueue(frame);
         Pump(port);
         return SendStatus.Queued;
     }
@@ -89,6 +90,33 @@ public sealed partial class NodeHost
         queue.TryEnqueueTransit(buffer);
         Counters.FramesForwarded++;
         Pump(port);
+        return SendStatus.Queued;
+    }
+
+    /// <summary>Whether service <paramref name="serviceId"/> may queue a frame on <paramref name="port"/> now (Queued if so), and its queue.</summary>
+    private SendStatus CheckSend(Port port, byte serviceId, out ServiceQueue? queue)
+    {
+        queue = null;
+        if (_halted)
+        {
+            return SendStatus.LinkDown;
+        }
+        if (_services[serviceId] is null)
+        {
+            throw new InvalidOperationException($"service id {serviceId} is not registered on {Self}");
+        }
+        if (!CanCarry(port, serviceId))
+        {
+            Counters.SentOnDownLink++;
+            return SendStatus.LinkDown;
+        }
+        queue = _portQueues[(int)port][_queueSlot[serviceId]];
+        if (queue.Space == 0)
+        {
+            queue.WantsReadyNotice = true;
+            Counters.QueueFull++;
+            return SendStatus.QueueFull;
+        }
         return SendStatus.Queued;
     }
 

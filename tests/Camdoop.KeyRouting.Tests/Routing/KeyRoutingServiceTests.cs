@@ -177,6 +177,44 @@ public class KeyRoutingServiceTests
     }
 
     [Fact]
+    public void A_payload_written_into_a_frame_is_routed_without_a_copy_and_a_local_one_is_delivered_and_released()
+    {
+        var node = new SingleNode(Cube, Self);
+        var payload = Enumerable.Range(0, 1500).Select(i => (byte)(i * 13)).ToArray();
+        Frame Fill()
+        {
+            var frame = node.Host.Frames.Rent();
+            payload.CopyTo(frame.Buffer.AsSpan(FrameLayout.PayloadOffset(keyRouted: true)));
+            return frame;
+        }
+        long inUse = node.Host.Frames.InUse;
+
+        // Owned two hops away along +Y: it leaves on +Y with the headers written around the payload.
+        var target = new Coordinate(4, 6, 4);
+        var key = Key.FromCoordinate(Cube, target, Key.FromString("in place"));
+        Assert.Equal(SendStatus.Queued, node.Routing.Route(node.Sink.Id, key, Fill(), payload.Length, preferred: null, out var port));
+        Assert.Equal(Port.YPlus, port);
+        var sent = Assert.Single(node.Links[(int)Port.YPlus].Sent, f => f[15] == node.Sink.Id);
+        Assert.Equal(FrameError.None, FrameCodec.TryRead(sent, Cube, out var header));
+        Assert.True(header.IsKeyRouted);
+        Assert.Equal(target, header.Destination);
+        Assert.Equal(payload, FrameCodec.Payload(sent, header).ToArray());
+        var keyBytes = new byte[Key.Size];
+        key.Write(keyBytes);
+        Assert.Equal(keyBytes, FrameCodec.Key(sent, header).ToArray());
+
+        // Owned here: delivered as if it had arrived, and the frame goes back to the pool.
+        var mine = Key.FromCoordinate(Cube, Self, Key.FromString("local"));
+        Assert.Equal(SendStatus.Queued, node.Routing.Route(node.Sink.Id, mine, Fill(), payload.Length, preferred: null, out _));
+        node.RunTimers();
+        var (local, received) = Assert.Single(node.Sink.Received);
+        Assert.True(local.IsKeyRouted);
+        Assert.Equal(payload, received);
+        Assert.Equal(inUse, node.Host.Frames.InUse);
+        Assert.Equal(2, node.Routing.Counters.Originated);
+    }
+
+    [Fact]
     public void A_preferred_port_is_taken_when_it_starts_a_shortest_path_and_ignored_otherwise()
     {
         // On a ring of two, +X and -X both reach the same neighbour: the caller's choice decides.

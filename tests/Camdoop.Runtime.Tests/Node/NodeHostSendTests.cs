@@ -63,6 +63,51 @@ public class NodeHostSendTests
     }
 
     [Fact]
+    public void AFrameFilledInPlaceGoesOutWithItsPayloadAndStaysTheCallersWhenRefused()
+    {
+        var f = new HostFixture(new NodeOptions { AssumeLinksUpAtStart = true, IsolateServiceFaults = false, QueueCapacity = 1 });
+        f.Host.Register(new RecordingService(10));
+        f.Host.Start();
+        var link = f.Link(Port.YMinus);
+        link.ReleaseAll();
+        link.Budget = 0;
+        var key = Enumerable.Range(1, FrameLayout.KeySize).Select(i => (byte)i).ToArray();
+        var payload = Enumerable.Range(0, 3000).Select(i => (byte)(i * 7)).ToArray();
+
+        Frame Fill()
+        {
+            var frame = f.Host.Frames.Rent();
+            payload.CopyTo(frame.Buffer.AsSpan(FrameLayout.PayloadOffset(keyRouted: true)));
+            return frame;
+        }
+        var destination = f.Host.Torus.Neighbour(f.Host.Self, Port.YMinus);
+        var header = new FrameHeader(10, f.Host.Self, destination, FrameFlags.KeyRouted, 9);
+        var first = Fill();
+        Assert.Equal(SendStatus.Queued, f.Host.TrySend(Port.YMinus, ref header, key, first, payload.Length));
+        long inUse = f.Host.Frames.InUse;
+
+        // The queue is full: the frame is refused and still the caller's to reuse or release.
+        var second = Fill();
+        header = new FrameHeader(10, f.Host.Self, destination, FrameFlags.KeyRouted, 9);
+        Assert.Equal(SendStatus.QueueFull, f.Host.TrySend(Port.YMinus, ref header, key, second, payload.Length));
+        Assert.Equal(inUse + 1, f.Host.Frames.InUse);
+        second.Release();
+        Assert.Equal(inUse, f.Host.Frames.InUse);
+
+        link.Budget = 1;
+        f.Host.OnTransmitReady(Port.YMinus);
+        var sent = Assert.Single(link.Sent);
+        Assert.Same(first, sent); // no copy into another frame
+        Assert.Equal(FrameError.None, FrameCodec.TryRead(sent.Span, HostFixture.Cube, out var read));
+        Assert.Equal(payload.Length, read.PayloadLength);
+        Assert.Equal(destination, read.Destination);
+        Assert.True(read.IsKeyRouted);
+        Assert.Equal(payload, FrameCodec.Payload(sent.Span, read).ToArray());
+        Assert.Equal(key, FrameCodec.Key(sent.Span, read).ToArray());
+        link.ReleaseAll();
+    }
+
+    [Fact]
     public void ARequestedSendReadyComesWithTheNextTransmitEvenWithoutARefusal()
     {
         var f = new HostFixture(new NodeOptions { AssumeLinksUpAtStart = true, IsolateServiceFaults = false, QueueCapacity = 4 });
