@@ -1,4 +1,6 @@
 using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace Camdoop.MapReduce.Merge;
 
@@ -83,34 +85,61 @@ public sealed partial class StreamMerger
             }
         }
         ref var b = ref Input(best);
-        var key = b.Data.AsSpan(b.HeadKeyOffset, b.HeadKeyLength); // stays in place during this Drain
+        byte[] keyData = b.Data; // stays in place during this Drain
+        int keyOffset = b.HeadKeyOffset, keyLength = b.HeadKeyLength;
         bool progress = false;
         while (group != 0)
         {
+            // The head with the smallest (value, input), and the runner-up: the others' heads stay put while input m
+            // is copied, so m goes on alone until its next record passes the runner-up (on a tree at S = 0, a child's
+            // stream repeats a key once per server below it, all with the same value).
             int m = BitOperations.TrailingZeroCount(group);
+            int runnerUp = -1;
             for (uint rest = group & (group - 1); rest != 0; rest &= rest - 1)
             {
                 int i = BitOperations.TrailingZeroCount(rest);
                 if (CompareHeadValues(i, m) < 0)
                 {
+                    runnerUp = m;
                     m = i;
+                }
+                else if (runnerUp < 0 || CompareHeadValues(i, runnerUp) < 0)
+                {
+                    runnerUp = i;
                 }
             }
             ref var s = ref Input(m);
-            int length = s.HeadLength;
-            if (length > output.Length - position)
+            while (true)
             {
-                break;
-            }
-            s.Data.AsSpan(s.Start, length).CopyTo(output[position..]);
-            position += length;
-            OutputRecords++;
-            NoteEmitted(m, s.Start);
-            progress = true;
-            Advance(m);
-            if (!HeadHasKey(ref s, m, key, min))
-            {
-                group &= ~(1u << m);
+                int length = s.HeadLength;
+                if (length > output.Length - position)
+                {
+                    return progress;
+                }
+                CopyRecord(ref Unsafe.Add(ref MemoryMarshal.GetReference(output), position), output.Length - position, s.Data, s.Start, length);
+                position += length;
+                OutputRecords++;
+                NoteEmitted(m, s.Start);
+                progress = true;
+                Advance(m);
+                if (!s.HasHead || _prefixes[m] != min || s.HeadKeyLength != keyLength
+                    || !KeyTailsEqual(s.Data, s.HeadKeyOffset, keyData, keyOffset, keyLength))
+                {
+                    group &= ~(1u << m);
+                    break;
+                }
+                if (_waiting > 0)
+                {
+                    return progress;
+                }
+                if (runnerUp >= 0)
+                {
+                    int order = CompareHeadValues(m, runnerUp);
+                    if (order > 0 || (order == 0 && runnerUp < m))
+                    {
+                        break;
+                    }
+                }
             }
             if (_waiting > 0)
             {

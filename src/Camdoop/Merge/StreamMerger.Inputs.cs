@@ -345,12 +345,22 @@ public sealed partial class StreamMerger
         {
             return false;
         }
+        return KeyTailsEqual(x.Data, x.HeadKeyOffset, y.Data, y.HeadKeyOffset, length);
+    }
+
+    /// <summary>
+    /// Whether two keys of <paramref name="length"/> bytes whose first 8 bytes are known equal (equal prefixes) are
+    /// equal: the rest 8 bytes at a time, reading up to 7 bytes past the keys (slack).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool KeyTailsEqual(byte[] xData, int xOffset, byte[] yData, int yOffset, int length)
+    {
         if (length <= 8)
         {
             return true;
         }
-        ref byte p = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(x.Data), x.HeadKeyOffset);
-        ref byte q = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(y.Data), y.HeadKeyOffset);
+        ref byte p = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(xData), xOffset);
+        ref byte q = ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(yData), yOffset);
         for (int i = 8; i < length; i += 8)
         {
             ulong diff = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref p, i)) ^ Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref q, i));
