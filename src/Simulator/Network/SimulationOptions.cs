@@ -53,8 +53,9 @@ public sealed record SimulationOptions
     public bool DeleteDataOnDispose { get; init; } = true;
 
     /// <summary>
-    /// Threads to run the cube on: the servers are dealt out to this many partitions (by (x + y + z) mod P; at most
-    /// one per server) that run in parallel, synchronised every link delay. The run is the same whatever the number.
+    /// Threads to run the cube on: with more than one, the servers are dealt out to partitions (blocks of neighbouring
+    /// servers, several per thread) that run in parallel, each synchronised with the partitions that have links into
+    /// it. The run is the same whatever the number.
     /// </summary>
     public int Threads { get; init; } = 1;
 
