@@ -147,6 +147,12 @@ public static class FigureSweep
             Parallel.For(0, options.Modes.Count, new ParallelOptions { MaxDegreeOfParallelism = atOnce }, m =>
             {
                 var mode = options.Modes[m];
+                if (atOnce == 1 && m > 0)
+                {
+                    // Runs one at a time: the last one's garbage (~14 GB at R = 512) goes before this one grows, or the
+                    // GC (with budgets sized for throughput, no DATAS) lets the heap grow over it: 23 GB peak.
+                    GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+                }
                 results[m] = JobSimulation.Run(baseOptions with { Mode = mode, SimulationThreads = threads }, input);
                 int now = Interlocked.Increment(ref done);
                 progress?.Report(new SweepProgress(now, total, string.Create(CultureInfo.InvariantCulture,
