@@ -52,6 +52,18 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
     }
 
     [RootFact]
+    public void NodesSharingTheMachineRunServerGcThatAdaptsToTheirSize()
+    {
+        // The CLI turns DATAS off for the simulator's one big process; the testbed's 27 nodes share one machine.
+        string expected = Environment.GetEnvironmentVariable("DOTNET_GCDynamicAdaptationMode") ?? "1";
+        foreach (var server in cube.State.Servers)
+        {
+            var environment = File.ReadAllText($"/proc/{server.Pid}/environ").Split('\0');
+            Assert.Contains($"DOTNET_GCDynamicAdaptationMode={expected}", environment);
+        }
+    }
+
+    [RootFact]
     public void FramesDroppedInTheKernelBufferAreRecoveredAndResultsStayExact()
     {
         // A file of 100-byte records in 1 MB chunks: many transfers touch server (1,1,1), whose receive buffer holds

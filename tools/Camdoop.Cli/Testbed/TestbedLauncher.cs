@@ -225,8 +225,11 @@ public static class TestbedLauncher
     private static int StartDetached(TestbedServer server, IReadOnlyList<string> command)
     {
         // sh backgrounds the node in its own session (setsid), so it outlives this CLI and never holds our
-        // terminal or pipes; `ip netns exec` and setsid exec in place, so $! is the node's own pid.
-        var script = new StringBuilder("setsid ip netns exec ").Append(Quote(server.Namespace));
+        // terminal or pipes; `ip netns exec` and setsid exec in place, so $! is the node's own pid. Nodes share
+        // one machine, so their Server GC adapts its heaps to their size (DATAS), which the CLI turns off for the
+        // simulator's one big process (Camdoop.Cli.csproj); a value set by the caller wins.
+        var script = new StringBuilder("DOTNET_GCDynamicAdaptationMode=\"${DOTNET_GCDynamicAdaptationMode:-1}\" setsid ip netns exec ")
+            .Append(Quote(server.Namespace));
         foreach (var part in command)
         {
             script.Append(' ').Append(Quote(part));
