@@ -128,10 +128,7 @@ public sealed partial class StreamMerger
                     group &= ~(1u << m);
                     break;
                 }
-                if (_waiting > 0)
-                {
-                    return progress;
-                }
+                // Input m still has a head, so it did not run dry: no input is waiting.
                 if (runnerUp >= 0)
                 {
                     int order = CompareHeadValues(m, runnerUp);

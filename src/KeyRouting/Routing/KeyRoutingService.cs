@@ -134,12 +134,9 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
     /// </summary>
     public SendStatus Route(byte serviceId, in Key key, ReadOnlySpan<byte> payload, Port? preferred, out Port port)
     {
-        var context = Context;
-        int owner = OwnerIndex(key);
         Span<byte> keyBytes = stackalloc byte[Key.Size];
-        key.Write(keyBytes);
-        var header = new FrameHeader(serviceId, context.Self, _torus.CoordinateOf(owner), FrameFlags.KeyRouted, _initialTtl);
-        return Send(context, owner, KeyFlow(_self, key, serviceId), ref header, keyBytes, payload, preferred, out port);
+        var header = KeyRoutedHeader(serviceId, key, keyBytes, out int owner);
+        return Send(Context, owner, KeyFlow(_self, key, serviceId), ref header, keyBytes, payload, preferred, out port);
     }
 
     /// <summary>
@@ -152,10 +149,8 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
     {
         ArgumentNullException.ThrowIfNull(frame);
         var context = Context;
-        int owner = OwnerIndex(key);
         Span<byte> keyBytes = stackalloc byte[Key.Size];
-        key.Write(keyBytes);
-        var header = new FrameHeader(serviceId, context.Self, _torus.CoordinateOf(owner), FrameFlags.KeyRouted, _initialTtl);
+        var header = KeyRoutedHeader(serviceId, key, keyBytes, out int owner);
         if (owner == _self)
         {
             port = default;
@@ -262,6 +257,14 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
             Counters.Originated++;
         }
         return status;
+    }
+
+    /// <summary>The header of a key-routed frame to <paramref name="key"/>'s current owner; writes the key into <paramref name="keyBytes"/>.</summary>
+    private FrameHeader KeyRoutedHeader(byte serviceId, in Key key, Span<byte> keyBytes, out int owner)
+    {
+        owner = OwnerIndex(key);
+        key.Write(keyBytes);
+        return new FrameHeader(serviceId, Context.Self, _torus.CoordinateOf(owner), FrameFlags.KeyRouted, _initialTtl);
     }
 
     /// <summary>The port a frame to <paramref name="target"/> leaves on: <paramref name="preferred"/> when it starts a shortest live path.</summary>

@@ -127,12 +127,8 @@ public static class FigureSweep
             {
                 raw = null; // let the previous S's inputs go before generating the next
             }
-            // Free the previous group's memory (its runs, map outputs and, on a new S, inputs) before this one generates,
-            // maps and runs: without a full collection the next runs' growth on top of an R = 512 run's ~14 GB was
-            // OOM-killed on a 24 GB machine. Compacting, not aggressive: the heap keeps the freed memory committed
-            // (RetainVM in the CLI) for the next run, where an aggressive collection gave it back to the system and
-            // the next R = 512 run faulted its ~14 GB in again, 40 % more simulation time (README, 2026-11-26).
-            GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+            // The previous group's runs, map outputs and, on a new S, inputs.
+            FreeLastRuns();
             if (raw is null)
             {
                 raw = JobSimulationInput.Generate(baseOptions);
@@ -149,9 +145,7 @@ public static class FigureSweep
                 var mode = options.Modes[m];
                 if (atOnce == 1 && m > 0)
                 {
-                    // Runs one at a time: the last one's garbage (~14 GB at R = 512) goes before this one grows, or the
-                    // GC (with budgets sized for throughput, no DATAS) lets the heap grow over it: 23 GB peak.
-                    GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+                    FreeLastRuns(); // runs one at a time: the last one's
                 }
                 results[m] = JobSimulation.Run(baseOptions with { Mode = mode, SimulationThreads = threads }, input);
                 int now = Interlocked.Increment(ref done);
@@ -168,6 +162,15 @@ public static class FigureSweep
         }
         return rows;
     }
+
+    /// <summary>
+    /// Frees what the last runs left (~14 GB after an R = 512 run) before the next one grows: otherwise its growth on
+    /// top was OOM-killed on a 24 GB machine, or, with budgets sized for throughput (the CLI turns DATAS off), the
+    /// heap grew over the garbage to 23 GB. Compacting, not aggressive: the heap keeps the freed memory committed
+    /// (RetainVM in the CLI) for the next run, where an aggressive collection gave it back to the system and the next
+    /// R = 512 run faulted its ~14 GB in again, 40 % more simulation time (README, 2026-11-26).
+    /// </summary>
+    private static void FreeLastRuns() => GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
 
     /// <summary>
     /// How many simulations of this size run side by side without exhausting memory. A run holds three copies of its
