@@ -238,6 +238,12 @@ public sealed class OutboundStream
     /// <summary>No more bytes: the FIN follows the last one.</summary>
     public void EndSource() => _sourceDone = true;
 
+    /// <summary>Bytes the receiver's window allows beyond the send offset (the stream's data aside).</summary>
+    public long WindowRoom => _edge - _sent;
+
+    /// <summary>The largest window this stream uses (its share of the server's buffer budget).</summary>
+    public int MaxWindow => _maxWindow;
+
     private long EffectiveWindow => Math.Min(Math.Max(_edge - _acked, 0), _maxWindow);
 
     /// <summary>

@@ -299,4 +299,32 @@ public sealed class StreamTests
             Assert.Equal(KeyPrefix(next), sender.NextKeyPrefix);
         }
     }
+
+    [Fact]
+    public void OnlyAShortStreamWhoseParentKeepsUpGoesInHalfFrames()
+    {
+        var data = Records(40_000); // ~1.1 MB, beyond PortScheduler.ShortStreamBytes
+        var sender = Sender(initialWindow: 64 * 1024, maxWindow: 64 * 1024);
+        sender.UseExternal(data);
+        Assert.Equal(PortScheduler.ShortFramePayload, PortScheduler.FrameRoom(sender));
+
+        // The parent stops consuming: once half the window is in flight, the bytes wait anyway, so frames are full.
+        while (sender.WindowRoom >= 32 * 1024)
+        {
+            Assert.Equal(PortScheduler.ShortFramePayload, PortScheduler.FrameRoom(sender));
+            Take(sender, 0, PortScheduler.ShortFramePayload - ShuffleWire.FrameHeaderSize);
+        }
+        Assert.Equal(ShuffleWire.MaxPayload, PortScheduler.FrameRoom(sender));
+
+        // The parent keeps up (everything acked, the window open again) until the stream has carried 512 KB.
+        long now = 0;
+        while (sender.SentHigh < PortScheduler.ShortStreamBytes)
+        {
+            Assert.True(sender.OnAck(sender.SentHigh, 64 * 1024, AckFlags.None, now += 1000, out _, out _));
+            Assert.Equal(PortScheduler.ShortFramePayload, PortScheduler.FrameRoom(sender));
+            Take(sender, now, PortScheduler.ShortFramePayload - ShuffleWire.FrameHeaderSize);
+        }
+        Assert.True(sender.OnAck(sender.SentHigh, 64 * 1024, AckFlags.None, now + 1000, out _, out _));
+        Assert.Equal(ShuffleWire.MaxPayload, PortScheduler.FrameRoom(sender));
+    }
 }
