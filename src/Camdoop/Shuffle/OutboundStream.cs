@@ -257,7 +257,7 @@ public sealed class OutboundStream
         int length = (int)Math.Clamp(limit - _sent, 0, room);
         long after = _sent + length;
         bool fin = _sourceDone && after == _end;
-        // Only the end of the stream asks for an ack at once: the receiver acks every half window received and
+        // Only the end of the stream asks for an ack at once: the receiver acks every quarter window received and
         // sends window updates every quarter window consumed (so a window-limited sender is clocked by those), and
         // the port timer probes a stream that has gone quiet with bytes unacknowledged.
         var flags = fin ? SegmentFlags.Fin | SegmentFlags.AckNow : SegmentFlags.None;

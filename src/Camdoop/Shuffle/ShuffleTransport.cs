@@ -57,13 +57,8 @@ public sealed class ShuffleTransport
     /// </summary>
     public int MergerInputReserveBytes { get; private set; }
 
-    /// <summary>
-    /// Received bytes after which an ack goes out even if the sender did not ask: half a window. A window-limited sender
-    /// is clocked by the window updates (every quarter window consumed), which carry the ack too; a quarter window here
-    /// made a quarter of all frames acks on 8x8x8 R=1; half a window makes 12 % fewer events there and costs window-bound
-    /// noagg runs up to 1.6 % (README, 2026-11-26).
-    /// </summary>
-    public int AckEveryBytes => Math.Max(WindowBytes / 2, ShuffleWire.MaxSegmentBytes);
+    /// <summary>Received bytes after which an ack goes out even if the sender did not ask: a quarter window.</summary>
+    public int AckEveryBytes => Math.Max(WindowBytes / 4, ShuffleWire.MaxSegmentBytes);
 
     public PortScheduler Scheduler(Port port) => _ports[(int)port];
 
