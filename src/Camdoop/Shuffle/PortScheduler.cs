@@ -9,11 +9,18 @@ namespace Camdoop.MapReduce.Shuffle;
 /// Decides what the Camdoop service sends next on one port, as late as possible (paper §3, §4.1): whenever the
 /// service's runtime queue on the port has room, acks go first, then the jobs take turns (round robin, fair sharing),
 /// and within a job the stream whose next key is lowest goes first (content-based priority keeps reducers from
-/// stalling). Segments of several streams of the job to the same vertex share a frame. One retransmission timer per
+/// stalling). Segments of several streams of the job to the same vertex share a frame, a jumbo one unless a short
+/// stream leads it (<see cref="FrameRoom"/>). One retransmission timer per
 /// port covers every stream sending on it; it is re-armed lazily, at the earliest deadline it finds.
 /// </summary>
 public sealed class PortScheduler
 {
+    /// <summary>Streams that have sent less than this may go in short frames (<see cref="FrameRoom"/>).</summary>
+    internal const long ShortStreamBytes = 512 * 1024;
+
+    /// <summary>Payload room of a short frame: half a jumbo frame.</summary>
+    internal const int ShortFramePayload = ShuffleWire.MaxPayload / 2;
+
     private readonly ShuffleTransport _transport;
     private readonly List<JobQueue> _jobs = [];
     private readonly List<OutboundStream> _watch = [];
@@ -245,12 +252,6 @@ public sealed class PortScheduler
         }
         return outcome;
     }
-
-    /// <summary>Streams that have sent less than this may go in short frames (<see cref="FrameRoom"/>).</summary>
-    internal const long ShortStreamBytes = 512 * 1024;
-
-    /// <summary>Payload room of a short frame: half a jumbo frame.</summary>
-    internal const int ShortFramePayload = ShuffleWire.MaxPayload / 2;
 
     /// <summary>
     /// Payload room of a data frame led by <paramref name="first"/>. Every hop stores and forwards whole frames, so the
