@@ -122,8 +122,7 @@ public sealed partial class StreamMerger
                 NoteEmitted(m, s.Start);
                 progress = true;
                 Advance(m);
-                if (!s.HasHead || _prefixes[m] != min || s.HeadKeyLength != keyLength
-                    || !KeyTailsEqual(s.Data, s.HeadKeyOffset, keyData, keyOffset, keyLength))
+                if (!s.HasHead || _prefixes[m] != min || !HeadKeyEquals(ref s, keyData, keyOffset, keyLength))
                 {
                     group &= ~(1u << m);
                     break;

@@ -338,15 +338,17 @@ public sealed partial class StreamMerger
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool HeadKeysEqual(int a, int b)
     {
-        ref var x = ref Input(a);
         ref var y = ref Input(b);
-        int length = x.HeadKeyLength;
-        if (length != y.HeadKeyLength)
-        {
-            return false;
-        }
-        return KeyTailsEqual(x.Data, x.HeadKeyOffset, y.Data, y.HeadKeyOffset, length);
+        return HeadKeyEquals(ref Input(a), y.Data, y.HeadKeyOffset, y.HeadKeyLength);
     }
+
+    /// <summary>
+    /// Whether <paramref name="s"/>'s head key, whose prefix is known equal to this key's, is the key of
+    /// <paramref name="length"/> bytes at <paramref name="offset"/> in <paramref name="data"/>. Byte-wise order only.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool HeadKeyEquals(ref InputState s, byte[] data, int offset, int length) =>
+        s.HeadKeyLength == length && KeyTailsEqual(s.Data, s.HeadKeyOffset, data, offset, length);
 
     /// <summary>
     /// Whether two keys of <paramref name="length"/> bytes whose first 8 bytes are known equal (equal prefixes) are

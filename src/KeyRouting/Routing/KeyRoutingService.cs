@@ -151,25 +151,17 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
         var context = Context;
         Span<byte> keyBytes = stackalloc byte[Key.Size];
         var header = KeyRoutedHeader(serviceId, key, keyBytes, out int owner);
+        ulong flow = KeyFlow(_self, key, serviceId);
         if (owner == _self)
         {
-            port = default;
-            context.DeliverLocal(ref header, keyBytes, frame.Buffer.AsSpan(FrameLayout.PayloadOffset(keyRouted: true), payloadLength));
+            var delivered = Send(context, owner, flow, ref header, keyBytes,
+                frame.Buffer.AsSpan(FrameLayout.PayloadOffset(keyRouted: true), payloadLength), preferred, out port);
             frame.Release();
-            Counters.Originated++;
-            return SendStatus.Queued;
+            return delivered;
         }
-        if (!TryFirstHop(owner, KeyFlow(_self, key, serviceId), preferred, out port))
-        {
-            return SendStatus.Unreachable;
-        }
-        header.Ttl = (byte)(_initialTtl - 1);
-        var status = context.TrySend(port, ref header, keyBytes, frame, payloadLength);
-        if (status == SendStatus.Queued)
-        {
-            Counters.Originated++;
-        }
-        return status;
+        return TryOriginate(owner, flow, preferred, ref header, out port)
+            ? CountOriginated(context.TrySend(port, ref header, keyBytes, frame, payloadLength))
+            : SendStatus.Unreachable;
     }
 
     /// <summary>
@@ -245,13 +237,25 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
             Counters.Originated++;
             return SendStatus.Queued;
         }
+        return TryOriginate(target, flow, preferred, ref header, out port)
+            ? CountOriginated(context.TrySend(port, ref header, key, payload))
+            : SendStatus.Unreachable;
+    }
+
+    /// <summary>The first hop of a frame this server originates to <paramref name="target"/>, and the TTL it leaves with.</summary>
+    private bool TryOriginate(int target, ulong flow, Port? preferred, ref FrameHeader header, out Port port)
+    {
         if (!TryFirstHop(target, flow, preferred, out port))
         {
-            return SendStatus.Unreachable;
+            return false;
         }
         // Forwarding takes one off the TTL per link crossed; the first link is crossed here.
         header.Ttl = (byte)(_initialTtl - 1);
-        var status = context.TrySend(port, ref header, key, payload);
+        return true;
+    }
+
+    private SendStatus CountOriginated(SendStatus status)
+    {
         if (status == SendStatus.Queued)
         {
             Counters.Originated++;
