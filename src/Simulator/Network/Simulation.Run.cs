@@ -273,13 +273,13 @@ public sealed partial class Simulation
         {
             var frames = p.Frames;
             int free = frames.FreeCount;
-            if (free > FramesKeptFree * 2)
+            if (free > _framesKeptFree * 2)
             {
-                frames.MoveFreeTo(_spareFrames, free - FramesKeptFree);
+                frames.MoveFreeTo(_spareFrames, free - _framesKeptFree);
             }
-            else if (free < FramesKeptFree && _spareFrames.FreeCount > 0)
+            else if (free < _framesKeptFree && _spareFrames.FreeCount > 0)
             {
-                _spareFrames.MoveFreeTo(frames, FramesKeptFree - free);
+                _spareFrames.MoveFreeTo(frames, _framesKeptFree - free);
             }
         }
     }
