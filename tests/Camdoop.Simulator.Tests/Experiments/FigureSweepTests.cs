@@ -51,6 +51,26 @@ public sealed class FigureSweepTests : IDisposable
         }
     }
 
+    /// <summary>
+    /// With two cores, the R = 1 runs go side by side and the first to end maps the R = N group's input while the other
+    /// still runs; one core runs everything in turn. Each point must come out the same either way.
+    /// </summary>
+    [Fact]
+    public void MappingTheNextInputWhileARunEndsChangesNoPoint()
+    {
+        var torus = new Torus(3, 3, 3);
+        const long bytes = 6_000;
+        // Room for more than the two runs side by side: the next input is mapped ahead.
+        Assert.True(FigureSweep.RunsThatFitInMemory(torus.Count, torus.Count, bytes, 8 << 20) > 2);
+        var sweep = new SweepOptions { BytesPerServer = bytes, OutputRatios = [0, 0.5, 1] };
+        var ahead = FigureSweep.Run(Figure.Figure6, torus, sweep with { Parallelism = 2 });
+        var inTurn = FigureSweep.Run(Figure.Figure6, torus, sweep with { Parallelism = 1 });
+        Assert.Equal(12, ahead.Count);
+        static object Point(SweepRow r) => (r.Panel, r.RequestedOutputRatio, r.Mode, r.ShuffleReduceSeconds, r.IntermediateBytes,
+            r.OutputBytes, r.DataByteHops, r.LinkBytes, r.Events, r.Completed);
+        Assert.Equal(inTurn.Select(Point), ahead.Select(Point));
+    }
+
     [Fact]
     public void RunsAtRNOnALargeCubeDoNotRunSideBySideWhenMemoryIsShort()
     {
