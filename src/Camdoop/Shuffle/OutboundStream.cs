@@ -107,6 +107,8 @@ public sealed class OutboundStream
     // Scheduler bookkeeping.
     internal PortScheduler.JobQueue? Queue;
     internal bool InReadyList;
+    internal int ReadyIndex; // its place in Queue.Ready while InReadyList
+    internal bool SharesDestination; // another stream of the job on this port goes to the same vertex
     internal bool InWatchList;
     internal bool ProbeDue;
 

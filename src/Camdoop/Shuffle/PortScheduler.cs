@@ -76,6 +76,17 @@ public sealed class PortScheduler
             q.FirstStream.TracksPriority = true;
             stream.TracksPriority = true;
         }
+        // Only streams to the same vertex share a frame: most have that vertex to themselves (at R = N, thousands of
+        // streams on a port, one per tree and reduce task), and the scheduler need not look for partners of theirs.
+        if (q.FirstTo.TryGetValue(stream.Destination, out var partner))
+        {
+            partner.SharesDestination = true;
+            stream.SharesDestination = true;
+        }
+        else
+        {
+            q.FirstTo.Add(stream.Destination, stream);
+        }
     }
 
     internal void Unregister(ulong jobId)
@@ -98,7 +109,9 @@ public sealed class PortScheduler
         if (!stream.InReadyList)
         {
             stream.InReadyList = true;
-            QueueOf(stream).Ready.Add(stream);
+            var ready = QueueOf(stream).Ready;
+            stream.ReadyIndex = ready.Count;
+            ready.Add(stream);
         }
         IsDirty = true;
     }
@@ -267,6 +280,10 @@ public sealed class PortScheduler
     /// <summary>Whether the job's ready streams to <paramref name="first"/>'s vertex fill <paramref name="room"/> (or send a probe).</summary>
     private static bool FillsAFrame(JobQueue q, OutboundStream first, int room)
     {
+        if (!first.SharesDestination)
+        {
+            return first.ProbeDue || first.SendableBytes + ShuffleWire.SegmentHeaderSize >= room - ShuffleWire.FrameHeaderSize;
+        }
         long bytes = 0;
         foreach (var s in q.Ready)
         {
@@ -362,9 +379,7 @@ public sealed class PortScheduler
             if (!s.HasSendable && !s.ProbeDue)
             {
                 // Stale entry (acked, or waiting for the owner): drop it.
-                s.InReadyList = false;
-                ready[i] = ready[^1];
-                ready.RemoveAt(ready.Count - 1);
+                RemoveAt(ready, i);
                 continue;
             }
             if (!anyDestination && s.Destination != key)
@@ -393,12 +408,17 @@ public sealed class PortScheduler
         {
             return;
         }
-        int i = q.Ready.IndexOf(s);
-        if (i >= 0)
-        {
-            q.Ready[i] = q.Ready[^1];
-            q.Ready.RemoveAt(q.Ready.Count - 1);
-        }
+        RemoveAt(q.Ready, s.ReadyIndex);
+    }
+
+    /// <summary>Takes the stream at <paramref name="i"/> out of a ready list, the last one taking its place.</summary>
+    private static void RemoveAt(List<OutboundStream> ready, int i)
+    {
+        var s = ready[i];
+        var last = ready[^1];
+        ready[i] = last;
+        last.ReadyIndex = i;
+        ready.RemoveAt(ready.Count - 1);
         s.InReadyList = false;
     }
 
@@ -489,7 +509,11 @@ public sealed class PortScheduler
         /// <summary>The first stream registered; once there is a second, every stream tracks its next key.</summary>
         public OutboundStream? FirstStream { get; set; }
 
+        /// <summary>Streams with something to send (and stale ones, dropped when met), each knowing its index.</summary>
         public List<OutboundStream> Ready { get; } = [];
+
+        /// <summary>Per destination vertex, the first stream registered to it (see <see cref="OutboundStream.SharesDestination"/>).</summary>
+        public Dictionary<Key, OutboundStream> FirstTo { get; } = [];
 
         public List<InboundStream> Acks { get; } = [];
     }
