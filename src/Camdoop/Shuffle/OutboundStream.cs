@@ -108,7 +108,6 @@ public sealed class OutboundStream
     internal PortScheduler.JobQueue? Queue;
     internal bool InReadyList;
     internal int ReadyIndex; // its place in Queue.Ready while InReadyList
-    internal bool SharesDestination; // another stream of the job on this port goes to the same vertex
     internal bool InWatchList;
     internal bool ProbeDue;
 

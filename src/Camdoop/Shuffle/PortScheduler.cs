@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
@@ -75,17 +76,6 @@ public sealed class PortScheduler
         {
             q.FirstStream.TracksPriority = true;
             stream.TracksPriority = true;
-        }
-        // Only streams to the same vertex share a frame: most have that vertex to themselves (at R = N, thousands of
-        // streams on a port, one per tree and reduce task), and the scheduler need not look for partners of theirs.
-        if (q.FirstTo.TryGetValue(stream.Destination, out var partner))
-        {
-            partner.SharesDestination = true;
-            stream.SharesDestination = true;
-        }
-        else
-        {
-            q.FirstTo.Add(stream.Destination, stream);
         }
     }
 
@@ -280,10 +270,6 @@ public sealed class PortScheduler
     /// <summary>Whether the job's ready streams to <paramref name="first"/>'s vertex fill <paramref name="room"/> (or send a probe).</summary>
     private static bool FillsAFrame(JobQueue q, OutboundStream first, int room)
     {
-        if (!first.SharesDestination)
-        {
-            return first.ProbeDue || first.SendableBytes + ShuffleWire.SegmentHeaderSize >= room - ShuffleWire.FrameHeaderSize;
-        }
         long bytes = 0;
         foreach (var s in q.Ready)
         {
@@ -408,6 +394,7 @@ public sealed class PortScheduler
         {
             return;
         }
+        Debug.Assert(ReferenceEquals(q.Ready[s.ReadyIndex], s), "a ready stream's index is its place in the list");
         RemoveAt(q.Ready, s.ReadyIndex);
     }
 
@@ -511,9 +498,6 @@ public sealed class PortScheduler
 
         /// <summary>Streams with something to send (and stale ones, dropped when met), each knowing its index.</summary>
         public List<OutboundStream> Ready { get; } = [];
-
-        /// <summary>Per destination vertex, the first stream registered to it (see <see cref="OutboundStream.SharesDestination"/>).</summary>
-        public Dictionary<Key, OutboundStream> FirstTo { get; } = [];
 
         public List<InboundStream> Acks { get; } = [];
     }
