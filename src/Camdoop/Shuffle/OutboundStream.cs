@@ -106,10 +106,11 @@ public sealed class OutboundStream
 
     // Scheduler bookkeeping.
     internal PortScheduler.JobQueue? Queue;
-    internal bool InReadyList;
-    internal int ReadyIndex; // its place in Queue.Ready while InReadyList
+    internal int ReadyIndex = -1; // its place in Queue.Ready, -1 when not in it
     internal bool InWatchList;
     internal bool ProbeDue;
+
+    internal bool InReadyList => ReadyIndex >= 0;
 
     /// <summary>The next offset a segment would start at.</summary>
     public long SendOffset => _sent;

@@ -98,7 +98,6 @@ public sealed class PortScheduler
     {
         if (!stream.InReadyList)
         {
-            stream.InReadyList = true;
             var ready = QueueOf(stream).Ready;
             stream.ReadyIndex = ready.Count;
             ready.Add(stream);
@@ -406,7 +405,7 @@ public sealed class PortScheduler
         ready[i] = last;
         last.ReadyIndex = i;
         ready.RemoveAt(ready.Count - 1);
-        s.InReadyList = false;
+        s.ReadyIndex = -1;
     }
 
     private void Watch(OutboundStream s)

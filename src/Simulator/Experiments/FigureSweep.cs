@@ -155,7 +155,8 @@ public static class FigureSweep
                 using (input)
                 {
                     var results = new JobSimulationResult[options.Modes.Count];
-                    int atOnce = Math.Min(parallelism, RunsThatFitInMemory(torus.Count, r, options.BytesPerServer, budget));
+                    int fit = RunsThatFitInMemory(torus.Count, r, options.BytesPerServer, budget);
+                    int atOnce = Math.Min(parallelism, fit);
                     // Cores not taken by runs side by side go to each run's partitions.
                     int threads = Math.Max(1, parallelism / Math.Min(atOnce, options.Modes.Count));
                     // Runs side by side on one core each rarely end together (at S = 0 and R = 1, Camdoop's run takes a
@@ -164,7 +165,7 @@ public static class FigureSweep
                     // more run of this group (an input is a fraction of a run). Each input is mapped the same either
                     // way, so the rows are too.
                     bool mapAhead = atOnce > 1 && options.Modes.Count > 1 && g + 1 < groups.Count && groups[g + 1].S == s
-                        && RunsThatFitInMemory(torus.Count, r, options.BytesPerServer, budget) > atOnce;
+                        && fit > atOnce;
                     var nextOptions = mapAhead ? GroupOptions(g + 1) : null;
                     var nextRaw = raw;
                     int ended = 0;
