@@ -1,0 +1,179 @@
+using System.Globalization;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.Simulator.Experiments;
+
+public static partial class FigureSweep
+{
+    public static IReadOnlyList<SweepRow> Run(Figure figure, Torus torus, SweepOptions? options = null, IProgress<SweepProgress>? progress = null)
+    {
+        ArgumentNullException.ThrowIfNull(torus);
+        using var sweep = new SweepRun(figure, torus, options ?? new SweepOptions(), progress);
+        return sweep.Execute();
+    }
+
+    /// <summary>Runs that share one input (every mode of one S and R), in the order the sweep takes them.</summary>
+    private static List<SweepGroup> Groups(Figure figure, int servers, SweepOptions options)
+    {
+        var groups = new List<SweepGroup>();
+        if (figure == Figure.Figure6)
+        {
+            foreach (double s in options.OutputRatios ?? DefaultOutputRatios)
+            {
+                groups.Add(new SweepGroup(s, 1, "R=1"));
+                groups.Add(new SweepGroup(s, servers, string.Create(CultureInfo.InvariantCulture, $"R={servers}")));
+            }
+        }
+        else
+        {
+            var rs = options.ReduceTasks ?? DefaultReduceTasks(servers);
+            foreach (double s in new[] { 1.0, 0.0 })
+            {
+                foreach (int r in rs)
+                {
+                    groups.Add(new SweepGroup(s, r, s == 0 ? "S=0" : "S=1"));
+                }
+            }
+        }
+        return groups;
+    }
+
+    private readonly record struct SweepGroup(double S, int R, string Panel);
+
+    /// <summary>
+    /// One sweep in progress: the groups in turn, each group's input mapped once and its modes run side by side (as
+    /// many as fit in memory), the raw input generated once per S, and the next group's input mapped ahead when a
+    /// run leaves its core idle.
+    /// </summary>
+    private sealed class SweepRun(Figure figure, Torus torus, SweepOptions options, IProgress<SweepProgress>? progress) : IDisposable
+    {
+        private readonly List<SweepGroup> _groups = Groups(figure, torus.Count, options);
+        private readonly int _parallelism = options.Parallelism > 0 ? options.Parallelism : Environment.ProcessorCount;
+        private readonly long _budget = (options.Service ?? new CamdoopServiceOptions()).MemoryBudgetBytes;
+        private readonly List<SweepRow> _rows = [];
+        private int _done;
+        private byte[][]? _raw;
+        private double _rawS = double.NaN;
+
+        // The next group's input, when it was mapped while this group's last run was still going (RunGroup).
+        private Task<JobSimulationInput>? _ahead;
+
+        private int Total => _groups.Count * options.Modes.Count;
+
+        public IReadOnlyList<SweepRow> Execute()
+        {
+            for (int g = 0; g < _groups.Count; g++)
+            {
+                using var input = InputFor(g);
+                RunGroup(g, input);
+            }
+            return _rows;
+        }
+
+        /// <summary>A run failed while the next input was being mapped: let that finish and free it.</summary>
+        public void Dispose()
+        {
+            if (_ahead is null)
+            {
+                return;
+            }
+            try
+            {
+                _ahead.GetAwaiter().GetResult().Dispose();
+            }
+            catch (Exception)
+            {
+                // The run's failure is the one to report.
+            }
+            _ahead = null;
+        }
+
+        private JobSimulationOptions GroupOptions(int g) => new()
+        {
+            Torus = torus,
+            Workload = Workload.Synthetic,
+            OutputRatio = _groups[g].S,
+            BytesPerServer = options.BytesPerServer,
+            Seed = options.Seed,
+            ReduceTasks = _groups[g].R,
+            Service = options.Service,
+            Trees = options.Trees,
+            DataRoot = options.DataRoot,
+        };
+
+        /// <summary>
+        /// Group <paramref name="g"/>'s map outputs: mapped ahead, or mapped now from the raw input of its S
+        /// (generated once per S: inputs depend on S only), after freeing what the previous group left.
+        /// </summary>
+        private JobSimulationInput InputFor(int g)
+        {
+            if (_ahead is not null)
+            {
+                var mapped = _ahead.GetAwaiter().GetResult();
+                _ahead = null;
+                FreeLastRuns();
+                return mapped;
+            }
+            double s = _groups[g].S;
+            if (_rawS != s)
+            {
+                _raw = null; // let the previous S's inputs go before generating the next
+            }
+            // The previous group's runs, map outputs and, on a new S, inputs.
+            FreeLastRuns();
+            var groupOptions = GroupOptions(g);
+            if (_raw is null)
+            {
+                _raw = JobSimulationInput.Generate(groupOptions);
+                _rawS = s;
+            }
+            return JobSimulationInput.Prepare(groupOptions, rawInputs: _raw);
+        }
+
+        /// <summary>Runs every mode of group <paramref name="g"/> on <paramref name="input"/> and adds their rows in mode order.</summary>
+        private void RunGroup(int g, JobSimulationInput input)
+        {
+            var (s, r, panel) = _groups[g];
+            var modes = options.Modes;
+            var groupOptions = GroupOptions(g);
+            var results = new JobSimulationResult[modes.Count];
+            int fit = RunsThatFitInMemory(torus.Count, r, options.BytesPerServer, _budget);
+            int atOnce = Math.Min(_parallelism, fit);
+            // Cores not taken by runs side by side go to each run's partitions.
+            int threads = Math.Max(1, _parallelism / Math.Min(atOnce, modes.Count));
+            // Runs side by side on one core each rarely end together (at S = 0 and R = 1, Camdoop's run takes a third
+            // of the time of the run without aggregation): when the first ends, the core it leaves maps the next
+            // group's input, if that shares this group's generated input (the same S) and memory holds one more run
+            // of this group (an input is a fraction of a run). Each input is mapped the same either way, so the rows
+            // are too.
+            bool mapAhead = atOnce > 1 && modes.Count > 1 && g + 1 < _groups.Count && _groups[g + 1].S == s && fit > atOnce;
+            var nextOptions = mapAhead ? GroupOptions(g + 1) : null;
+            var nextRaw = _raw;
+            int ended = 0;
+            Parallel.For(0, modes.Count, new ParallelOptions { MaxDegreeOfParallelism = atOnce }, m =>
+            {
+                var mode = modes[m];
+                if (atOnce == 1 && m > 0)
+                {
+                    FreeLastRuns(); // runs one at a time: the last one's
+                }
+                results[m] = JobSimulation.Run(groupOptions with { Mode = mode, SimulationThreads = threads }, input);
+                // The first run to end that leaves its core with no run of this group to take up.
+                if (nextOptions is not null && Interlocked.Increment(ref ended) == Math.Max(1, modes.Count - atOnce + 1))
+                {
+                    _ahead = Task.Run(() => JobSimulationInput.Prepare(nextOptions, rawInputs: nextRaw));
+                }
+                int now = Interlocked.Increment(ref _done);
+                progress?.Report(new SweepProgress(now, Total, string.Create(CultureInfo.InvariantCulture,
+                    $"{figure} {panel} S={s:0.##} R={r} {ModeName(mode)}: {results[m].ShuffleReduceSeconds:0.####} s")));
+            });
+            foreach (var res in results)
+            {
+                _rows.Add(new SweepRow(figure.ToString(), panel, s, res.OutputRatio, r, res.Mode, res.Trees, res.ShuffleReduceSeconds, res.LowerBounds,
+                    res.IntermediateBytes, res.OutputBytes, res.DataByteHops, res.LinkBytes, res.AggregatedBytes, res.Completed,
+                    res.SimulationWallSeconds, res.SimulationCpuSeconds, res.Events));
+            }
+        }
+    }
+}
