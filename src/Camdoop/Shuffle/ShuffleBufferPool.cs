@@ -37,6 +37,12 @@ public sealed class ShuffleBufferPool
     /// <summary>Bytes held in buffers that are handed out.</summary>
     public long RentedBytes { get; private set; }
 
+    /// <summary>
+    /// The most bytes handed out at once: the packet-buffer memory this server's shuffle needed, to set against the
+    /// budget (minimum windows and the mergers' inputs overcommit it at R = N).
+    /// </summary>
+    public long PeakRentedBytes { get; private set; }
+
     /// <summary>Buffers ever allocated (not reused).</summary>
     public long Allocated { get; private set; }
 
@@ -66,6 +72,7 @@ public sealed class ShuffleBufferPool
             Allocated++;
         }
         RentedBytes += buffer.Length;
+        PeakRentedBytes = Math.Max(PeakRentedBytes, RentedBytes);
         return buffer;
     }
 

@@ -201,8 +201,10 @@ public static class JobSimulation
         long output = completions.Sum(c => c.LogicalBytes);
         long dataByteHops = 0, dataSent = 0, dataFrames = 0, ackFrames = 0, retransmitted = 0, timeouts = 0;
         var aggregated = new List<long>(n);
+        var bufferPeaks = new List<long>(n);
         foreach (var service in services)
         {
+            bufferPeaks.Add(service.Transport.Buffers.PeakRentedBytes);
             var counters = service.Counters;
             dataByteHops += counters.DataByteHops;
             dataSent += counters.DataBytesSent;
@@ -250,6 +252,7 @@ public static class JobSimulation
             Timeouts = timeouts,
             FramesDropped = links.Drops,
             AggregatedBytes = Distribution.Of(aggregated),
+            ShuffleBufferPeakBytes = Distribution.Of(bufferPeaks),
             Reducers = completions.OrderBy(c => c.ReduceTask).Select(c => new ReducerOutcome(
                 c.ReduceTask, c.Server.ToString(), (c.CompletedAt - t0) / 1e9, c.Records, c.LogicalBytes,
                 c.Checksum.ToString("x16", CultureInfo.InvariantCulture), c.OutputPath)).ToList(),

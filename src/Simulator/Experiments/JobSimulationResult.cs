@@ -141,6 +141,13 @@ public sealed record JobSimulationResult
     [JsonPropertyName("aggregatedBytes")]
     public required Distribution AggregatedBytes { get; init; }
 
+    /// <summary>
+    /// Each server's shuffle buffers at their peak (send buffers, children's stashes, mergers' inputs): the packet
+    /// memory a server needed, against the per-server budget the receive windows are split from.
+    /// </summary>
+    [JsonPropertyName("shuffleBufferPeakBytes")]
+    public required Distribution ShuffleBufferPeakBytes { get; init; }
+
     [JsonPropertyName("reducers")]
     public required IReadOnlyList<ReducerOutcome> Reducers { get; init; }
 

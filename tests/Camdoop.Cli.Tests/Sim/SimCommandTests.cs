@@ -26,6 +26,9 @@ public class SimCommandTests
         var bounds = root.GetProperty("lowerBounds");
         Assert.True(bounds.GetProperty("switch1G").GetDouble() > bounds.GetProperty("switch6G").GetDouble());
         Assert.True(root.GetProperty("linkBytes").GetInt64() >= root.GetProperty("dataByteHops").GetInt64());
+        var buffers = root.GetProperty("shuffleBufferPeakBytes");
+        long min = buffers.GetProperty("min").GetInt64(), median = buffers.GetProperty("median").GetInt64(), max = buffers.GetProperty("max").GetInt64();
+        Assert.True(max > 0 && min <= median && median <= max, $"shuffle buffer peaks {min} / {median} / {max}");
     }
 
     [Fact]
@@ -69,6 +72,9 @@ public class SimCommandTests
         // Fewer window updates with the larger window: the option really reached the transport.
         Assert.True(large.RootElement.GetProperty("ackFrames").GetInt64() < small.RootElement.GetProperty("ackFrames").GetInt64(),
             $"acks with 1MB {large.RootElement.GetProperty("ackFrames")} vs 18KB {small.RootElement.GetProperty("ackFrames")}");
+        // Send buffers hold what the window lets a stream send ahead: the larger window needs more buffer memory.
+        long PeakMax(JsonDocument d) => d.RootElement.GetProperty("shuffleBufferPeakBytes").GetProperty("max").GetInt64();
+        Assert.True(PeakMax(large) > PeakMax(small), $"peak buffers with 1MB {PeakMax(large)} vs 18KB {PeakMax(small)}");
     }
 
     [Fact]

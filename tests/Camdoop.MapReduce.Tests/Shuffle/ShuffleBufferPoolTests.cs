@@ -19,6 +19,26 @@ public class ShuffleBufferPoolTests
         Assert.Equal(1, pool.Allocated);
     }
 
+    [Fact]
+    public void PeakRentedBytesIsTheMostHandedOutAtOnce()
+    {
+        var pool = new ShuffleBufferPool();
+        var a = pool.Rent(1024);
+        var b = pool.Rent(2048);
+        Assert.Equal(3072, pool.PeakRentedBytes);
+        pool.Return(a);
+        var c = pool.Rent(512);
+        Assert.Equal(2560, pool.RentedBytes);
+        Assert.Equal(3072, pool.PeakRentedBytes); // less at once than before: the peak stays
+        pool.Return(b);
+        pool.Return(c);
+        Assert.Equal(0, pool.RentedBytes);
+        Assert.Equal(3072, pool.PeakRentedBytes);
+        var d = pool.Rent(4096);
+        Assert.Equal(4096, pool.PeakRentedBytes);
+        pool.Return(d);
+    }
+
     [Theory]
     [InlineData(1, 512)]
     [InlineData(512, 512)]
