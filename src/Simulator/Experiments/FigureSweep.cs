@@ -2,7 +2,6 @@ using System.Globalization;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
-using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Reports;
 
 namespace Camdoop.Simulator.Experiments;
