@@ -151,6 +151,21 @@ public class SimCommandTests
     }
 
     [Theory]
+    // 16x16x16 at R = N: about half a terabyte by the estimate, far beyond any test machine.
+    [InlineData("sim run: 16x16x16 at R=4096 needs about", "sim", "run", "--torus", "16x16x16", "--reducers", "4096")]
+    [InlineData("sim sweep: 16x16x16 at R=4096 needs about", "sim", "sweep", "--figure", "6", "--torus", "16x16x16", "--out", "/nonexistent/never-made")]
+    public void ARunThatCannotFitInMemoryIsRefusedBeforeItStarts(string expected, params string[] args)
+    {
+        var (code, stdout, stderr) = CamdoopProcess.Run(args);
+        Assert.Equal(1, code);
+        Assert.Equal("", stdout.Trim());
+        var line = Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Contains(expected, line, StringComparison.Ordinal);
+        Assert.Contains("--force", line, StringComparison.Ordinal);
+        Assert.False(Directory.Exists("/nonexistent/never-made"));
+    }
+
+    [Theory]
     [InlineData(2, "sim", "run", "--reducers", "99")]
     [InlineData(2, "sim", "run", "--mode", "fast")]
     [InlineData(2, "sim", "run", "--bogus")]

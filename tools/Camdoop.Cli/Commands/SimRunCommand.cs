@@ -40,6 +40,7 @@ public static class SimRunCommand
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("map-output", "auto (memory when the input is under a sixteenth of free memory) | memory | disk (indexed run files)", "WHERE", "auto")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
+            .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
             .Flag("json", "Print one JSON object")
             .Handle(Run);
 
@@ -107,6 +108,13 @@ public static class SimRunCommand
     private static int Run(ParsedArguments args)
     {
         var options = Options(args);
+        if (!args.Flag("force"))
+        {
+            int servers = options.Torus.Count;
+            long inputPerServer = options.InputPath is null ? options.BytesPerServer : InputBytes(options.InputPath, 0) / servers;
+            MemoryCheck.Require("sim run", options.Torus.ToString(), servers, options.ReduceTasks, inputPerServer, options.MapOutputOnDisk,
+                options.Service, 0, MemoryCheck.Available, "lower --reducers or --input-per-server");
+        }
         var result = Execute(options, label: "sim run");
         if (args.Flag("json"))
         {

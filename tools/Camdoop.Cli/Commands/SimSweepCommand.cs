@@ -31,6 +31,7 @@ public static class SimSweepCommand
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
+            .Flag("force", "Run even when the largest run's estimated memory exceeds what this machine has available")
             .Handle(Run);
 
     private static int Run(ParsedArguments args)
@@ -47,6 +48,13 @@ public static class SimSweepCommand
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
         };
+        if (!args.Flag("force"))
+        {
+            // The largest R is the heaviest run; the generated inputs of its S stay beside it (one per server).
+            int largest = figure == Figure.Figure6 ? torus.Count : (options.ReduceTasks ?? FigureSweep.DefaultReduceTasks(torus.Count)).Max();
+            MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, options.BytesPerServer, mapOutputOnDisk: false,
+                options.Service, torus.Count * options.BytesPerServer, MemoryCheck.Available, "lower --input-per-server or the largest R");
+        }
         string number = figure == Figure.Figure6 ? "6" : "7";
         string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure{number}-{torus}");
         Directory.CreateDirectory(outDir);
