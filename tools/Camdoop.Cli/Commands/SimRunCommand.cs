@@ -111,7 +111,7 @@ public static class SimRunCommand
         if (!args.Flag("force"))
         {
             int servers = options.Torus.Count;
-            long inputPerServer = options.InputPath is null ? options.BytesPerServer : InputBytes(options.InputPath, 0) / servers;
+            long inputPerServer = InputBytes(options.InputPath, options.BytesPerServer * servers) / servers;
             MemoryCheck.Require("sim run", options.Torus.ToString(), servers, options.ReduceTasks, inputPerServer, options.MapOutputOnDisk,
                 options.Service, 0, MemoryCheck.Available, "lower --reducers or --input-per-server");
         }
