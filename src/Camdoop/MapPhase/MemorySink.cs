@@ -1,13 +1,20 @@
 using System.Runtime.CompilerServices;
+using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Records;
 
 namespace Camdoop.MapReduce.MapPhase;
 
-/// <summary>Keeps all buckets in one byte array, back to back, with their start offsets.</summary>
+/// <summary>
+/// Keeps all buckets in one byte array, back to back, with their start offsets, and <see cref="StreamMerger.LendSlackBytes"/>
+/// bytes after the last, so that a vertex's merger can read any bucket in place (<see cref="StreamMerger.TryLend"/>).
+/// </summary>
 internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) : IBucketSink
 {
+    private const int TrailingSlack = StreamMerger.LendSlackBytes;
+
     // Every byte up to Length is written before it is read: no need to clear (the simulator keeps 1.2 GB of these).
-    private byte[] _data = GC.AllocateUninitializedArray<byte>(Math.Max(16, initialCapacity));
+    // The slack past the last bucket is only ever read past a record's end, and those bytes are never used.
+    private byte[] _data = GC.AllocateUninitializedArray<byte>(Math.Max(16, initialCapacity) + TrailingSlack);
     private int _bucket = -1;
 
     public int Length { get; private set; }
@@ -48,13 +55,13 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
 
     public void EndBucket() => Counters.Close();
 
-    /// <summary>Closes the remaining (empty) buckets and trims the buffer (many servers' outputs may stay in memory).</summary>
+    /// <summary>Closes the remaining (empty) buckets and trims the buffer to the data and its slack (many servers' outputs may stay in memory).</summary>
     public void Complete()
     {
         Counters.Close();
-        if (_data.Length > Length)
+        if (_data.Length != Length + TrailingSlack)
         {
-            Array.Resize(ref _data, Length);
+            Array.Resize(ref _data, Length + TrailingSlack);
         }
         for (int b = _bucket + 1; b < BucketStart.Length; b++)
         {

@@ -13,6 +13,10 @@ public sealed partial class StreamMerger
     private struct InputState
     {
         public byte[] Data;
+
+        // The input's own buffer while Data is a caller's array lent by TryLend (null otherwise): it goes back into
+        // Data on Reset or ResetInput, and only it ever goes back to the pool.
+        public byte[]? Own;
         public int Start;
         public int End;
         public bool Finished;
@@ -221,9 +225,20 @@ public sealed partial class StreamMerger
     /// <summary>Moves the input's unconsumed bytes into a new buffer of at least <paramref name="length"/> bytes (from the pool, if any).</summary>
     private void ReplaceBuffer(ref InputState s, int length)
     {
-        var old = s.Data;
+        var old = s.Own ?? s.Data;
         MoveLiveBytes(ref s, _bufferPool?.Rent(length) ?? GC.AllocateUninitializedArray<byte>(length));
+        s.Own = null;
         _bufferPool?.Return(old);
+    }
+
+    /// <summary>Points a lent input back at its own buffer, empty.</summary>
+    private static void EndLoan(ref InputState s)
+    {
+        if (s.Own is not null)
+        {
+            s.Data = s.Own;
+            s.Own = null;
+        }
     }
 
     /// <summary>Moves the input's unconsumed bytes to the start of <paramref name="target"/> (its buffer, or a larger one).</summary>

@@ -70,6 +70,21 @@ public sealed class LocalRun
         return count;
     }
 
+    /// <summary>
+    /// Lends the whole in-memory run to merger input <paramref name="input"/>, which reads it in place and is then
+    /// finished (<see cref="StreamMerger.TryLend"/>). False when the run is on disk, partly fed already, or the merger
+    /// cannot take it: feed it block by block then.
+    /// </summary>
+    public bool TryLendTo(StreamMerger merger, int input)
+    {
+        if (!_inMemory || _position != 0 || !merger.TryLend(input, _memory))
+        {
+            return false;
+        }
+        _position = Length;
+        return true;
+    }
+
     /// <summary>Copies the next bytes into <paramref name="destination"/> (a leaf streaming a run from disk). Returns bytes copied.</summary>
     public int Read(Span<byte> destination)
     {

@@ -24,7 +24,6 @@ public sealed class RootReducer : VertexBase
     // The local runs (six stripes per local map task) are merged first into one input of the reducer: with six
     // children that keeps the reducer at seven inputs, inside the merger's eight-lane fast path.
     private StreamMerger? _localMerger;
-    private byte[]? _localBlock;
     private bool _localDone;
 
     public RootReducer(ServerJob owner, int reduceTask, InboundStream[] children, LocalRun[] locals, ReduceOutput output)
@@ -51,9 +50,15 @@ public sealed class RootReducer : VertexBase
         {
             var local = _localMerger ??= new StreamMerger(Owner.Job, Locals.Count,
                 Owner.Job.IsAssociativeCommutative ? MergeMode.Combine : MergeMode.Merge, Owner.MergerInitialInputBytes);
-            _localBlock ??= new byte[LocalBlockBytes];
             for (int i = 0; i < Locals.Count; i++)
             {
+                if (local.NeedsData(i) && Locals[i].TryLendTo(local, i))
+                {
+                    // An in-memory run is read where it lies.
+                    AggregatedBytes += Locals[i].Length;
+                    Owner.Transport.Counters.LocalBytes += Locals[i].Length;
+                    continue;
+                }
                 while (local.NeedsData(i))
                 {
                     int fed = Locals[i].Feed(local, i, Owner.Options.LocalBlockBytes);
@@ -61,14 +66,14 @@ public sealed class RootReducer : VertexBase
                     Owner.Transport.Counters.LocalBytes += fed;
                 }
             }
-            var status = local.Drain(_localBlock, out int written);
-            merger.Append(input, _localBlock.AsSpan(0, written));
+            // Straight into the reducer's input buffer, with no block in between.
+            var status = local.Drain(merger.AppendSpace(input, LocalBlockBytes), out int written);
+            merger.CommitAppend(input, written);
             changed = true;
             if (status == DrainStatus.Completed)
             {
                 merger.Finish(input);
                 _localMerger = null;
-                _localBlock = null;
                 _localDone = true;
                 break;
             }

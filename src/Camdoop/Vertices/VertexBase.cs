@@ -166,6 +166,13 @@ public abstract class VertexBase
         for (int i = 0; i < _locals.Length; i++)
         {
             int input = _children.Length + i;
+            if (merger.NeedsData(input) && _locals[i].TryLendTo(merger, input))
+            {
+                AggregatedBytes += _locals[i].Length;
+                Owner.Transport.Counters.LocalBytes += _locals[i].Length;
+                changed = true;
+                continue;
+            }
             while (merger.NeedsData(input))
             {
                 int fed = _locals[i].Feed(merger, input, block);

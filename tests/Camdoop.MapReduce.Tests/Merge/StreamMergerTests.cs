@@ -367,6 +367,85 @@ public class StreamMergerTests
         }
     }
 
+    [Theory]
+    [InlineData(MergeMode.Merge, 1)]
+    [InlineData(MergeMode.Combine, 2)]
+    [InlineData(MergeMode.Combine, 3)]
+    public void LentStreamsAreReadInPlaceNeverWrittenAndNeverPooled(MergeMode mode, int seed)
+    {
+        var random = new Random(1300 + seed);
+        int k = random.Next(3, 8);
+        var inputs = RandomInputs(random, k, 200, longKeys: seed == 3);
+        var encoded = inputs.Select(Rec.Encode).ToList();
+        var expected = mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs);
+        var pool = new ShuffleBufferPool();
+        var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16, bufferPool: pool);
+        for (int round = 0; round < 3; round++)
+        {
+            // About half the inputs are lent from inside larger arrays: random bytes before the stream, and after it
+            // the slack and more random bytes, as another run's bytes follow a run in a map output.
+            var lent = new List<(byte[] Array, byte[] Before)>();
+            for (int i = 0; i < k; i++)
+            {
+                if (random.Next(2) == 0)
+                {
+                    continue;
+                }
+                int before = random.Next(0, 40);
+                var array = new byte[before + encoded[i].Length + StreamMerger.LendSlackBytes + random.Next(0, 40)];
+                random.NextBytes(array);
+                encoded[i].CopyTo(array, before);
+                Assert.True(merger.TryLend(i, array.AsMemory(before, encoded[i].Length)));
+                Assert.True(merger.IsFinished(i));
+                Assert.Equal(encoded[i].Length, merger.BufferedBytes(i));
+                lent.Add((array, (byte[])array.Clone()));
+            }
+            var output = Rec.Decode(MergeDriver.Run(merger, encoded, random, maxChunk: 300, betweenDrains: m =>
+            {
+                if (random.Next(8) == 0)
+                {
+                    m.Reserve(random.Next(k), 16 << random.Next(1, 8)); // a lent input ignores it
+                }
+            }));
+            Assert.Equal(expected, output);
+            Assert.All(lent, l => Assert.Equal(l.Before, l.Array));
+            Assert.Equal(encoded.Sum(e => (long)e.Length), merger.InputBytes);
+            merger.Reset();
+            merger.TrimBuffers(16);
+            // Every input is back on its own buffer, and no lent array went into the pool.
+            Assert.Equal(k * 512, pool.RentedBytes);
+        }
+    }
+
+    [Fact]
+    public void LendingIsRefusedWithoutSlackOrOnAnInputAlreadyFed()
+    {
+        var merger = new StreamMerger(new SumJob(), 2, MergeMode.Merge, initialInputCapacity: 64);
+        var first = Rec.Encode([Rec.Of("a", 1), Rec.Of("c", 1)]);
+        var second = Rec.Encode([Rec.Of("b", 1), Rec.Of("d", 1)]);
+        // Exactly sized: nothing readable past the stream.
+        Assert.False(merger.TryLend(0, first));
+        Assert.False(merger.IsFinished(0));
+        var padded = new byte[first.Length + StreamMerger.LendSlackBytes];
+        first.CopyTo(padded, 0);
+        Assert.False(merger.TryLend(0, padded.AsMemory(0, first.Length + 1))); // the slack must follow the stream
+        merger.Append(1, second.AsSpan(0, 3));
+        Assert.False(merger.TryLend(1, padded.AsMemory(0, first.Length))); // input 1 holds bytes already
+        Assert.True(merger.TryLend(0, padded.AsMemory(0, first.Length)));
+        Assert.False(merger.TryLend(0, padded.AsMemory(0, first.Length))); // finished
+        var snapshot = (byte[])padded.Clone();
+        // Failure recovery re-feeds a lent input from its own buffer, never into the lent array.
+        merger.ResetInput(0);
+        merger.Append(0, first);
+        merger.Finish(0);
+        merger.Append(1, second.AsSpan(3));
+        merger.Finish(1);
+        var output = new byte[256];
+        Assert.Equal(DrainStatus.Completed, merger.Drain(output, out int written));
+        Assert.Equal(["a", "b", "c", "d"], Keys(output.AsSpan(0, written)));
+        Assert.Equal(snapshot, padded);
+    }
+
     [Fact]
     public void LargeRecordsAndBigChunksGrowBuffersAndStillMerge()
     {
