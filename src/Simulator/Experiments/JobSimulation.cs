@@ -87,7 +87,7 @@ public static class JobSimulation
         });
         options.Configure?.Invoke(sim);
         var maps = input.MapOutputs;
-        var cpu = Process.GetCurrentProcess().TotalProcessorTime;
+        var cpu = SimulationCpu.Start(sim);
 
         // Shuffle and reduce: every server starts at t0.
         var completions = new List<ReduceTaskResult>();
@@ -144,7 +144,7 @@ public static class JobSimulation
         completed &= failures.Count == 0 && completions.Count == options.ReduceTasks;
         progress?.Report(new JobSimulationProgress("shuffle", 1, $"{completions.Count}/{options.ReduceTasks} reducers done"));
 
-        double cpuSeconds = (Process.GetCurrentProcess().TotalProcessorTime - cpu).TotalSeconds;
+        double cpuSeconds = cpu.Seconds(sim);
         options.Inspect?.Invoke(sim, services);
         var result = Collect(options, description, sim, services, maps, completions, failures, completed, t0, input.InputBytes);
         result = result with { SimulationCpuSeconds = cpuSeconds, MapWallSeconds = input.WallSeconds, MapOutputOnDisk = input.OnDisk };

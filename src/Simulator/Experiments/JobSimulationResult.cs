@@ -175,7 +175,10 @@ public sealed record JobSimulationResult
     [JsonPropertyName("simulationWallSeconds")]
     public required double SimulationWallSeconds { get; init; }
 
-    /// <summary>Process CPU time during the simulation (all threads: the simulation itself is single-threaded).</summary>
+    /// <summary>
+    /// CPU time of the threads that ran the simulation (the driving thread and the partition workers), without the
+    /// runtime's GC threads; the process's CPU time where thread CPU time is not available (not Linux).
+    /// </summary>
     [JsonPropertyName("simulationCpuSeconds")]
     public required double SimulationCpuSeconds { get; init; }
 

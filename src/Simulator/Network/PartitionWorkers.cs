@@ -40,6 +40,7 @@ internal sealed class PartitionWorkers : IDisposable
     private int _sleepers;
     private int _driverSleeping;
     private volatile bool _stopping;
+    private long _workerCpuNanoseconds;
 
     public PartitionWorkers(SimulationPartition[] partitions, int[][] inbound, long lookahead, int threads)
     {
@@ -70,6 +71,12 @@ internal sealed class PartitionWorkers : IDisposable
 
     /// <summary>Runs so far (each takes every partition from one common time to the next).</summary>
     public long Runs { get; private set; }
+
+    /// <summary>
+    /// CPU time of the worker threads (not the driving thread) up to the end of the last <see cref="Run"/>, waiting
+    /// between runs included; 0 where thread CPU time is not available (<see cref="Engine.ThreadCpuClock"/>).
+    /// </summary>
+    public long WorkerCpuNanoseconds => Volatile.Read(ref _workerCpuNanoseconds);
 
     /// <summary>
     /// Runs every partition, all of them having processed every event before <paramref name="start"/>, up to (not
@@ -208,6 +215,7 @@ internal sealed class PartitionWorkers : IDisposable
     private void Work(int slot)
     {
         int seen = 0;
+        long cpu = Engine.ThreadCpuClock.Nanoseconds();
         while (true)
         {
             WaitForRun(seen);
@@ -217,6 +225,10 @@ internal sealed class PartitionWorkers : IDisposable
                 return;
             }
             RunPartitions(slot, Volatile.Read(ref _bound));
+            // Counted before leaving the run, so the driver sees it once Run returns.
+            long now = Engine.ThreadCpuClock.Nanoseconds();
+            Interlocked.Add(ref _workerCpuNanoseconds, now - cpu);
+            cpu = now;
             if (Interlocked.Decrement(ref _running) == 0 && Volatile.Read(ref _driverSleeping) != 0)
             {
                 lock (_gate)

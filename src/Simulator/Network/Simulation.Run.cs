@@ -56,6 +56,12 @@ public sealed partial class Simulation
     /// <summary>Parallel runs between meetings of the threads so far (see <see cref="RunsInParallel"/>).</summary>
     public long ParallelRuns => _workers?.Runs ?? 0;
 
+    /// <summary>
+    /// CPU seconds of the worker threads that ran partitions beside the driving thread (the one calling RunUntil);
+    /// 0 with one thread, or where thread CPU time is not available.
+    /// </summary>
+    public double WorkerCpuSeconds => (_workers?.WorkerCpuNanoseconds ?? 0) / 1e9;
+
     /// <summary>Wall-clock time spent inside the run methods.</summary>
     public TimeSpan WallTime => Stopwatch.GetElapsedTime(0, _wallTicks);
 

@@ -1,0 +1,64 @@
+using System.Diagnostics;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Experiments;
+
+namespace Camdoop.Simulator.Tests.Experiments;
+
+/// <summary>
+/// A run's simulationCpuSeconds is its own threads' CPU: a sweep runs simulations side by side and maps the next
+/// input beside them, and the process's CPU counted all of that in every run.
+/// </summary>
+public sealed class SimulationCpuTests
+{
+    private static JobSimulationOptions Options(int threads) => new()
+    {
+        Torus = Torus.Parse("4x4x4"),
+        Workload = Workload.Synthetic,
+        OutputRatio = 0.5,
+        BytesPerServer = 100_000,
+        ReduceTasks = 1,
+        Mode = ShuffleMode.NoAgg,
+        MapParallelism = 1,
+        SimulationThreads = threads,
+    };
+
+    [Fact]
+    public void AThreadSpinningBesideTheRunIsNotCounted()
+    {
+        var options = Options(threads: 1);
+        using var input = JobSimulationInput.Prepare(options);
+        using var stop = new CancellationTokenSource();
+        var spinner = new Thread(() =>
+        {
+            while (!stop.IsCancellationRequested)
+            {
+            }
+        }) { IsBackground = true };
+        var process = Process.GetCurrentProcess().TotalProcessorTime;
+        spinner.Start();
+        var result = JobSimulation.Run(options, input);
+        stop.Cancel();
+        spinner.Join();
+        double processCpu = (Process.GetCurrentProcess().TotalProcessorTime - process).TotalSeconds;
+        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.SimulationCpuSeconds > 0);
+        // One simulation thread uses at most its wall time (plus starting the run and the clocks' granularity).
+        Assert.InRange(result.SimulationCpuSeconds, 0, (result.SimulationWallSeconds * 1.1) + 0.1);
+        // The process's CPU holds the spinner as well: what this column counted before.
+        Assert.True(processCpu > result.SimulationCpuSeconds + (0.3 * result.SimulationWallSeconds),
+            $"process {processCpu:0.###} s, simulation {result.SimulationCpuSeconds:0.###} s over {result.SimulationWallSeconds:0.###} s");
+    }
+
+    [Fact]
+    public void WorkerThreadsAreCounted()
+    {
+        double workers = -1;
+        var options = Options(threads: 2) with { Inspect = (sim, _) => workers = sim.WorkerCpuSeconds };
+        var result = JobSimulation.Run(options);
+        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(workers > 0, "the second thread's CPU is measured");
+        Assert.True(result.SimulationCpuSeconds > workers);
+        Assert.InRange(result.SimulationCpuSeconds, 0, (2 * result.SimulationWallSeconds * 1.1) + 0.1);
+    }
+}
