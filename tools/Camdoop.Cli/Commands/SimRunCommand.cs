@@ -44,7 +44,8 @@ public static class SimRunCommand
             .Flag("json", "Print one JSON object")
             .Handle(Run);
 
-    internal static JobSimulationOptions Options(ParsedArguments args)
+    /// <summary>The run's options, and the bytes of input it maps (the user's file or directory, listed once, or the generated data).</summary>
+    private static JobSimulationOptions Options(ParsedArguments args, out long inputBytes)
     {
         var torus = CommonOptions.Torus(args);
         string job = args.Required("job");
@@ -54,6 +55,7 @@ public static class SimRunCommand
         {
             throw new CliException($"sim run: input '{input}' does not exist");
         }
+        inputBytes = InputBytes(input, args.Bytes("input-per-server") * torus.Count);
         return new JobSimulationOptions
         {
             Torus = torus,
@@ -70,8 +72,7 @@ public static class SimRunCommand
             LossRate = args.Double("loss", 0, 0.99),
             LinkRateBitsPerSecond = (long)(args.Double("link-rate-gbps", 0.001, 400) * 1e9),
             MapOutputOnDisk = args.Choice("map-output", MapOutputOnDiskChoices)
-                ?? !JobSimulationInput.MapOutputFitsInMemory(InputBytes(input, args.Bytes("input-per-server") * torus.Count),
-                    GC.GetGCMemoryInfo().TotalAvailableMemoryBytes),
+                ?? !JobSimulationInput.MapOutputFitsInMemory(inputBytes, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes),
             SimulationThreads = args.Int("threads", 0, 1024),
             Verify = args.Flag("verify"),
             Service = CommonOptions.ServiceOptions(args),
@@ -107,11 +108,11 @@ public static class SimRunCommand
 
     private static int Run(ParsedArguments args)
     {
-        var options = Options(args);
+        var options = Options(args, out long inputBytes);
         if (!args.Flag("force"))
         {
             int servers = options.Torus.Count;
-            long inputPerServer = InputBytes(options.InputPath, options.BytesPerServer * servers) / servers;
+            long inputPerServer = inputBytes / servers;
             MemoryCheck.Require("sim run", options.Torus.ToString(), servers, options.ReduceTasks, inputPerServer, options.MapOutputOnDisk,
                 options.Service, 0, MemoryCheck.Available, "lower --reducers or --input-per-server");
         }
