@@ -138,16 +138,14 @@ public static partial class FigureSweep
             var modes = options.Modes;
             var groupOptions = GroupOptions(g);
             var results = new JobSimulationResult[modes.Count];
-            int fit = RunsThatFitInMemory(torus.Count, r, options.BytesPerServer, _budget);
-            int atOnce = Math.Min(_parallelism, fit);
+            int atOnce = Math.Min(_parallelism, RunsSideBySide(torus.Count, r, options.BytesPerServer, _budget));
             // Cores not taken by runs side by side go to each run's partitions.
             int threads = Math.Max(1, _parallelism / Math.Min(atOnce, modes.Count));
             // Runs side by side on one core each rarely end together (at S = 0 and R = 1, Camdoop's run takes a third
             // of the time of the run without aggregation): when the first ends, the core it leaves maps the next
-            // group's input, if that shares this group's generated input (the same S) and memory holds one more run
-            // of this group (an input is a fraction of a run). Each input is mapped the same either way, so the rows
-            // are too.
-            bool mapAhead = atOnce > 1 && modes.Count > 1 && g + 1 < _groups.Count && _groups[g + 1].S == s && fit > atOnce;
+            // group's input, if that shares this group's generated input (the same S); RunsThatFitInMemory already
+            // counts an input mapped ahead. Each input is mapped the same either way, so the rows are too.
+            bool mapAhead = atOnce > 1 && modes.Count > 1 && g + 1 < _groups.Count && _groups[g + 1].S == s;
             var nextOptions = mapAhead ? GroupOptions(g + 1) : null;
             var nextRaw = _raw;
             int ended = 0;

@@ -85,19 +85,32 @@ public static partial class FigureSweep
     private static void FreeLastRuns() => GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
 
     /// <summary>
-    /// How many simulations of this size run side by side without exhausting memory. A run holds three copies of its
-    /// input (raw, map output, in flight) and, per server, its vertices' buffers: about 48 KB per vertex (R x 6 of
-    /// them; measured on 4x4x4 at R = 64) up to about three times the server's buffer budget (receive windows,
-    /// send buffers, mergers). Two runs at R = 512 on 8x8x8 side by side exceeded 24 GB and were OOM-killed.
+    /// How many simulations of one group run side by side without exhausting memory, by <see cref="JobMemoryEstimate"/>:
+    /// the sweep holds the raw input of the group's S, the group's map outputs (shared by its runs) and possibly the
+    /// next group's (mapped ahead), and each run adds its own shuffle buffers and vertices. Two runs at R = 512 on
+    /// 8x8x8 side by side exceeded 24 GB and were OOM-killed; the estimate gives one there (11 GB each after 6 GB held).
     /// </summary>
     public static int RunsThatFitInMemory(int servers, int reduceTasks, long bytesPerServer, long bufferBudgetPerServer)
     {
-        const long BytesPerVertex = 48 * 1024;
-        long perServer = Math.Min((long)reduceTasks * Camdoop.MapReduce.Trees.TreeTopology.TreeCount * BytesPerVertex, 3 * bufferBudgetPerServer);
-        long perRun = servers * (perServer + 3 * bytesPerServer);
-        long available = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
-        return (int)Math.Clamp(available * 8 / 10 / Math.Max(1, perRun), 1, int.MaxValue);
+        long held = (servers * bytesPerServer) + (2 * JobMemoryEstimate.InputBytes(servers, bytesPerServer, mapOutputOnDisk: false));
+        long perRun = JobMemoryEstimate.ShuffleBytes(servers, reduceTasks, bufferBudgetPerServer);
+        long available = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 10 * 8;
+        return (int)Math.Clamp((available - held) / Math.Max(1, perRun), 1, int.MaxValue);
     }
+
+    /// <summary>Largest R whose runs go side by side (<see cref="RunsSideBySide"/>).</summary>
+    public const int MaxReduceTasksSideBySide = 32;
+
+    /// <summary>
+    /// How many runs of one group go side by side, one core each, rather than one after the other on every core: as
+    /// many as fit in memory up to R = <see cref="MaxReduceTasksSideBySide"/>, else one. A run's second thread buys
+    /// more as R grows (8x8x8, S=0 without aggregation, 2026-11-26: 1.6x at R=1, 2.15x at R=64, 51.0 -> 23.7 s), and
+    /// runs side by side last as long as the slower one, whose neighbour's core idles once the faster ends: at R=64
+    /// the pair took 43.4 s side by side against 23.0 s one after the other. R = 32 is where the sweeps always put
+    /// the boundary (by an older memory model).
+    /// </summary>
+    public static int RunsSideBySide(int servers, int reduceTasks, long bytesPerServer, long bufferBudgetPerServer) =>
+        reduceTasks <= MaxReduceTasksSideBySide ? RunsThatFitInMemory(servers, reduceTasks, bytesPerServer, bufferBudgetPerServer) : 1;
 
     /// <summary>1, 2, 4, ... below N, then N.</summary>
     public static IReadOnlyList<int> DefaultReduceTasks(int servers)

@@ -15,17 +15,35 @@ public static class JobMemoryEstimate
     private const long BytesPerVertex = 1700;
     private const long RuntimeBytes = 300L * 1024 * 1024;
 
-    /// <summary>Estimated peak memory of one simulated job.</summary>
+    /// <summary>Estimated peak memory of one simulated job: <see cref="InputBytes"/> plus <see cref="ShuffleBytes"/>.</summary>
     public static long Bytes(int servers, int reduceTasks, long inputBytesPerServer, bool mapOutputOnDisk, long bufferBudgetPerServer)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(reduceTasks);
+        ArgumentOutOfRangeException.ThrowIfNegative(bufferBudgetPerServer);
+        return Saturate((double)InputBytes(servers, inputBytesPerServer, mapOutputOnDisk) + ShuffleBytes(servers, reduceTasks, bufferBudgetPerServer));
+    }
+
+    /// <summary>
+    /// The part of a job that runs side by side on the same input share: every server's map outputs, and the runtime.
+    /// </summary>
+    public static long InputBytes(int servers, long inputBytesPerServer, bool mapOutputOnDisk)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(servers);
+        ArgumentOutOfRangeException.ThrowIfNegative(inputBytesPerServer);
+        double maps = inputBytesPerServer * (mapOutputOnDisk ? 0.7 : 2.0);
+        return Saturate((servers * maps) + RuntimeBytes);
+    }
+
+    /// <summary>The part each run of a job needs for itself: every server's shuffle buffers and vertices.</summary>
+    public static long ShuffleBytes(int servers, int reduceTasks, long bufferBudgetPerServer)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(servers);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(reduceTasks);
-        ArgumentOutOfRangeException.ThrowIfNegative(inputBytesPerServer);
         ArgumentOutOfRangeException.ThrowIfNegative(bufferBudgetPerServer);
-        double maps = inputBytesPerServer * (mapOutputOnDisk ? 0.7 : 2.0);
         double buffers = bufferBudgetPerServer * (reduceTasks == 1 ? 0.25 : 1 + (reduceTasks / 512.0));
         double vertices = (double)reduceTasks * Camdoop.MapReduce.Trees.TreeTopology.TreeCount * BytesPerVertex;
-        double total = (servers * (maps + buffers + vertices)) + RuntimeBytes;
-        return total >= long.MaxValue ? long.MaxValue : (long)total;
+        return Saturate(servers * (buffers + vertices));
     }
+
+    private static long Saturate(double bytes) => bytes >= long.MaxValue ? long.MaxValue : (long)bytes;
 }

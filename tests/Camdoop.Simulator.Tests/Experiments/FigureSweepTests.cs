@@ -76,14 +76,47 @@ public sealed class FigureSweepTests : IDisposable
     {
         long available = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
         const long budget = 8 << 20;
-        // R = 512 on 8x8x8 with 2 MB per server: about 15 GB per run (12 GB of buffers, 3 GB of input copies).
-        int large = FigureSweep.RunsThatFitInMemory(512, 512, 2 << 20, budget);
+        const long bytes = 2 << 20;
+        // R = 512 on 8x8x8 with 2 MB per server: about 11 GB per run beside 6 GB of inputs (measured 14.2 GB alone).
+        int large = FigureSweep.RunsThatFitInMemory(512, 512, bytes, budget);
+        long perRun = JobMemoryEstimate.ShuffleBytes(512, 512, budget);
+        Assert.InRange(perRun, 9_000_000_000L, 13_000_000_000L);
         Assert.True(large >= 1);
-        Assert.True(large == 1 || large * 15_000_000_000L <= available, $"{large} runs of R=512 side by side with {available} bytes available");
-        // R = 1 on the same cube needs about 3 GB: more of them fit than at R = 512 when memory allows two.
-        int small = FigureSweep.RunsThatFitInMemory(512, 1, 2 << 20, budget);
+        long held = (512 * bytes) + (2 * JobMemoryEstimate.InputBytes(512, bytes, mapOutputOnDisk: false));
+        Assert.True(large == 1 || held + (large * perRun) <= available, $"{large} runs of R=512 side by side with {available} bytes available");
+        if (available < 30_000_000_000L)
+        {
+            Assert.Equal(1, large); // this machine's 24 GB: two were OOM-killed
+        }
+        // R = 1 on the same cube needs about 1 GB per run: more of them fit than at R = 512 when memory allows two.
+        int small = FigureSweep.RunsThatFitInMemory(512, 1, bytes, budget);
         Assert.True(small >= large);
-        Assert.True(small >= 2 || available < 8_000_000_000L, $"{small} runs of R=1 with {available} bytes available");
+        Assert.True(small >= 2 || available < 10_000_000_000L, $"{small} runs of R=1 with {available} bytes available");
+    }
+
+    [Fact]
+    public void OnlyRunsWithFewReduceTasksGoSideBySide()
+    {
+        const long budget = 8 << 20;
+        // R = 64 on 8x8x8 fits twice in 24 GB, but one after the other on both cores is faster.
+        Assert.Equal(1, FigureSweep.RunsSideBySide(512, 64, 2 << 20, budget));
+        Assert.Equal(1, FigureSweep.RunsSideBySide(512, 512, 2 << 20, budget));
+        Assert.Equal(FigureSweep.RunsThatFitInMemory(512, 8, 2 << 20, budget), FigureSweep.RunsSideBySide(512, 8, 2 << 20, budget));
+        Assert.Equal(FigureSweep.RunsThatFitInMemory(27, 27, 2 << 20, budget), FigureSweep.RunsSideBySide(27, 27, 2 << 20, budget));
+    }
+
+    [Fact]
+    public void AJobIsItsInputPlusItsShuffle()
+    {
+        // The sweep's side-by-side plan and sim run's refusal use one model.
+        const long budget = 8 << 20;
+        foreach (var (servers, r, onDisk) in new[] { (512, 1, false), (512, 512, false), (1000, 1000, true), (27, 7, false) })
+        {
+            long whole = JobMemoryEstimate.Bytes(servers, r, 2 << 20, onDisk, budget);
+            long parts = JobMemoryEstimate.InputBytes(servers, 2 << 20, onDisk) + JobMemoryEstimate.ShuffleBytes(servers, r, budget);
+            Assert.InRange(whole - parts, -1, 1); // each part rounds down on its own
+            Assert.True(JobMemoryEstimate.ShuffleBytes(servers, r, budget) > 0);
+        }
     }
 
     [Fact]
