@@ -55,15 +55,13 @@ public sealed class RootReducer : VertexBase
                 if (local.NeedsData(i) && Locals[i].TryLendTo(local, i))
                 {
                     // An in-memory run is read where it lies.
-                    AggregatedBytes += Locals[i].Length;
-                    Owner.Transport.Counters.LocalBytes += Locals[i].Length;
+                    CountLocalBytes(Locals[i].Length);
                     continue;
                 }
                 while (local.NeedsData(i))
                 {
                     int fed = Locals[i].Feed(local, i, Owner.Options.LocalBlockBytes);
-                    AggregatedBytes += fed;
-                    Owner.Transport.Counters.LocalBytes += fed;
+                    CountLocalBytes(fed);
                 }
             }
             // Straight into the reducer's input buffer, with no block in between.

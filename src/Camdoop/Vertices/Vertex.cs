@@ -38,8 +38,7 @@ public sealed class Vertex : VertexBase
             else if (Locals[0].InMemory)
             {
                 Output.UseExternal(Locals[0].Memory);
-                AggregatedBytes += Locals[0].Length;
-                Owner.Transport.Counters.LocalBytes += Locals[0].Length;
+                CountLocalBytes(Locals[0].Length);
             }
         }
         Owner.MarkDirty(this);
@@ -117,8 +116,7 @@ public sealed class Vertex : VertexBase
             }
             int read = run.Read(space);
             Output.CommitDrained(read);
-            AggregatedBytes += read;
-            Owner.Transport.Counters.LocalBytes += read;
+            CountLocalBytes(read);
         }
         Output.EndSource();
     }

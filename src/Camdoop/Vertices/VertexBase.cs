@@ -168,20 +168,25 @@ public abstract class VertexBase
             int input = _children.Length + i;
             if (merger.NeedsData(input) && _locals[i].TryLendTo(merger, input))
             {
-                AggregatedBytes += _locals[i].Length;
-                Owner.Transport.Counters.LocalBytes += _locals[i].Length;
+                CountLocalBytes(_locals[i].Length);
                 changed = true;
                 continue;
             }
             while (merger.NeedsData(input))
             {
                 int fed = _locals[i].Feed(merger, input, block);
-                AggregatedBytes += fed;
-                Owner.Transport.Counters.LocalBytes += fed;
+                CountLocalBytes(fed);
                 changed = true;
             }
         }
         return changed;
+    }
+
+    /// <summary>Counts bytes of a local map run handed to this vertex (fed, lent or sent as is).</summary>
+    protected void CountLocalBytes(long bytes)
+    {
+        AggregatedBytes += bytes;
+        Owner.Transport.Counters.LocalBytes += bytes;
     }
 
     /// <summary>Recomputes what each child's merger input has consumed and queues window updates worth sending.</summary>

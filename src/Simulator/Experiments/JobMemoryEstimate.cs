@@ -16,12 +16,8 @@ public static class JobMemoryEstimate
     private const long RuntimeBytes = 300L * 1024 * 1024;
 
     /// <summary>Estimated peak memory of one simulated job: <see cref="InputBytes"/> plus <see cref="ShuffleBytes"/>.</summary>
-    public static long Bytes(int servers, int reduceTasks, long inputBytesPerServer, bool mapOutputOnDisk, long bufferBudgetPerServer)
-    {
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(reduceTasks);
-        ArgumentOutOfRangeException.ThrowIfNegative(bufferBudgetPerServer);
-        return Saturate((double)InputBytes(servers, inputBytesPerServer, mapOutputOnDisk) + ShuffleBytes(servers, reduceTasks, bufferBudgetPerServer));
-    }
+    public static long Bytes(int servers, int reduceTasks, long inputBytesPerServer, bool mapOutputOnDisk, long bufferBudgetPerServer) =>
+        Saturate((double)InputBytes(servers, inputBytesPerServer, mapOutputOnDisk) + ShuffleBytes(servers, reduceTasks, bufferBudgetPerServer));
 
     /// <summary>
     /// The part of a job that runs side by side on the same input share: every server's map outputs, and the runtime.
