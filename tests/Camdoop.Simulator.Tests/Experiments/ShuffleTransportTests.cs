@@ -1,5 +1,7 @@
+using System.Runtime.InteropServices;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Frames;
@@ -297,5 +299,114 @@ public sealed class ShuffleTransportTests
         // A link cannot be busy longer than the run (beacons and acks continue a little after the last reducer).
         Assert.True(result.BusiestLinkBusySeconds <= result.ShuffleReduceSeconds * 1.05,
             $"busiest link busy {result.BusiestLinkBusySeconds} s in a {result.ShuffleReduceSeconds} s shuffle");
+    }
+
+    /// <summary>
+    /// Content-based priority (paper §4.1): a data frame takes its job's streams lowest next key first, and a stream's
+    /// next key only grows as it sends, so along a frame the first key of each fresh segment never decreases. Every
+    /// stream's bytes are rebuilt from the frames sent, to know where its records start.
+    /// </summary>
+    [Theory]
+    [InlineData(ShuffleMode.Camdoop)]
+    [InlineData(ShuffleMode.NoAgg)]
+    public void AFrameTakesItsSegmentsLowestNextKeyFirst(ShuffleMode mode)
+    {
+        var streams = new Dictionary<(int, int, Coordinate), SentStream>();
+        var violations = new List<string>();
+        int framesChecked = 0;
+        var result = JobSimulation.Run(Options(s: 1, r: 7, mode: mode) with
+        {
+            BytesPerServer = 100_000,
+            Configure = sim => sim.DropFilter = (link, frame) =>
+            {
+                if (FrameCodec.TryRead(frame.Span, sim.Torus, out var header) != FrameError.None || header.ServiceId != WellKnownServices.Camdoop)
+                {
+                    return false;
+                }
+                var payload = FrameCodec.Payload(frame.Span, header);
+                if (ShuffleWire.TryReadHeader(payload, out var kind, out int count, out _) != WireError.None || kind != ShuffleFrameKind.Data)
+                {
+                    return false;
+                }
+                int position = ShuffleWire.FrameHeaderSize;
+                var prefixes = new List<ulong>();
+                for (int i = 0; i < count; i++)
+                {
+                    ShuffleWire.TryReadSegment(payload, ref position, sim.Torus, out var segment);
+                    var id = (segment.ReduceTask, segment.Tree, segment.Child);
+                    if (!streams.TryGetValue(id, out var stream))
+                    {
+                        streams[id] = stream = new SentStream();
+                    }
+                    if (stream.TryFirstPrefix((long)segment.Offset, segment.Bytes, out ulong prefix))
+                    {
+                        prefixes.Add(prefix);
+                    }
+                }
+                for (int i = 1; i < prefixes.Count; i++)
+                {
+                    if (prefixes[i] < prefixes[i - 1])
+                    {
+                        violations.Add($"{link}: {string.Join(", ", prefixes.Select(p => p.ToString("x16", System.Globalization.CultureInfo.InvariantCulture)))}");
+                        break;
+                    }
+                }
+                framesChecked += prefixes.Count > 1 ? 1 : 0;
+                return false;
+            },
+        });
+        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Verified, result.VerificationError);
+        Assert.True(violations.Count == 0, $"{violations.Count} frames out of order, first: {violations.FirstOrDefault()}");
+        Assert.True(framesChecked > 100, $"only {framesChecked} frames with two or more known first keys");
+    }
+
+    /// <summary>One stream's bytes as sent, reassembled in order, and where its complete records start.</summary>
+    private sealed class SentStream
+    {
+        private readonly List<byte> _bytes = [];
+        private readonly List<(long Start, ulong Prefix)> _records = [];
+        private long _parsed;
+
+        /// <summary>
+        /// Takes a segment; for a fresh one (not a retransmission), the key prefix of the first record starting in it,
+        /// when that record is complete: the next key its stream had when the scheduler picked it.
+        /// </summary>
+        public bool TryFirstPrefix(long offset, ReadOnlySpan<byte> bytes, out ulong prefix)
+        {
+            prefix = 0;
+            long known = _bytes.Count;
+            if (offset > known)
+            {
+                throw new InvalidOperationException($"a gap before offset {offset} in a run without loss");
+            }
+            if (offset + bytes.Length > known)
+            {
+                _bytes.AddRange(bytes[(int)(known - offset)..]);
+            }
+            var all = CollectionsMarshal.AsSpan(_bytes);
+            while (RecordCodec.TryParse(all[(int)_parsed..], out var bounds) == RecordParseStatus.Complete)
+            {
+                var key = all.Slice((int)_parsed + bounds.KeyOffset, bounds.KeyLength);
+                ulong p = 0;
+                for (int i = 0; i < 8; i++)
+                {
+                    p = (p << 8) | (i < key.Length ? key[i] : 0u);
+                }
+                _records.Add((_parsed, p));
+                _parsed += bounds.Length;
+            }
+            if (offset != known || bytes.IsEmpty)
+            {
+                return false;
+            }
+            int first = _records.FindIndex(r => r.Start >= offset);
+            if (first < 0 || _records[first].Start >= offset + bytes.Length)
+            {
+                return false;
+            }
+            prefix = _records[first].Prefix;
+            return true;
+        }
     }
 }
