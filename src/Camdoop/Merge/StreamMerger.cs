@@ -219,6 +219,38 @@ public sealed partial class StreamMerger
         return true;
     }
 
+    /// <summary>
+    /// Takes <paramref name="buffer"/>, a buffer of this merger's pool whose first <paramref name="length"/> bytes begin
+    /// <paramref name="input"/>'s record stream, as the input's own buffer, with no copy; the input's previous buffer
+    /// goes back to the pool, and <paramref name="buffer"/> goes there when the input outgrows it or is trimmed. For a
+    /// vertex's child whose bytes waited in a stash until the vertex had a merger: on 8x8x8 R = 512 S = 1, 3.2 GB of
+    /// stashes were copied into merger inputs. Returns false, taking nothing, when the merger has no pool, the input
+    /// holds bytes, is lent or finished, or the buffer has no <see cref="LendSlackBytes"/> past the bytes (then Append).
+    /// </summary>
+    public bool TryAdopt(int input, byte[] buffer, int length)
+    {
+        ArgumentNullException.ThrowIfNull(buffer);
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        ref var s = ref _inputs[input];
+        if (_bufferPool is null || length == 0 || s.Finished || s.Start != s.End || s.Own is not null || (long)length + Slack > buffer.Length)
+        {
+            return false;
+        }
+        SaveKeys(); // keys noted by position leave with the old buffer
+        var old = s.Data;
+        s.Data = buffer;
+        s.Start = 0;
+        s.End = length;
+        s.AppendedBytes += length;
+        InputBytes += length;
+        if (!s.HasHead && TryParseHead(ref s, input))
+        {
+            _waiting--;
+        }
+        _bufferPool.Return(old);
+        return true;
+    }
+
     private void ThrowIfFinished(int input)
     {
         if (_inputs[input].Finished)

@@ -24,6 +24,9 @@ public enum ReceiveOutcome : byte
 /// </summary>
 public sealed class InboundStream
 {
+    /// <summary>Bytes a stash keeps free after its data: what a merger needs past an input's bytes.</summary>
+    public const int StashSlackBytes = Merge.StreamMerger.LendSlackBytes;
+
     public InboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key childVertexId, Port port, int inputIndex)
     {
         JobId = jobId;
@@ -127,7 +130,14 @@ public sealed class InboundStream
     /// <summary>Bytes held for the vertex until it creates its merger.</summary>
     public ReadOnlySpan<byte> Stashed => _stash.AsSpan(0, _stashLength);
 
-    /// <summary>Keeps <paramref name="bytes"/> until the vertex has a merger.</summary>
+    /// <summary>The pooled buffer holding <see cref="Stashed"/> (null when nothing is stashed).</summary>
+    public byte[]? StashBuffer => _stash;
+
+    /// <summary>
+    /// Keeps <paramref name="bytes"/> until the vertex has a merger, with <see cref="StashSlackBytes"/> to spare after
+    /// them, so that the merger can take the buffer over as its input's instead of copying it
+    /// (<see cref="Merge.StreamMerger.TryAdopt"/>).
+    /// </summary>
     public void Stash(ReadOnlySpan<byte> bytes, ShuffleBufferPool pool)
     {
         ArgumentNullException.ThrowIfNull(pool);
@@ -135,9 +145,9 @@ public sealed class InboundStream
         {
             return;
         }
-        if (_stash is null || _stash.Length - _stashLength < bytes.Length)
+        if (_stash is null || _stash.Length - _stashLength - StashSlackBytes < bytes.Length)
         {
-            var bigger = pool.Rent(_stashLength + bytes.Length);
+            var bigger = pool.Rent(_stashLength + bytes.Length + StashSlackBytes);
             if (_stash is not null)
             {
                 _stash.AsSpan(0, _stashLength).CopyTo(bigger);
@@ -147,6 +157,13 @@ public sealed class InboundStream
         }
         bytes.CopyTo(_stash.AsSpan(_stashLength));
         _stashLength += bytes.Length;
+    }
+
+    /// <summary>Forgets the stash without returning its buffer: its new owner took it (a merger input adopted it).</summary>
+    public void HandOverStash()
+    {
+        _stash = null;
+        _stashLength = 0;
     }
 
     public void ReleaseStash(ShuffleBufferPool pool)

@@ -140,12 +140,25 @@ public abstract class VertexBase
             throw new InvalidOperationException("a vertex without inputs needs no merger");
         }
         var merger = Owner.RentMerger(MergerInputs, _mode);
+        var pool = Owner.Transport.Buffers;
         int reserve = Owner.Transport.MergerInputReserveBytes;
         foreach (var child in _children)
         {
-            merger.Reserve(child.InputIndex, reserve);
-            merger.Append(child.InputIndex, child.Stashed);
-            child.ReleaseStash(Owner.Transport.Buffers);
+            // The stash becomes the input's buffer, uncopied, when no more bytes will follow or it is as large as the
+            // reservation anyway (at R = N there is none); otherwise a window's buffer is reserved, so that the input
+            // does not grow step by step, and the stash is copied into it.
+            var stash = child.StashBuffer;
+            if (stash is not null && (child.FinReceived || stash.Length >= reserve + StreamMerger.LendSlackBytes)
+                && merger.TryAdopt(child.InputIndex, stash, child.Stashed.Length))
+            {
+                child.HandOverStash();
+            }
+            else
+            {
+                merger.Reserve(child.InputIndex, reserve);
+                merger.Append(child.InputIndex, child.Stashed);
+                child.ReleaseStash(pool);
+            }
             if (child.FinReceived)
             {
                 merger.Finish(child.InputIndex);

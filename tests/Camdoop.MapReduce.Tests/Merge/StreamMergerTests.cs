@@ -446,6 +446,82 @@ public class StreamMergerTests
         Assert.Equal(snapshot, padded);
     }
 
+    [Theory]
+    [InlineData(MergeMode.Merge, 1)]
+    [InlineData(MergeMode.Combine, 2)]
+    [InlineData(MergeMode.Combine, 3)]
+    public void AdoptedStashesAreMergedWithoutACopyAndGoBackToThePool(MergeMode mode, int seed)
+    {
+        var random = new Random(1400 + seed);
+        int k = random.Next(3, 8);
+        var inputs = RandomInputs(random, k, 200, longKeys: seed == 3);
+        var encoded = inputs.Select(Rec.Encode).ToList();
+        var expected = mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs);
+        var pool = new ShuffleBufferPool();
+        var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16, bufferPool: pool);
+        for (int round = 0; round < 3; round++)
+        {
+            // About half the inputs start with a stash: any prefix of the stream (records cut anywhere), in a buffer
+            // of the pool with the slack a stash keeps; the driver appends the rest.
+            var fed = new int[k];
+            for (int i = 0; i < k; i++)
+            {
+                if (random.Next(2) == 0 || encoded[i].Length == 0)
+                {
+                    continue;
+                }
+                int length = random.Next(1, encoded[i].Length + 1);
+                var stash = pool.Rent(length + InboundStream.StashSlackBytes);
+                encoded[i].AsSpan(0, length).CopyTo(stash);
+                long rented = pool.RentedBytes;
+                int own = ShuffleBufferPool.SizeFor(16 + StreamMerger.LendSlackBytes);
+                Assert.True(merger.TryAdopt(i, stash, length));
+                Assert.Equal(length, merger.BufferedBytes(i));
+                Assert.False(merger.IsFinished(i));
+                Assert.Equal(rented - own, pool.RentedBytes); // the input's own buffer went back to the pool
+                fed[i] = length;
+            }
+            var output = Rec.Decode(MergeDriver.Run(merger, encoded, random, maxChunk: 300, fedAlready: fed));
+            Assert.Equal(expected, output);
+            Assert.Equal(encoded.Sum(e => (long)e.Length), merger.InputBytes);
+            merger.Reset();
+            merger.TrimBuffers(16);
+            // Every input holds one small buffer again: the adopted ones that grew or were large went back.
+            Assert.Equal(k * 512, pool.RentedBytes);
+        }
+    }
+
+    [Fact]
+    public void AdoptionIsRefusedWithoutAPoolSlackOrAnEmptyUnfinishedInput()
+    {
+        var first = Rec.Encode([Rec.Of("a", 1), Rec.Of("c", 1)]);
+        var second = Rec.Encode([Rec.Of("b", 1), Rec.Of("d", 1)]);
+        var unpooled = new StreamMerger(new SumJob(), 2, MergeMode.Merge, initialInputCapacity: 64);
+        var buffer = new byte[first.Length + StreamMerger.LendSlackBytes];
+        first.CopyTo(buffer, 0);
+        Assert.False(unpooled.TryAdopt(0, buffer, first.Length)); // whose pool would the buffer go back to?
+
+        var pool = new ShuffleBufferPool();
+        var merger = new StreamMerger(new SumJob(), 3, MergeMode.Merge, initialInputCapacity: 64, bufferPool: pool);
+        long rented = pool.RentedBytes;
+        var stash = pool.Rent(first.Length + InboundStream.StashSlackBytes);
+        first.CopyTo(stash, 0);
+        Assert.False(merger.TryAdopt(0, stash, 0)); // nothing to adopt
+        Assert.False(merger.TryAdopt(0, stash, stash.Length - StreamMerger.LendSlackBytes + 1)); // no slack left
+        merger.Append(1, second.AsSpan(0, 3));
+        Assert.False(merger.TryAdopt(1, stash, first.Length)); // input 1 holds bytes already
+        merger.Finish(2);
+        Assert.False(merger.TryAdopt(2, stash, first.Length)); // finished
+        Assert.Equal(rented + stash.Length, pool.RentedBytes); // every refusal took nothing and gave nothing back
+        Assert.True(merger.TryAdopt(0, stash, first.Length));
+        merger.Finish(0);
+        merger.Append(1, second.AsSpan(3));
+        merger.Finish(1);
+        var output = new byte[256];
+        Assert.Equal(DrainStatus.Completed, merger.Drain(output, out int written));
+        Assert.Equal(["a", "b", "c", "d"], Keys(output.AsSpan(0, written)));
+    }
+
     [Fact]
     public void LargeRecordsAndBigChunksGrowBuffersAndStillMerge()
     {

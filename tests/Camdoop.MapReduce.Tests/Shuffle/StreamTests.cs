@@ -327,4 +327,28 @@ public sealed class StreamTests
         Assert.True(sender.OnAck(sender.SentHigh, 64 * 1024, AckFlags.None, now + 1000, out _, out _));
         Assert.Equal(ShuffleWire.MaxPayload, PortScheduler.FrameRoom(sender));
     }
+
+    [Fact]
+    public void AStashKeepsRoomForAMergerToAdoptItAndCanBeHandedOver()
+    {
+        var pool = new ShuffleBufferPool();
+        var receiver = Receiver();
+        var data = Records(300);
+        var random = new Random(5);
+        int stashed = 0;
+        while (stashed < data.Length)
+        {
+            int chunk = Math.Min(data.Length - stashed, random.Next(1, 2000));
+            receiver.Stash(data.AsSpan(stashed, chunk), pool);
+            stashed += chunk;
+            Assert.True(data.AsSpan(0, stashed).SequenceEqual(receiver.Stashed));
+            Assert.True(receiver.StashBuffer!.Length - stashed >= InboundStream.StashSlackBytes);
+        }
+        long rented = pool.RentedBytes;
+        Assert.Equal(receiver.StashBuffer!.Length, rented); // every outgrown stash went back
+        receiver.HandOverStash();
+        Assert.Null(receiver.StashBuffer);
+        Assert.True(receiver.Stashed.IsEmpty);
+        Assert.Equal(rented, pool.RentedBytes); // its new owner returns it, not the stream
+    }
 }

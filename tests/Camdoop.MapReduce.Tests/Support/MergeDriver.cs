@@ -6,14 +6,15 @@ namespace Camdoop.MapReduce.Tests.Support;
 /// Feeds a merger its inputs' streams in random chunks, in random input order, finishes inputs at random moments,
 /// and drains into random small output capacities until the merger completes. Checks the flow-control reports on
 /// the way. Returns the whole output stream. <paramref name="betweenDrains"/>, when given, runs before every drain (a
-/// test's hook to act on the merger mid-stream).
+/// test's hook to act on the merger mid-stream); <paramref name="fedAlready"/>, when given, is how many bytes of each
+/// input the test handed the merger itself before the run.
 /// </summary>
 public static class MergeDriver
 {
     public static byte[] Run(StreamMerger merger, IReadOnlyList<byte[]> inputs, Random random, int maxChunk = 64, int maxOutput = 48,
-        Action<StreamMerger>? betweenDrains = null)
+        Action<StreamMerger>? betweenDrains = null, IReadOnlyList<int>? fedAlready = null)
     {
-        var offsets = new int[inputs.Count];
+        var offsets = fedAlready?.ToArray() ?? new int[inputs.Count];
         var output = new List<byte>();
         var buffer = new byte[Math.Max(maxOutput, 1)];
         int idle = 0;
