@@ -96,7 +96,15 @@ public sealed class OutboundStream
     /// <summary>
     /// Set (before any data) when this stream competes with others of its job on its port, so its next key is tracked.
     /// </summary>
-    public bool TracksPriority { get; set; }
+    public bool TracksPriority
+    {
+        get => _tracksPriority;
+        set
+        {
+            Changed();
+            _tracksPriority = value;
+        }
+    }
 
     /// <summary>Last time the stream made progress (ack or window advanced, or a new flight started).</summary>
     public long LastProgress { get; private set; }
@@ -108,7 +116,31 @@ public sealed class OutboundStream
     internal PortScheduler.JobQueue? Queue;
     internal int ReadyIndex = -1; // its place in Queue.Ready, -1 when not in it
     internal bool InWatchList;
-    internal bool ProbeDue;
+    private bool _tracksPriority;
+    private bool _probeDue;
+
+    /// <summary>A probe is to go (the window stayed closed): set by the scheduler's timer, cleared when sent.</summary>
+    internal bool ProbeDue
+    {
+        get => _probeDue;
+        set
+        {
+            Changed();
+            _probeDue = value;
+        }
+    }
+
+    /// <summary>
+    /// Whatever may change what the scheduler reads of this stream (sendable bytes, next key, probe) first calls this:
+    /// the scheduler's record of it, kept between frames, is no longer true (<see cref="PortScheduler"/>).
+    /// </summary>
+    private void Changed()
+    {
+        if (ReadyIndex >= 0)
+        {
+            Queue!.Recorded[ReadyIndex] = false;
+        }
+    }
 
     internal bool InReadyList => ReadyIndex >= 0;
 
@@ -149,6 +181,7 @@ public sealed class OutboundStream
     /// <summary>Lends an in-memory run as the whole stream (no copy, nothing to release): a leaf with one local run.</summary>
     public void UseExternal(ReadOnlyMemory<byte> data)
     {
+        Changed();
         if (_end != 0 || _buffer is not null)
         {
             throw new InvalidOperationException("the stream already has data");
@@ -170,6 +203,7 @@ public sealed class OutboundStream
     /// </summary>
     public Span<byte> DrainSpace()
     {
+        Changed();
         if (_external || _sourceDone)
         {
             return default;
@@ -226,6 +260,7 @@ public sealed class OutboundStream
 
     public void CommitDrained(int count)
     {
+        Changed();
         if (count <= 0)
         {
             return;
@@ -238,7 +273,11 @@ public sealed class OutboundStream
     }
 
     /// <summary>No more bytes: the FIN follows the last one.</summary>
-    public void EndSource() => _sourceDone = true;
+    public void EndSource()
+    {
+        Changed();
+        _sourceDone = true;
+    }
 
     /// <summary>Bytes the receiver's window allows beyond the send offset (the stream's data aside).</summary>
     public long WindowRoom => _edge - _sent;
@@ -254,6 +293,7 @@ public sealed class OutboundStream
     /// </summary>
     public int WriteSegment(Span<byte> destination, long now, ShuffleCounters counters)
     {
+        Changed();
         long limit = Math.Min(_end, _edge);
         int room = destination.Length - ShuffleWire.SegmentHeaderSize;
         int length = (int)Math.Clamp(limit - _sent, 0, room);
@@ -303,6 +343,7 @@ public sealed class OutboundStream
     /// <summary>A zero-length probe at the send offset: the parent answers with its current window.</summary>
     public int WriteProbe(Span<byte> destination, ShuffleCounters counters)
     {
+        Changed();
         ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, SegmentFlags.Probe | SegmentFlags.AckNow, 0, Child, (ulong)_sent);
         counters.ProbesSent++;
         return ShuffleWire.SegmentHeaderSize;
@@ -314,6 +355,7 @@ public sealed class OutboundStream
     /// </summary>
     public bool OnAck(long offset, uint window, AckFlags flags, long now, out long rttSample, out bool progress)
     {
+        Changed();
         rttSample = -1;
         progress = false;
         if (offset > _sentHigh || offset < 0)
@@ -362,6 +404,7 @@ public sealed class OutboundStream
     /// <summary>Go-back-N: resend everything from the acknowledged offset.</summary>
     public void Rewind()
     {
+        Changed();
         _recover = _sentHigh;
         _sent = _acked;
         _finSent = false;
@@ -376,6 +419,7 @@ public sealed class OutboundStream
     /// </summary>
     public bool OnTimeout(long now)
     {
+        Changed();
         LastProgress = now;
         if (!_probedSinceProgress)
         {
@@ -391,6 +435,7 @@ public sealed class OutboundStream
     /// <summary>A probe went out: wait a (backed-off) probe interval for the next.</summary>
     public void OnProbeSent(long now)
     {
+        Changed();
         Backoff = Math.Min(Backoff + 1, 16);
         LastProgress = now;
     }
@@ -398,6 +443,7 @@ public sealed class OutboundStream
     /// <summary>A frame carrying this stream's segment from <paramref name="offset"/> was not accepted for sending.</summary>
     public void Unsend(long offset)
     {
+        Changed();
         if (offset < _sent)
         {
             _sent = Math.Max(offset, _acked);

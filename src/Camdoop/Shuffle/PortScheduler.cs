@@ -27,15 +27,16 @@ public sealed class PortScheduler
     private readonly List<OutboundStream> _watch = [];
     private readonly List<(OutboundStream Stream, long Offset)> _inFrame = [];
     private readonly Action _onTimer;
-    // The ready list's next-key prefixes and destinations, in its order, from the last PickLowest over every
-    // destination until the frame it led is built: only the stream just written changes meanwhile, so choosing each
-    // further segment scans these arrays instead of every ready stream object (57 per pick on 8x8x8 R = 512).
-    private ulong[] _readyPrefixes = new ulong[64];
-    private Key[] _readyDestinations = new Key[64];
     private int _nextJob;
     private bool _timerArmed;
     private long _timerDue;
     private RttEstimator _rtt;
+
+    /// <summary>
+    /// Tests set this to have every pick read every stream again and throw where a recorded entry was out of date (a
+    /// change to a stream that did not clear its mark).
+    /// </summary>
+    internal static bool CheckRecords { get; set; }
 
     internal PortScheduler(ShuffleTransport transport, Port port)
     {
@@ -103,9 +104,10 @@ public sealed class PortScheduler
     {
         if (!stream.InReadyList)
         {
-            var ready = QueueOf(stream).Ready;
-            stream.ReadyIndex = ready.Count;
-            ready.Add(stream);
+            var q = QueueOf(stream);
+            stream.ReadyIndex = q.Ready.Count;
+            q.Ready.Add(stream);
+            q.Unrecord(stream.ReadyIndex);
         }
         IsDirty = true;
     }
@@ -327,10 +329,6 @@ public sealed class PortScheduler
             {
                 RemoveReady(q, s);
             }
-            else
-            {
-                _readyPrefixes[s.ReadyIndex] = s.TracksPriority ? s.NextKeyPrefix : 0;
-            }
             if (frame.Length - position < ShuffleWire.SegmentHeaderSize + 64)
             {
                 break;
@@ -362,93 +360,84 @@ public sealed class PortScheduler
     }
 
     /// <summary>
-    /// The ready stream of the job with the lowest next key (ties: the latest in the list), dropping stale entries;
-    /// records every remaining entry's prefix and destination for <see cref="PickLowestTo"/>.
+    /// The ready stream of the job with the lowest next key (ties: the latest in the list), dropping stale entries.
+    /// Reads each stream only if it changed since the queue last recorded it (see <see cref="JobQueue"/>).
     /// </summary>
-    private OutboundStream? PickLowest(JobQueue q)
+    private static OutboundStream? PickLowest(JobQueue q) => Pick(q, default, anyDestination: true);
+
+    /// <summary>Like <see cref="PickLowest"/> among the streams to <paramref name="key"/>: the rest of a frame.</summary>
+    private static OutboundStream? PickLowestTo(JobQueue q, Key key) => Pick(q, key, anyDestination: false);
+
+    private static OutboundStream? Pick(JobQueue q, Key key, bool anyDestination)
     {
         OutboundStream? best = null;
         ulong bestPrefix = ulong.MaxValue;
         var ready = q.Ready;
-        if (_readyPrefixes.Length < ready.Count)
-        {
-            int size = Math.Max(ready.Count, _readyPrefixes.Length * 2);
-            _readyPrefixes = new ulong[size];
-            _readyDestinations = new Key[size];
-        }
-        var prefixes = _readyPrefixes;
-        var destinations = _readyDestinations;
+        var prefixes = q.Prefixes;
+        var destinations = q.Destinations;
+        var recorded = q.Recorded;
+        bool check = CheckRecords;
         for (int i = ready.Count - 1; i >= 0; i--)
         {
-            var s = ready[i];
-            if (!s.HasSendable && !s.ProbeDue)
+            if (!recorded[i] || check)
             {
-                // Stale entry (acked, or waiting for the owner): drop it; the last entry, already seen, takes its place.
-                int last = ready.Count - 1;
-                prefixes[i] = prefixes[last];
-                destinations[i] = destinations[last];
-                RemoveAt(ready, i);
+                var s = ready[i];
+                if (!s.HasSendable && !s.ProbeDue)
+                {
+                    if (recorded[i])
+                    {
+                        throw new InvalidOperationException($"stream {s.ReduceTask}/{s.Tree} became stale without telling its queue");
+                    }
+                    // Stale entry (acked, or waiting for the owner): drop it.
+                    RemoveAt(q, i);
+                    continue;
+                }
+                ulong current = s.TracksPriority ? s.NextKeyPrefix : 0;
+                if (recorded[i] && (current != prefixes[i] || s.Destination != destinations[i]))
+                {
+                    throw new InvalidOperationException($"stream {s.ReduceTask}/{s.Tree} changed its next key without telling its queue");
+                }
+                prefixes[i] = current;
+                destinations[i] = s.Destination;
+                recorded[i] = true;
+            }
+            if (!anyDestination && destinations[i] != key)
+            {
                 continue;
             }
-            ulong prefix = s.TracksPriority ? s.NextKeyPrefix : 0;
-            prefixes[i] = prefix;
-            destinations[i] = s.Destination;
+            ulong prefix = prefixes[i];
             if (best is null || prefix < bestPrefix)
             {
-                best = s;
+                best = ready[i];
                 bestPrefix = prefix;
             }
         }
         return best;
     }
 
-    /// <summary>
-    /// Like <see cref="PickLowest"/> among the streams to <paramref name="key"/>, from the prefixes it recorded (kept up
-    /// to date for the streams written since): the same stream it would choose, without touching every stream.
-    /// </summary>
-    private OutboundStream? PickLowestTo(JobQueue q, Key key)
-    {
-        var prefixes = _readyPrefixes;
-        var destinations = _readyDestinations;
-        int best = -1;
-        ulong bestPrefix = ulong.MaxValue;
-        for (int i = q.Ready.Count - 1; i >= 0; i--)
-        {
-            if (destinations[i] != key)
-            {
-                continue;
-            }
-            if (best < 0 || prefixes[i] < bestPrefix)
-            {
-                best = i;
-                bestPrefix = prefixes[i];
-            }
-        }
-        return best < 0 ? null : q.Ready[best];
-    }
-
-    /// <summary>Takes a stream that has sent all it can out of the ready list, and its recorded prefix and destination.</summary>
-    private void RemoveReady(JobQueue q, OutboundStream s)
+    private static void RemoveReady(JobQueue q, OutboundStream s)
     {
         if (!s.InReadyList || s.ProbeDue)
         {
             return;
         }
         Debug.Assert(ReferenceEquals(q.Ready[s.ReadyIndex], s), "a ready stream's index is its place in the list");
-        int i = s.ReadyIndex, last = q.Ready.Count - 1;
-        _readyPrefixes[i] = _readyPrefixes[last];
-        _readyDestinations[i] = _readyDestinations[last];
-        RemoveAt(q.Ready, i);
+        RemoveAt(q, s.ReadyIndex);
     }
 
-    /// <summary>Takes the stream at <paramref name="i"/> out of a ready list, the last one taking its place.</summary>
-    private static void RemoveAt(List<OutboundStream> ready, int i)
+    /// <summary>Takes the stream at <paramref name="i"/> out of a ready list, the last one (and its record) taking its place.</summary>
+    private static void RemoveAt(JobQueue q, int i)
     {
+        var ready = q.Ready;
         var s = ready[i];
-        var last = ready[^1];
+        int lastIndex = ready.Count - 1;
+        var last = ready[lastIndex];
         ready[i] = last;
         last.ReadyIndex = i;
-        ready.RemoveAt(ready.Count - 1);
+        q.Prefixes[i] = q.Prefixes[lastIndex];
+        q.Destinations[i] = q.Destinations[lastIndex];
+        q.Recorded[i] = q.Recorded[lastIndex];
+        ready.RemoveAt(lastIndex);
         s.ReadyIndex = -1;
     }
 
@@ -541,6 +530,26 @@ public sealed class PortScheduler
 
         /// <summary>Streams with something to send (and stale ones, dropped when met), each knowing its index.</summary>
         public List<OutboundStream> Ready { get; } = [];
+
+        // Per place in Ready, what the scheduler last read of the stream there (its next-key prefix and destination)
+        // and whether that still holds: a stream clears its mark before any change the scheduler could see, so a
+        // marked entry is known ready with that prefix. A frame reads only the streams acked, fed or sent since the
+        // last (on 8x8x8 R = 512 a port has 57 ready streams on average, each an object the scan would touch).
+        internal ulong[] Prefixes = new ulong[16];
+        internal Key[] Destinations = new Key[16];
+        internal bool[] Recorded = new bool[16];
+
+        internal void Unrecord(int index)
+        {
+            if (index >= Recorded.Length)
+            {
+                int size = Math.Max(index + 1, Recorded.Length * 2);
+                Array.Resize(ref Prefixes, size);
+                Array.Resize(ref Destinations, size);
+                Array.Resize(ref Recorded, size);
+            }
+            Recorded[index] = false;
+        }
 
         public List<InboundStream> Acks { get; } = [];
     }

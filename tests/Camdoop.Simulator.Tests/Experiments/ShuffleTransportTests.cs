@@ -361,6 +361,30 @@ public sealed class ShuffleTransportTests
         Assert.True(framesChecked > 100, $"only {framesChecked} frames with two or more known first keys");
     }
 
+    /// <summary>
+    /// The scheduler reads a ready stream again only after the stream marked a change; with the check on, every pick
+    /// reads every stream anyway and throws where a record was out of date. Loss brings timeouts, rewinds and probes.
+    /// </summary>
+    [Theory]
+    [InlineData(ShuffleMode.Camdoop, 27, 0.0)]
+    [InlineData(ShuffleMode.NoAgg, 27, 0.03)]
+    [InlineData(ShuffleMode.Camdoop, 7, 0.03)]
+    public void TheSchedulersRecordsOfReadyStreamsNeverGoOutOfDate(ShuffleMode mode, int reducers, double loss)
+    {
+        PortScheduler.CheckRecords = true;
+        try
+        {
+            var result = JobSimulation.Run(Options(s: 0.5, r: reducers, mode: mode) with { BytesPerServer = 60_000, LossRate = loss, Seed = 5 });
+            Assert.True(result.Completed, string.Join("; ", result.Failures));
+            Assert.True(result.Verified, result.VerificationError);
+            Assert.True(loss == 0 || result.RetransmittedBytes > 0, "no loss to recover from");
+        }
+        finally
+        {
+            PortScheduler.CheckRecords = false;
+        }
+    }
+
     /// <summary>One stream's bytes as sent, reassembled in order, and where its complete records start.</summary>
     private sealed class SentStream
     {
