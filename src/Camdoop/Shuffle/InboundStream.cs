@@ -131,7 +131,7 @@ public sealed class InboundStream
     public ReadOnlySpan<byte> Stashed => _stash.AsSpan(0, _stashLength);
 
     /// <summary>The pooled buffer holding <see cref="Stashed"/> (null when nothing is stashed).</summary>
-    public byte[]? StashBuffer => _stash;
+    internal byte[]? StashBuffer => _stash;
 
     /// <summary>
     /// Keeps <paramref name="bytes"/> until the vertex has a merger, with <see cref="StashSlackBytes"/> to spare after
@@ -160,7 +160,7 @@ public sealed class InboundStream
     }
 
     /// <summary>Forgets the stash without returning its buffer: its new owner took it (a merger input adopted it).</summary>
-    public void HandOverStash()
+    internal void HandOverStash()
     {
         _stash = null;
         _stashLength = 0;
