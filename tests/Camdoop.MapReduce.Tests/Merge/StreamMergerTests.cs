@@ -39,6 +39,9 @@ public class StreamMergerTests
         }).ToList();
     }
 
+    /// <summary>What a merger in <paramref name="mode"/> must output for <paramref name="inputs"/>.</summary>
+    private static List<Rec> Naive(MergeMode mode, List<List<Rec>> inputs) => mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs);
+
     private static List<Rec> NaiveMerge(List<List<Rec>> inputs)
     {
         var all = inputs.SelectMany(x => x).ToList();
@@ -283,7 +286,7 @@ public class StreamMergerTests
         var inputs = RandomInputs(random, 12, 50);
         var merger = new StreamMerger(new SumJob(), 12, mode, initialInputCapacity: 16);
         var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: 200, maxOutput: 300));
-        Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
+        Assert.Equal(Naive(mode, inputs), output);
     }
 
     [Theory]
@@ -300,7 +303,7 @@ public class StreamMergerTests
         inputs[0].Insert(0, Rec.Of("plain", 5)); // one ordinary key, smaller than all the others
         var merger = new StreamMerger(new SumJob(), inputs.Count, mode, initialInputCapacity: 16);
         var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random));
-        Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
+        Assert.Equal(Naive(mode, inputs), output);
     }
 
     [Theory]
@@ -331,7 +334,7 @@ public class StreamMergerTests
             }
         }));
         Assert.True(reserved > 0);
-        Assert.Equal(mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs), output);
+        Assert.Equal(Naive(mode, inputs), output);
     }
 
     [Theory]
@@ -343,7 +346,7 @@ public class StreamMergerTests
         var random = new Random(900 + seed);
         int k = random.Next(2, 8);
         var inputs = RandomInputs(random, k, 200, longKeys: seed == 3);
-        var expected = mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs);
+        var expected = Naive(mode, inputs);
         var pool = new ShuffleBufferPool();
         var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16, bufferPool: pool);
         Assert.Equal(k * 512, pool.RentedBytes); // one buffer of the smallest class per input
@@ -377,7 +380,7 @@ public class StreamMergerTests
         int k = random.Next(3, 8);
         var inputs = RandomInputs(random, k, 200, longKeys: seed == 3);
         var encoded = inputs.Select(Rec.Encode).ToList();
-        var expected = mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs);
+        var expected = Naive(mode, inputs);
         var pool = new ShuffleBufferPool();
         var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16, bufferPool: pool);
         for (int round = 0; round < 3; round++)
@@ -456,7 +459,7 @@ public class StreamMergerTests
         int k = random.Next(3, 8);
         var inputs = RandomInputs(random, k, 200, longKeys: seed == 3);
         var encoded = inputs.Select(Rec.Encode).ToList();
-        var expected = mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs);
+        var expected = Naive(mode, inputs);
         var pool = new ShuffleBufferPool();
         var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16, bufferPool: pool);
         for (int round = 0; round < 3; round++)
