@@ -1,6 +1,7 @@
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
 
 namespace Camdoop.MapReduce.Merge;
 
@@ -116,9 +117,22 @@ public sealed partial class StreamMerger
                 {
                     return progress;
                 }
-                CopyRecord(ref Unsafe.Add(ref MemoryMarshal.GetReference(output), position), output.Length - position, s.Data, s.Start, length);
-                position += length;
-                OutputRecords++;
+                int copies = CountRepeats(ref s, length, (output.Length - position) / length);
+                if (copies == 1)
+                {
+                    CopyRecord(ref Unsafe.Add(ref MemoryMarshal.GetReference(output), position), output.Length - position, s.Data, s.Start, length);
+                }
+                else
+                {
+                    // The copies move as one block and the head steps to the last of them (the same key and shape).
+                    int repeated = (copies - 1) * length;
+                    s.Data.AsSpan(s.Start, repeated + length).CopyTo(output[position..]);
+                    s.Start += repeated;
+                    s.HeadKeyOffset += repeated;
+                    s.ConsumedRecords += copies - 1;
+                }
+                position += copies * length;
+                OutputRecords += copies;
                 NoteEmitted(m, s.Start);
                 progress = true;
                 Advance(m);
@@ -143,6 +157,39 @@ public sealed partial class StreamMerger
             }
         }
         return progress;
+    }
+
+    /// <summary>
+    /// How many copies of the head record of <paramref name="s"/> (<paramref name="length"/> bytes) lie back to back
+    /// from its start, the head included, at most <paramref name="limit"/>: without aggregation, a vertex's child
+    /// stream at S = 0 repeats each (key, 1) record once per server below it.
+    /// </summary>
+    private static int CountRepeats(ref InputState s, int length, int limit)
+    {
+        int copies = 1;
+        int next = s.Start + length;
+        if (length <= 32 && Vector256.IsHardwareAccelerated)
+        {
+            // One 32-byte compare per record, under a mask of its length: Slack keeps 32 bytes readable past End.
+            ref byte data = ref MemoryMarshal.GetArrayDataReference(s.Data);
+            var record = Vector256.LoadUnsafe(ref data, (nuint)s.Start);
+            uint mask = length == 32 ? uint.MaxValue : (1u << length) - 1;
+            for (; copies < limit && next + length <= s.End; next += length)
+            {
+                if ((Vector256.Equals(Vector256.LoadUnsafe(ref data, (nuint)next), record).ExtractMostSignificantBits() & mask) != mask)
+                {
+                    break;
+                }
+                copies++;
+            }
+            return copies;
+        }
+        var bytes = s.Data.AsSpan(s.Start, length);
+        for (; copies < limit && next + length <= s.End && s.Data.AsSpan(next, length).SequenceEqual(bytes); next += length)
+        {
+            copies++;
+        }
+        return copies;
     }
 
     /// <summary>Value order of two heads: the first 8 bytes as a big-endian integer, then the rest (slack allows the load).</summary>

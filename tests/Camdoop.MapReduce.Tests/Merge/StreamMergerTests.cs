@@ -124,6 +124,39 @@ public class StreamMergerTests
 
     [Theory]
     [MemberData(nameof(Seeds))]
+    public void MergeModeCopiesRepeatedRecordsInBlocksYetCountsAndTracksKeysExactly(int seed)
+    {
+        // Exactly S = 0 without aggregation: every input holds each key with value 1, repeated once per server below
+        // it, so whole runs of byte-identical records move in one block, cut by the output's room and the input's end.
+        var random = new Random(500 + seed);
+        int k = random.Next(2, 8);
+        var keys = Enumerable.Range(0, 12).Select(i => System.Text.Encoding.ASCII.GetBytes(new string((char)('a' + i), 1 + (i * 7 % 20)))).ToArray();
+        var one = new byte[4];
+        BinaryPrimitives.WriteUInt32BigEndian(one, 1);
+        var inputs = Enumerable.Range(0, k).Select(_ =>
+            keys.SelectMany(key => Enumerable.Repeat(new Rec(key, one), random.Next(0, 120))).OrderBy(r => r, Comparer<Rec>.Create(Rec.CompareKeyValue)).ToList()).ToList();
+        var merger = new StreamMerger(new SumJob(), k, MergeMode.Merge, initialInputCapacity: 16);
+        var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: 200, maxOutput: 400));
+        var expected = NaiveMerge(inputs);
+        Assert.Equal(expected, output);
+        Assert.Equal(expected.Count, merger.InputRecords);
+        Assert.Equal(expected.Count, merger.OutputRecords);
+        if (expected.Count > 0)
+        {
+            Assert.Equal(expected[^1].Key, merger.LastEmittedKey.ToArray());
+        }
+        for (int i = 0; i < k; i++)
+        {
+            Assert.Equal(inputs[i].Count > 0, merger.HasConsumed(i));
+            if (inputs[i].Count > 0)
+            {
+                Assert.Equal(inputs[i][^1].Key, merger.LastConsumedKey(i).ToArray());
+            }
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(Seeds))]
     public void CombineModeFoldsEveryKeyExactlyOnce(int seed)
     {
         var random = new Random(100 + seed);
