@@ -175,7 +175,7 @@ public static class MapTask
         }
     }
 
-    private static RunHeader[] MemoryHeaders(MemorySink memory, MapTaskOptions options, bool combined)
+    internal static RunHeader[] MemoryHeaders(MemorySink memory, MapTaskOptions options, bool combined)
     {
         var headers = new RunHeader[memory.BucketStart.Length - 1];
         var c = memory.Counters;

@@ -55,6 +55,19 @@ internal sealed class MemorySink(int buckets, int initialCapacity = 64 * 1024) :
 
     public void EndBucket() => Counters.Close();
 
+    /// <summary>
+    /// Makes a completed sink of <paramref name="length"/> bytes whose buckets the caller has already placed
+    /// (<see cref="BucketStart"/>, every entry) and counted (<see cref="Counters"/>); returns the array to copy the
+    /// records into, uncleared, with the trailing slack.
+    /// </summary>
+    public byte[] AdoptPlaced(int length)
+    {
+        _data = GC.AllocateUninitializedArray<byte>(length + TrailingSlack);
+        Length = length;
+        _bucket = BucketStart.Length - 1;
+        return _data;
+    }
+
     /// <summary>Closes the remaining (empty) buckets and trims the buffer to the data and its slack (many servers' outputs may stay in memory).</summary>
     public void Complete()
     {

@@ -43,8 +43,8 @@ public static partial class FigureSweep
 
     /// <summary>
     /// One sweep in progress: the groups in turn, each group's input mapped once and its modes run side by side (as
-    /// many as fit in memory), the raw input generated once per S, and the next group's input mapped ahead when a
-    /// run leaves its core idle.
+    /// many as fit in memory), the raw input generated once per S, an R = N input split from the R = 1 one of its S
+    /// rather than mapped again, and the next group's input made ahead when a run leaves its core idle.
     /// </summary>
     private sealed class SweepRun(Figure figure, Torus torus, SweepOptions options, IProgress<SweepProgress>? progress) : IDisposable
     {
@@ -63,13 +63,31 @@ public static partial class FigureSweep
 
         public IReadOnlyList<SweepRow> Execute()
         {
-            for (int g = 0; g < _groups.Count; g++)
+            // The last group's input, kept until the next group's is made: it may be split from it.
+            JobSimulationInput? previous = null;
+            try
             {
-                using var input = InputFor(g);
-                RunGroup(g, input);
+                for (int g = 0; g < _groups.Count; g++)
+                {
+                    var input = InputFor(g, ref previous);
+                    RunGroup(g, input);
+                    previous = input;
+                }
+            }
+            finally
+            {
+                previous?.Dispose();
             }
             return _rows;
         }
+
+        /// <summary>
+        /// Whether group <paramref name="g"/>'s input is split from <paramref name="previous"/>, the input of the group
+        /// before it: at the same S mapped for R = 1 (Figure 6 takes R = 1, then R = N, at each S).
+        /// </summary>
+        private bool SplitsFrom(int g, JobSimulationInput previous) =>
+            g > 0 && _groups[g - 1].S == _groups[g].S && _groups[g - 1].R == 1 && _groups[g].R > 1
+            && JobSimulationInput.CanSplit(GroupOptions(g), previous);
 
         /// <summary>A run failed while the next input was being mapped: let that finish and free it.</summary>
         public void Dispose()
@@ -106,15 +124,24 @@ public static partial class FigureSweep
         /// Group <paramref name="g"/>'s map outputs: mapped ahead, or mapped now from the raw input of its S
         /// (generated once per S: inputs depend on S only), after freeing what the previous group left.
         /// </summary>
-        private JobSimulationInput InputFor(int g)
+        private JobSimulationInput InputFor(int g, ref JobSimulationInput? previous)
         {
             if (_ahead is not null)
             {
                 var mapped = _ahead.GetAwaiter().GetResult();
                 _ahead = null;
+                Drop(ref previous);
                 FreeLastRuns();
                 return mapped;
             }
+            if (previous is not null && SplitsFrom(g, previous))
+            {
+                FreeLastRuns(); // the previous group's runs; its input stays for the split
+                var split = JobSimulationInput.Split(GroupOptions(g), previous);
+                Drop(ref previous);
+                return split;
+            }
+            Drop(ref previous);
             double s = _groups[g].S;
             if (_rawS != s)
             {
@@ -129,6 +156,12 @@ public static partial class FigureSweep
                 _rawS = s;
             }
             return JobSimulationInput.Prepare(groupOptions, rawInputs: _raw);
+        }
+
+        private static void Drop(ref JobSimulationInput? input)
+        {
+            input?.Dispose();
+            input = null;
         }
 
         /// <summary>Runs every mode of group <paramref name="g"/> on <paramref name="input"/> and adds their rows in mode order.</summary>
@@ -147,6 +180,7 @@ public static partial class FigureSweep
             // counts an input mapped ahead. Each input is mapped the same either way, so the rows are too.
             bool mapAhead = atOnce > 1 && modes.Count > 1 && g + 1 < _groups.Count && _groups[g + 1].S == s;
             var nextOptions = mapAhead ? GroupOptions(g + 1) : null;
+            bool splitNext = mapAhead && SplitsFrom(g + 1, input);
             var nextRaw = _raw;
             int ended = 0;
             Parallel.For(0, modes.Count, new ParallelOptions { MaxDegreeOfParallelism = atOnce }, m =>
@@ -160,7 +194,9 @@ public static partial class FigureSweep
                 // The first run to end that leaves its core with no run of this group to take up.
                 if (nextOptions is not null && Interlocked.Increment(ref ended) == Math.Max(1, modes.Count - atOnce + 1))
                 {
-                    _ahead = Task.Run(() => JobSimulationInput.Prepare(nextOptions, rawInputs: nextRaw));
+                    _ahead = splitNext
+                        ? Task.Run(() => JobSimulationInput.Split(nextOptions, input))
+                        : Task.Run(() => JobSimulationInput.Prepare(nextOptions, rawInputs: nextRaw));
                 }
                 int now = Interlocked.Increment(ref _done);
                 progress?.Report(new SweepProgress(now, Total, string.Create(CultureInfo.InvariantCulture,

@@ -117,6 +117,39 @@ public sealed class JobSimulationInput : IDisposable
         return new JobSimulationInput(job, options.ReduceTasks, maps, inputs, inputBytes, wall.Elapsed.TotalSeconds, directory);
     }
 
+    /// <summary>
+    /// The map outputs for <paramref name="options"/> split from <paramref name="oneTask"/>, the same input (torus,
+    /// workload, S, size, seed) mapped in memory for one reduce task, on all cores (<see cref="MapOutputSplitter"/>):
+    /// the outputs mapping again would give, without generating, parsing and sorting again. A sweep's R = N runs
+    /// take theirs from the R = 1 runs of the same S.
+    /// </summary>
+    public static JobSimulationInput Split(JobSimulationOptions options, JobSimulationInput oneTask)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(oneTask);
+        options.Validate();
+        var job = JobRegistry.Create(options.Job ?? JobSimulation.BuiltInJob(options.Workload));
+        if (!CanSplit(options, oneTask) || job.Name != oneTask.Job.Name)
+        {
+            throw new ArgumentException("only an in-memory input of the same job and cube, mapped for one reduce task, can be split", nameof(oneTask));
+        }
+        var wall = Stopwatch.StartNew();
+        int n = options.Torus.Count;
+        var maps = new MapOutput[n];
+        Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount },
+            s => maps[s] = MapOutputSplitter.Split(job, oneTask.MapOutputs[s], new MapTaskOptions
+            {
+                ReduceTasks = options.ReduceTasks,
+                JobId = options.JobId,
+                MapTaskId = oneTask.MapOutputs[s].MapTaskId,
+            }));
+        return new JobSimulationInput(job, options.ReduceTasks, maps, oneTask.Inputs as byte[][], oneTask.InputBytes, wall.Elapsed.TotalSeconds, directory: null);
+    }
+
+    /// <summary>Whether <see cref="Split"/> can make the input of <paramref name="options"/> from <paramref name="oneTask"/>.</summary>
+    public static bool CanSplit(JobSimulationOptions options, JobSimulationInput oneTask) =>
+        oneTask.ReduceTasks == 1 && !oneTask.OnDisk && !options.MapOutputOnDisk && oneTask.MapOutputs.Count == options.Torus.Count;
+
     /// <summary>Generates every server's raw input for <paramref name="options"/> on all cores.</summary>
     public static byte[][] Generate(JobSimulationOptions options)
     {

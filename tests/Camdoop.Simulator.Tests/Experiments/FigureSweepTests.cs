@@ -71,6 +71,37 @@ public sealed class FigureSweepTests : IDisposable
         Assert.Equal(inTurn.Select(Point), ahead.Select(Point));
     }
 
+    /// <summary>
+    /// The sweep splits each R = N input from the R = 1 one of its S instead of mapping the raw input again, ahead
+    /// (two cores) or in turn (one): every R = N point must equal a run that maps its input from scratch.
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public void SplittingTheRNInputFromTheR1OneChangesNoPoint(int parallelism)
+    {
+        var torus = new Torus(3, 3, 3);
+        var sweep = new SweepOptions { BytesPerServer = 6_000, OutputRatios = [0.5, 1], Parallelism = parallelism };
+        var rows = FigureSweep.Run(Figure.Figure6, torus, sweep);
+        var rn = rows.Where(r => r.ReduceTasks == torus.Count).ToList();
+        Assert.Equal(4, rn.Count);
+        foreach (var row in rn)
+        {
+            var alone = JobSimulation.Run(new JobSimulationOptions
+            {
+                Torus = torus,
+                Workload = Workload.Synthetic,
+                OutputRatio = row.RequestedOutputRatio,
+                BytesPerServer = sweep.BytesPerServer,
+                Seed = sweep.Seed,
+                ReduceTasks = torus.Count,
+                Mode = row.Mode == "camdoop" ? Camdoop.MapReduce.Jobs.Control.ShuffleMode.Camdoop : Camdoop.MapReduce.Jobs.Control.ShuffleMode.NoAgg,
+            });
+            Assert.Equal((row.ShuffleReduceSeconds, row.IntermediateBytes, row.OutputBytes, row.DataByteHops, row.LinkBytes, row.Events),
+                (alone.ShuffleReduceSeconds, alone.IntermediateBytes, alone.OutputBytes, alone.DataByteHops, alone.LinkBytes, alone.Events));
+        }
+    }
+
     [Fact]
     public void RunsAtRNOnALargeCubeDoNotRunSideBySideWhenMemoryIsShort()
     {
