@@ -70,7 +70,15 @@ public static partial class FigureSweep
                 for (int g = 0; g < _groups.Count; g++)
                 {
                     var input = InputFor(g, ref previous);
-                    RunGroup(g, input);
+                    try
+                    {
+                        RunGroup(g, input);
+                    }
+                    catch
+                    {
+                        input.Dispose();
+                        throw;
+                    }
                     previous = input;
                 }
             }

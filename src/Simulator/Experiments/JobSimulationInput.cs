@@ -16,7 +16,7 @@ public sealed class JobSimulationInput : IDisposable
 {
     private readonly string? _directory;
 
-    private JobSimulationInput(IMapReduceJob job, int reduceTasks, MapOutput[] maps, byte[][]? inputs, long inputBytes, double wallSeconds, string? directory)
+    private JobSimulationInput(IMapReduceJob job, int reduceTasks, MapOutput[] maps, IReadOnlyList<byte[]>? inputs, long inputBytes, double wallSeconds, string? directory)
     {
         Job = job;
         ReduceTasks = reduceTasks;
@@ -143,7 +143,7 @@ public sealed class JobSimulationInput : IDisposable
                 JobId = options.JobId,
                 MapTaskId = oneTask.MapOutputs[s].MapTaskId,
             }));
-        return new JobSimulationInput(job, options.ReduceTasks, maps, oneTask.Inputs as byte[][], oneTask.InputBytes, wall.Elapsed.TotalSeconds, directory: null);
+        return new JobSimulationInput(job, options.ReduceTasks, maps, oneTask.Inputs, oneTask.InputBytes, wall.Elapsed.TotalSeconds, directory: null);
     }
 
     /// <summary>Whether <see cref="Split"/> can make the input of <paramref name="options"/> from <paramref name="oneTask"/>.</summary>
