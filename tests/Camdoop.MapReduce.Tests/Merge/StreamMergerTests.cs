@@ -128,9 +128,10 @@ public class StreamMergerTests
     {
         // Exactly S = 0 without aggregation: every input holds each key with value 1, repeated once per server below
         // it, so whole runs of byte-identical records move in one block, cut by the output's room and the input's end.
+        // Keys of 1 to 40 bytes: records up to and past the 32 bytes one vector compare covers.
         var random = new Random(500 + seed);
         int k = random.Next(2, 8);
-        var keys = Enumerable.Range(0, 12).Select(i => System.Text.Encoding.ASCII.GetBytes(new string((char)('a' + i), 1 + (i * 7 % 20)))).ToArray();
+        var keys = Enumerable.Range(0, 12).Select(i => System.Text.Encoding.ASCII.GetBytes(new string((char)('a' + i), 1 + (i * 7 % 40)))).ToArray();
         var one = new byte[4];
         BinaryPrimitives.WriteUInt32BigEndian(one, 1);
         var inputs = Enumerable.Range(0, k).Select(_ =>
