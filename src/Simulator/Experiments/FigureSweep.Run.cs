@@ -59,11 +59,6 @@ public static partial class FigureSweep
         // The next group's input, when it was mapped while this group's last run was still going (RunGroup).
         private Task<JobSimulationInput>? _ahead;
 
-        // The next S's first group (index _nextSGroup): its raw input generated and mapped on the core that made the
-        // split ahead, after it (RunGroup).
-        private Task<(byte[][] Raw, JobSimulationInput Input)>? _nextS;
-        private int _nextSGroup = -1;
-
         private int Total => _groups.Count * options.Modes.Count;
 
         public IReadOnlyList<SweepRow> Execute()
@@ -102,43 +97,22 @@ public static partial class FigureSweep
             g > 0 && _groups[g - 1].S == _groups[g].S && _groups[g - 1].R == 1 && _groups[g].R > 1
             && JobSimulationInput.CanSplit(GroupOptions(g), previous);
 
-        /// <summary>A run failed while inputs were being made ahead: let them finish and free them.</summary>
+        /// <summary>A run failed while the next input was being mapped: let that finish and free it.</summary>
         public void Dispose()
         {
+            if (_ahead is null)
+            {
+                return;
+            }
             try
             {
-                _ahead?.GetAwaiter().GetResult().Dispose();
+                _ahead.GetAwaiter().GetResult().Dispose();
             }
             catch (Exception)
             {
                 // The run's failure is the one to report.
             }
-            try
-            {
-                _nextS?.GetAwaiter().GetResult().Input.Dispose();
-            }
-            catch (Exception)
-            {
-                // Likewise.
-            }
             _ahead = null;
-            _nextS = null;
-        }
-
-        /// <summary>
-        /// Whether the next S's first group can be generated and mapped while group
-        /// <paramref name="g"/>'s runs (<paramref name="atOnce"/> side by side) go on beside its split input: every
-        /// input then held (two raw inputs, three groups' map outputs) and the runs fit as <see cref="RunsThatFitInMemory"/>
-        /// counts. During the split group's runs it holds what that model assumes anyway: one raw input and two map outputs.
-        /// </summary>
-        private bool NextSFitsInMemory(int g, int atOnce)
-        {
-            int servers = torus.Count;
-            long raw = servers * options.BytesPerServer;
-            long maps = JobMemoryEstimate.InputBytes(servers, options.BytesPerServer, mapOutputOnDisk: false);
-            long held = (2 * raw) + (3 * maps) + (atOnce * JobMemoryEstimate.ShuffleBytes(servers, _groups[g].R, _budget));
-            long available = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 10 * 8;
-            return held <= available;
         }
 
         private JobSimulationOptions GroupOptions(int g) => new()
@@ -160,27 +134,6 @@ public static partial class FigureSweep
         /// </summary>
         private JobSimulationInput InputFor(int g, ref JobSimulationInput? previous)
         {
-            var input = MakeInput(g, ref previous);
-            if (!_groups.Skip(g + 1).Any(later => later.S == _groups[g].S))
-            {
-                _raw = null; // no later group maps this S's raw input again
-            }
-            return input;
-        }
-
-        private JobSimulationInput MakeInput(int g, ref JobSimulationInput? previous)
-        {
-            if (_nextS is not null && g == _nextSGroup)
-            {
-                var (raw, made) = _nextS.GetAwaiter().GetResult();
-                _nextS = null;
-                _nextSGroup = -1;
-                Drop(ref previous);
-                _raw = raw;
-                _rawS = _groups[g].S;
-                FreeLastRuns();
-                return made;
-            }
             if (_ahead is not null)
             {
                 var mapped = _ahead.GetAwaiter().GetResult();
@@ -236,12 +189,6 @@ public static partial class FigureSweep
             bool mapAhead = atOnce > 1 && modes.Count > 1 && g + 1 < _groups.Count && _groups[g + 1].S == s;
             var nextOptions = mapAhead ? GroupOptions(g + 1) : null;
             bool splitNext = mapAhead && SplitsFrom(g + 1, input);
-            // After the split, the same core generates and maps the next S's first group (on 8x8x8 the R = 1 runs of
-            // S < 1 leave it idle for 2-8 s), so that the next S starts with its input ready.
-            int nextS = g + 2;
-            var nextSOptions = splitNext && nextS < _groups.Count && _groups[nextS].S != s && NextSFitsInMemory(g, atOnce)
-                ? GroupOptions(nextS) with { MapParallelism = 1 }
-                : null;
             var nextRaw = _raw;
             int ended = 0;
             Parallel.For(0, modes.Count, new ParallelOptions { MaxDegreeOfParallelism = atOnce }, m =>
@@ -258,15 +205,6 @@ public static partial class FigureSweep
                     _ahead = splitNext
                         ? Task.Run(() => JobSimulationInput.Split(nextOptions, input))
                         : Task.Run(() => JobSimulationInput.Prepare(nextOptions, rawInputs: nextRaw));
-                    if (nextSOptions is not null)
-                    {
-                        _nextSGroup = nextS;
-                        _nextS = _ahead.ContinueWith(_ =>
-                        {
-                            var raw = JobSimulationInput.Generate(nextSOptions);
-                            return (raw, JobSimulationInput.Prepare(nextSOptions, rawInputs: raw));
-                        }, CancellationToken.None, TaskContinuationOptions.None, TaskScheduler.Default);
-                    }
                 }
                 int now = Interlocked.Increment(ref _done);
                 progress?.Report(new SweepProgress(now, Total, string.Create(CultureInfo.InvariantCulture,
