@@ -1,3 +1,5 @@
+using Camdoop.MapReduce.Records;
+
 namespace Camdoop.MapReduce.MapPhase;
 
 /// <summary>
@@ -36,6 +38,22 @@ internal sealed class BucketCounters(int buckets)
         OpenKeyBytes += keyLength;
         OpenValueBytes += valueLength;
         OpenEncodedBytes += encodedLength;
+    }
+
+    /// <summary>Records, logical bytes (key + value) and encoded bytes per reduce task: the buckets are (task, stripe).</summary>
+    public (long[] Records, long[] LogicalBytes, long[] EncodedBytes) PerReduceTask(int reduceTasks)
+    {
+        var records = new long[reduceTasks];
+        var logical = new long[reduceTasks];
+        var encoded = new long[reduceTasks];
+        for (int b = 0; b < Records.Length; b++)
+        {
+            int r = b / Stripes.Count;
+            records[r] += Records[b];
+            logical[r] += KeyBytes[b] + ValueBytes[b];
+            encoded[r] += EncodedBytes[b];
+        }
+        return (records, logical, encoded);
     }
 
     /// <summary>Adds the open bucket's tally to its counters; nothing when no bucket is open.</summary>

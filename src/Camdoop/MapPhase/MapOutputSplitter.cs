@@ -93,26 +93,14 @@ public static class MapOutputSplitter
         }
 
         var headers = MapTask.MemoryHeaders(sink, options, job.IsAssociativeCommutative);
-        var stats = source.Stats;
-        var perTask = new MapTaskStats
+        // The input side (bytes and records read, map output) is the source's; the split changes only the per-task part.
+        var (perTaskRecords, perTaskLogical, perTaskEncoded) = counters.PerReduceTask(reduceTasks);
+        var perTask = source.Stats with
         {
-            InputBytes = stats.InputBytes,
-            InputRecords = stats.InputRecords,
-            MalformedRecords = stats.MalformedRecords,
-            MapOutputRecords = stats.MapOutputRecords,
-            MapOutputLogicalBytes = stats.MapOutputLogicalBytes,
-            Spills = stats.Spills,
-            RecordsPerReduceTask = new long[reduceTasks],
-            LogicalBytesPerReduceTask = new long[reduceTasks],
-            EncodedBytesPerReduceTask = new long[reduceTasks],
+            RecordsPerReduceTask = perTaskRecords,
+            LogicalBytesPerReduceTask = perTaskLogical,
+            EncodedBytesPerReduceTask = perTaskEncoded,
         };
-        for (int b = 0; b < buckets; b++)
-        {
-            int task = b / Stripes.Count;
-            perTask.RecordsPerReduceTask[task] += counters.Records[b];
-            perTask.LogicalBytesPerReduceTask[task] += counters.KeyBytes[b] + counters.ValueBytes[b];
-            perTask.EncodedBytesPerReduceTask[task] += counters.EncodedBytes[b];
-        }
         return new MapOutput(options, perTask, headers, sink);
     }
 

@@ -190,16 +190,7 @@ public static class MapTask
 
     private static MapTaskStats Stats(InputSplitter splitter, SortBuffer buffer, int spills, BucketCounters counters, int reduceTasks)
     {
-        var records = new long[reduceTasks];
-        var logical = new long[reduceTasks];
-        var encoded = new long[reduceTasks];
-        for (int b = 0; b < counters.Records.Length; b++)
-        {
-            int r = b / Stripes.Count;
-            records[r] += counters.Records[b];
-            logical[r] += counters.KeyBytes[b] + counters.ValueBytes[b];
-            encoded[r] += counters.EncodedBytes[b];
-        }
+        var (records, logical, encoded) = counters.PerReduceTask(reduceTasks);
         return new MapTaskStats
         {
             InputBytes = splitter.BytesRead,
