@@ -61,6 +61,30 @@ public class StreamMergerTests
             .OrderBy(r => r.Key, Comparer<byte[]>.Create((a, b) => a.AsSpan().SequenceCompareTo(b)))
             .ToList();
 
+    /// <summary>
+    /// A Merge-mode merger that ran to completion: its output is every input record in order, it counted each record
+    /// once in and once out, and it remembers the last key emitted and each input's last key consumed.
+    /// </summary>
+    private static void AssertMergedExactly(StreamMerger merger, List<List<Rec>> inputs, List<Rec> output)
+    {
+        var expected = NaiveMerge(inputs);
+        Assert.Equal(expected, output);
+        Assert.Equal(expected.Count, merger.InputRecords);
+        Assert.Equal(expected.Count, merger.OutputRecords);
+        if (expected.Count > 0)
+        {
+            Assert.Equal(expected[^1].Key, merger.LastEmittedKey.ToArray());
+        }
+        for (int i = 0; i < inputs.Count; i++)
+        {
+            Assert.Equal(inputs[i].Count > 0, merger.HasConsumed(i));
+            if (inputs[i].Count > 0)
+            {
+                Assert.Equal(inputs[i][^1].Key, merger.LastConsumedKey(i).ToArray());
+            }
+        }
+    }
+
     public static TheoryData<int> Seeds => new() { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 
     [Theory]
@@ -72,22 +96,7 @@ public class StreamMergerTests
         var inputs = RandomInputs(random, k, 60, longKeys: seed % 3 == 0);
         var merger = new StreamMerger(new SumJob(), k, MergeMode.Merge, initialInputCapacity: 16);
         var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random));
-        var expected = NaiveMerge(inputs);
-        Assert.Equal(expected, output);
-        Assert.Equal(expected.Count, merger.InputRecords);
-        Assert.Equal(expected.Count, merger.OutputRecords);
-        if (expected.Count > 0)
-        {
-            Assert.Equal(expected[^1].Key, merger.LastEmittedKey.ToArray());
-        }
-        for (int i = 0; i < k; i++)
-        {
-            Assert.Equal(inputs[i].Count > 0, merger.HasConsumed(i));
-            if (inputs[i].Count > 0)
-            {
-                Assert.Equal(inputs[i][^1].Key, merger.LastConsumedKey(i).ToArray());
-            }
-        }
+        AssertMergedExactly(merger, inputs, output);
     }
 
     [Theory]
@@ -138,22 +147,7 @@ public class StreamMergerTests
             keys.SelectMany(key => Enumerable.Repeat(new Rec(key, one), random.Next(0, 120))).OrderBy(r => r, Comparer<Rec>.Create(Rec.CompareKeyValue)).ToList()).ToList();
         var merger = new StreamMerger(new SumJob(), k, MergeMode.Merge, initialInputCapacity: 16);
         var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: 200, maxOutput: 400));
-        var expected = NaiveMerge(inputs);
-        Assert.Equal(expected, output);
-        Assert.Equal(expected.Count, merger.InputRecords);
-        Assert.Equal(expected.Count, merger.OutputRecords);
-        if (expected.Count > 0)
-        {
-            Assert.Equal(expected[^1].Key, merger.LastEmittedKey.ToArray());
-        }
-        for (int i = 0; i < k; i++)
-        {
-            Assert.Equal(inputs[i].Count > 0, merger.HasConsumed(i));
-            if (inputs[i].Count > 0)
-            {
-                Assert.Equal(inputs[i][^1].Key, merger.LastConsumedKey(i).ToArray());
-            }
-        }
+        AssertMergedExactly(merger, inputs, output);
     }
 
     [Theory]
@@ -292,13 +286,7 @@ public class StreamMergerTests
 
         var merger = new StreamMerger(new SumJob(), k, MergeMode.Merge, initialInputCapacity: 64);
         var merged = Rec.Decode(MergeDriver.Run(merger, encoded, random, maxChunk: 512, maxOutput: 1024));
-        Assert.Equal(NaiveMerge(inputs), merged);
-        Assert.Equal(merged.Count, merger.OutputRecords);
-        Assert.Equal(merged[^1].Key, merger.LastEmittedKey.ToArray());
-        for (int i = 0; i < k; i++)
-        {
-            Assert.Equal(inputs[i][^1].Key, merger.LastConsumedKey(i).ToArray());
-        }
+        AssertMergedExactly(merger, inputs, merged);
         var combiner = new StreamMerger(new SumJob(), k, MergeMode.Combine, initialInputCapacity: 64);
         Assert.Equal(NaiveCombine(inputs), Rec.Decode(MergeDriver.Run(combiner, encoded, random, maxChunk: 512, maxOutput: 1024)));
 
