@@ -42,6 +42,29 @@ public class StreamMergerTests
     /// <summary>What a merger in <paramref name="mode"/> must output for <paramref name="inputs"/>.</summary>
     private static List<Rec> Naive(MergeMode mode, List<List<Rec>> inputs) => mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs);
 
+    /// <summary>
+    /// A seeded case of the pool tests: <c>minInputs</c>..7 random inputs, their streams, the expected output, and a
+    /// merger whose inputs start on 16-byte buffers from a fresh pool.
+    /// </summary>
+    private static (Random Random, int K, List<byte[]> Encoded, List<Rec> Expected, ShuffleBufferPool Pool, StreamMerger Merger) PooledCase(
+        int seed, int minInputs, MergeMode mode, bool longKeys)
+    {
+        var random = new Random(seed);
+        int k = random.Next(minInputs, 8);
+        var inputs = RandomInputs(random, k, 200, longKeys);
+        var pool = new ShuffleBufferPool();
+        return (random, k, inputs.Select(Rec.Encode).ToList(), Naive(mode, inputs), pool,
+            new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16, bufferPool: pool));
+    }
+
+    /// <summary>Resets and trims <paramref name="merger"/>: each of its <paramref name="k"/> inputs then holds one smallest-class buffer of the pool.</summary>
+    private static void AssertTrimmedBackToOneSmallBufferEach(StreamMerger merger, ShuffleBufferPool pool, int k)
+    {
+        merger.Reset();
+        merger.TrimBuffers(16);
+        Assert.Equal(k * 512, pool.RentedBytes);
+    }
+
     private static List<Rec> NaiveMerge(List<List<Rec>> inputs)
     {
         var all = inputs.SelectMany(x => x).ToList();
@@ -365,17 +388,12 @@ public class StreamMergerTests
     [InlineData(MergeMode.Combine, 3)]
     public void InputBuffersFromAPoolGrowThereAndAreTrimmedBackToIt(MergeMode mode, int seed)
     {
-        var random = new Random(900 + seed);
-        int k = random.Next(2, 8);
-        var inputs = RandomInputs(random, k, 200, longKeys: seed == 3);
-        var expected = Naive(mode, inputs);
-        var pool = new ShuffleBufferPool();
-        var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16, bufferPool: pool);
+        var (random, k, encoded, expected, pool, merger) = PooledCase(900 + seed, minInputs: 2, mode, longKeys: seed == 3);
         Assert.Equal(k * 512, pool.RentedBytes); // one buffer of the smallest class per input
         for (int round = 0; round < 3; round++)
         {
             long grown = 0;
-            var output = Rec.Decode(MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: 400, betweenDrains: m =>
+            var output = Rec.Decode(MergeDriver.Run(merger, encoded, random, maxChunk: 400, betweenDrains: m =>
             {
                 grown = Math.Max(grown, pool.RentedBytes);
                 if (random.Next(6) == 0)
@@ -385,9 +403,7 @@ public class StreamMergerTests
             }));
             Assert.Equal(expected, output);
             Assert.True(grown > k * 512, "the inputs grew with buffers from the pool");
-            merger.Reset();
-            merger.TrimBuffers(16);
-            Assert.Equal(k * 512, pool.RentedBytes); // what they grew to went back
+            AssertTrimmedBackToOneSmallBufferEach(merger, pool, k); // what they grew to went back
             Assert.True(pool.FreeBytes > 0);
         }
     }
@@ -398,13 +414,7 @@ public class StreamMergerTests
     [InlineData(MergeMode.Combine, 3)]
     public void LentStreamsAreReadInPlaceNeverWrittenAndNeverPooled(MergeMode mode, int seed)
     {
-        var random = new Random(1300 + seed);
-        int k = random.Next(3, 8);
-        var inputs = RandomInputs(random, k, 200, longKeys: seed == 3);
-        var encoded = inputs.Select(Rec.Encode).ToList();
-        var expected = Naive(mode, inputs);
-        var pool = new ShuffleBufferPool();
-        var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16, bufferPool: pool);
+        var (random, k, encoded, expected, pool, merger) = PooledCase(1300 + seed, minInputs: 3, mode, longKeys: seed == 3);
         for (int round = 0; round < 3; round++)
         {
             // About half the inputs are lent from inside larger arrays: random bytes before the stream, and after it
@@ -435,10 +445,8 @@ public class StreamMergerTests
             Assert.Equal(expected, output);
             Assert.All(lent, l => Assert.Equal(l.Before, l.Array));
             Assert.Equal(encoded.Sum(e => (long)e.Length), merger.InputBytes);
-            merger.Reset();
-            merger.TrimBuffers(16);
             // Every input is back on its own buffer, and no lent array went into the pool.
-            Assert.Equal(k * 512, pool.RentedBytes);
+            AssertTrimmedBackToOneSmallBufferEach(merger, pool, k);
         }
     }
 
@@ -477,13 +485,7 @@ public class StreamMergerTests
     [InlineData(MergeMode.Combine, 3)]
     public void AdoptedStashesAreMergedWithoutACopyAndGoBackToThePool(MergeMode mode, int seed)
     {
-        var random = new Random(1400 + seed);
-        int k = random.Next(3, 8);
-        var inputs = RandomInputs(random, k, 200, longKeys: seed == 3);
-        var encoded = inputs.Select(Rec.Encode).ToList();
-        var expected = Naive(mode, inputs);
-        var pool = new ShuffleBufferPool();
-        var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: 16, bufferPool: pool);
+        var (random, k, encoded, expected, pool, merger) = PooledCase(1400 + seed, minInputs: 3, mode, longKeys: seed == 3);
         for (int round = 0; round < 3; round++)
         {
             // About half the inputs start with a stash: any prefix of the stream (records cut anywhere), in a buffer
@@ -509,10 +511,8 @@ public class StreamMergerTests
             var output = Rec.Decode(MergeDriver.Run(merger, encoded, random, maxChunk: 300, fedAlready: fed));
             Assert.Equal(expected, output);
             Assert.Equal(encoded.Sum(e => (long)e.Length), merger.InputBytes);
-            merger.Reset();
-            merger.TrimBuffers(16);
             // Every input holds one small buffer again: the adopted ones that grew or were large went back.
-            Assert.Equal(k * 512, pool.RentedBytes);
+            AssertTrimmedBackToOneSmallBufferEach(merger, pool, k);
         }
     }
 
