@@ -147,7 +147,13 @@ public static class JobSimulation
         double cpuSeconds = cpu.Seconds(sim);
         options.Inspect?.Invoke(sim, services);
         var result = Collect(options, description, sim, services, maps, completions, failures, completed, t0, input.InputBytes);
-        result = result with { SimulationCpuSeconds = cpuSeconds, MapWallSeconds = input.WallSeconds, MapOutputOnDisk = input.OnDisk };
+        result = result with
+        {
+            SimulationCpuSeconds = cpuSeconds,
+            MapWallSeconds = input.WallSeconds,
+            MapOutputOnDisk = input.OnDisk,
+            Machine = HostMachine.Current,
+        };
         if (options.OutputDirectory is not null)
         {
             CopyOutputs(completions, options.OutputDirectory);

@@ -29,6 +29,10 @@ public class SimCommandTests
         var buffers = root.GetProperty("shuffleBufferPeakBytes");
         long min = buffers.GetProperty("min").GetInt64(), median = buffers.GetProperty("median").GetInt64(), max = buffers.GetProperty("max").GetInt64();
         Assert.True(max > 0 && min <= median && median <= max, $"shuffle buffer peaks {min} / {median} / {max}");
+        // The wall-clock times name their machine.
+        var machine = root.GetProperty("machine");
+        Assert.False(string.IsNullOrWhiteSpace(machine.GetProperty("processor").GetString()));
+        Assert.Equal(Environment.ProcessorCount, machine.GetProperty("logicalCores").GetInt32());
     }
 
     [Fact]
@@ -123,9 +127,11 @@ public class SimCommandTests
             File.WriteAllText(input, text.ToString());
             string output = Path.Combine(dir, "out");
 
-            var (code, _, stderr) = CamdoopProcess.Run("sim", "run", "--torus", "3x3x3", "--job", "wordcount", "--input", input,
+            var (code, stdout, stderr) = CamdoopProcess.Run("sim", "run", "--torus", "3x3x3", "--job", "wordcount", "--input", input,
                 "--reducers", "7", "--mode", "noagg", "--output", output);
             Assert.True(code == 0, stderr);
+            // The text report names the machine its wall clock was measured on.
+            Assert.Contains($"{Environment.ProcessorCount} logical cores", stdout.Split('\n').Single(l => l.StartsWith("machine", StringComparison.Ordinal)), StringComparison.Ordinal);
 
             var parts = Directory.GetFiles(output, "part-*").Order(StringComparer.Ordinal).ToArray();
             Assert.Equal(7, parts.Length);

@@ -190,6 +190,10 @@ public static class SimRunCommand
         }
         Line("wall clock", string.Create(CultureInfo.InvariantCulture,
             $"{r.WallSeconds:0.##} s (map {r.MapWallSeconds:0.##} s, runs {(r.MapOutputOnDisk ? "on disk" : "in memory")}, simulation {r.SimulationWallSeconds:0.##} s, {r.Events:N0} events)"));
+        if (r.Machine is not null)
+        {
+            Line("machine", r.Machine.ToString());
+        }
         if (r.Reducers.Count > 0 && r.Reducers[0].OutputFile is not null)
         {
             Line("output", Path.GetDirectoryName(r.Reducers[0].OutputFile) ?? "");

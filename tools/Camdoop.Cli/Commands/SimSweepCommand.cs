@@ -77,6 +77,7 @@ public static class SimSweepCommand
         var charts = FigureSweep.WriteCharts(rows, outDir);
 
         Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, {options.Trees.Name()} trees), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.WriteLine($"{"panel",-8} {"S",6} {"R",5} {"mode",-18} {"time",12} {"switch 1G",12} {"switch 6G",12} {"1G 1:4",12}");
         foreach (var r in rows)
         {
