@@ -19,10 +19,14 @@ public static partial class FigureSweep
         var groups = new List<SweepGroup>();
         if (figure == Figure.Figure6)
         {
+            // The paper's panels are R = 1 and R = N; a cube too large for R = N in memory can take others.
+            var rs = options.ReduceTasks ?? [1, servers];
             foreach (double s in options.OutputRatios ?? DefaultOutputRatios)
             {
-                groups.Add(new SweepGroup(s, 1, "R=1"));
-                groups.Add(new SweepGroup(s, servers, string.Create(CultureInfo.InvariantCulture, $"R={servers}")));
+                foreach (int r in rs)
+                {
+                    groups.Add(new SweepGroup(s, r, string.Create(CultureInfo.InvariantCulture, $"R={r}")));
+                }
             }
         }
         else
@@ -91,7 +95,8 @@ public static partial class FigureSweep
 
         /// <summary>
         /// Whether group <paramref name="g"/>'s input is split from <paramref name="previous"/>, the input of the group
-        /// before it: at the same S mapped for R = 1 (Figure 6 takes R = 1, then R = N, at each S).
+        /// before it: at the same S mapped for R = 1 (Figure 6 takes R = 1, then R = N, at each S; any other R is
+        /// mapped from the raw input of its S).
         /// </summary>
         private bool SplitsFrom(int g, JobSimulationInput previous) =>
             g > 0 && _groups[g - 1].S == _groups[g].S && _groups[g - 1].R == 1 && _groups[g].R > 1

@@ -26,7 +26,9 @@ public sealed record SweepOptions
     /// <summary>S values of Figure 6 (0 means 1/N). Default 0, 0.2, ..., 1.</summary>
     public IReadOnlyList<double>? OutputRatios { get; init; }
 
-    /// <summary>R values of Figure 7. Default 1, 2, 4, ... up to N (and N itself).</summary>
+    /// <summary>
+    /// R values: Figure 7's points (default 1, 2, 4, ... up to N, and N itself), or Figure 6's panels (default 1 and N).
+    /// </summary>
     public IReadOnlyList<int>? ReduceTasks { get; init; }
 
     public IReadOnlyList<ShuffleMode> Modes { get; init; } = [ShuffleMode.Camdoop, ShuffleMode.NoAgg];

@@ -102,6 +102,39 @@ public sealed class FigureSweepTests : IDisposable
         }
     }
 
+    /// <summary>
+    /// Figure 6 at R values other than 1 and N (a cube whose R = N run does not fit in memory): one panel per R, and
+    /// every point equal to a run that maps its input from scratch. In the order given (2, 1, 4) the sweep maps R = 2
+    /// and R = 1 from the raw input of their S and splits R = 4 from R = 1's.
+    /// </summary>
+    [Fact]
+    public void Figure6TakesItsPanelsFromTheGivenReduceTasks()
+    {
+        var torus = new Torus(2, 2, 3);
+        var sweep = new SweepOptions { BytesPerServer = 6_000, OutputRatios = [0, 1], ReduceTasks = [2, 1, 4], Parallelism = 2 };
+        var rows = FigureSweep.Run(Figure.Figure6, torus, sweep);
+        Assert.Equal(12, rows.Count); // 2 S x 3 R x 2 modes
+        Assert.Equal(["R=1", "R=2", "R=4"], rows.Select(r => r.Panel).Distinct().Order(StringComparer.Ordinal));
+        Assert.All(rows, r => Assert.Equal($"R={r.ReduceTasks}", r.Panel));
+        foreach (var row in rows)
+        {
+            var alone = JobSimulation.Run(new JobSimulationOptions
+            {
+                Torus = torus,
+                Workload = Workload.Synthetic,
+                OutputRatio = row.RequestedOutputRatio,
+                BytesPerServer = sweep.BytesPerServer,
+                Seed = sweep.Seed,
+                ReduceTasks = row.ReduceTasks,
+                Mode = row.Mode == "camdoop" ? Camdoop.MapReduce.Jobs.Control.ShuffleMode.Camdoop : Camdoop.MapReduce.Jobs.Control.ShuffleMode.NoAgg,
+            });
+            Assert.True(row.Completed);
+            Assert.Equal((row.ShuffleReduceSeconds, row.OutputBytes, row.DataByteHops, row.LinkBytes),
+                (alone.ShuffleReduceSeconds, alone.OutputBytes, alone.DataByteHops, alone.LinkBytes));
+        }
+        Assert.Equal(3, FigureSweep.WriteCharts(rows, _directory).Count);
+    }
+
     [Fact]
     public void RunsAtRNOnALargeCubeDoNotRunSideBySideWhenMemoryIsShort()
     {

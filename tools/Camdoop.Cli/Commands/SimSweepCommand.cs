@@ -19,13 +19,14 @@ public static class SimSweepCommand
         {
             Details = "Runs Camdoop and Camdoop (no agg.) on the synthetic job at every point, next to the three switch lower\n" +
                       "bounds, one simulation per core at a time. '--figure 6 --torus 3x3x3' is the testbed-sized counterpart\n" +
-                      "of Figure 5. Map output stays in memory here (map costs no simulated time either way).",
+                      "of Figure 5; '--figure 6 --reducers 1,100' draws Figure 6's panels at other R, for cubes whose R=N run\n" +
+                      "does not fit in memory. Map output stays in memory here (map costs no simulated time either way).",
         }
             .Option("figure", "6 or 7", "N", "6")
             .Option("torus", "Torus size", "XxYxZ", "8x8x8")
             .Option("input-per-server", "Generated input per server", "SIZE", "2MB")
             .Option("output-ratios", "Figure 6: S values, comma-separated", "LIST", "0,0.2,0.4,0.6,0.8,1")
-            .Option("reducers", "Figure 7: R values, comma-separated (default 1,2,4,...,N)", "LIST")
+            .Option("reducers", "R values, comma-separated: Figure 7's points (default 1,2,4,...,N), Figure 6's panels (default 1,N)", "LIST")
             .Option("parallel", "Cores to use (runs side by side as memory allows, each on its share); 0 = all", "N", "0")
             .Option("seed", "Random seed", "N", "1")
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
@@ -43,7 +44,7 @@ public static class SimSweepCommand
             BytesPerServer = args.Bytes("input-per-server"),
             Seed = (ulong)args.Long("seed", 0),
             OutputRatios = ParseList(args, "output-ratios", s => double.Parse(s, NumberStyles.Float, CultureInfo.InvariantCulture), v => v is >= 0 and <= 1),
-            ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count) : null,
+            ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
             Parallelism = args.Int("parallel", 0, 64),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
@@ -51,7 +52,7 @@ public static class SimSweepCommand
         if (!args.Flag("force"))
         {
             // The largest R is the heaviest run; the generated inputs of its S stay beside it (one per server).
-            int largest = figure == Figure.Figure6 ? torus.Count : (options.ReduceTasks ?? FigureSweep.DefaultReduceTasks(torus.Count)).Max();
+            int largest = (options.ReduceTasks ?? (figure == Figure.Figure6 ? [torus.Count] : FigureSweep.DefaultReduceTasks(torus.Count))).Max();
             MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, options.BytesPerServer, mapOutputOnDisk: false,
                 options.Service, torus.Count * options.BytesPerServer, MemoryCheck.Available, "lower --input-per-server or the largest R");
         }
