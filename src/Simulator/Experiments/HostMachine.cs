@@ -22,7 +22,7 @@ public sealed record HostMachine(
     /// <summary>This process's machine, read once.</summary>
     public static HostMachine Current => s_current.Value;
 
-    /// <summary>One line: processor, cores, runtime.</summary>
+    /// <summary>One line: processor, logical cores, .NET version, operating system.</summary>
     public override string ToString() => $"{Processor}, {LogicalCores} logical cores, .NET {Runtime}, {OperatingSystem}";
 
     /// <summary>
@@ -92,12 +92,9 @@ public sealed record HostMachine(
                 processor = ProcessorFromCpuInfo(File.ReadAllText(CpuInfoPath));
             }
         }
-        catch (IOException)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            // Unreadable: fall back to the architecture.
-        }
-        catch (UnauthorizedAccessException)
-        {
+            // Unreadable: the architecture stands in for the processor.
         }
         return new HostMachine(
             processor ?? RuntimeInformation.ProcessArchitecture.ToString(),

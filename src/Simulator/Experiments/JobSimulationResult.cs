@@ -185,12 +185,12 @@ public sealed record JobSimulationResult
     [JsonPropertyName("events")]
     public required long Events { get; init; }
 
+    [JsonPropertyName("frameEvents")]
+    public required long FrameEvents { get; init; }
+
     /// <summary>The machine whose wall-clock and CPU times these are (null in results built by hand).</summary>
     [JsonPropertyName("machine")]
     public HostMachine? Machine { get; init; }
-
-    [JsonPropertyName("frameEvents")]
-    public required long FrameEvents { get; init; }
 
     private static readonly JsonSerializerOptions JsonOptions = new() { WriteIndented = true };
 
