@@ -87,19 +87,25 @@ public sealed class FigureSweepTests : IDisposable
         Assert.Equal(4, rn.Count);
         foreach (var row in rn)
         {
-            var alone = JobSimulation.Run(new JobSimulationOptions
-            {
-                Torus = torus,
-                Workload = Workload.Synthetic,
-                OutputRatio = row.RequestedOutputRatio,
-                BytesPerServer = sweep.BytesPerServer,
-                Seed = sweep.Seed,
-                ReduceTasks = torus.Count,
-                Mode = row.Mode == "camdoop" ? Camdoop.MapReduce.Jobs.Control.ShuffleMode.Camdoop : Camdoop.MapReduce.Jobs.Control.ShuffleMode.NoAgg,
-            });
-            Assert.Equal((row.ShuffleReduceSeconds, row.IntermediateBytes, row.OutputBytes, row.DataByteHops, row.LinkBytes, row.Events),
-                (alone.ShuffleReduceSeconds, alone.IntermediateBytes, alone.OutputBytes, alone.DataByteHops, alone.LinkBytes, alone.Events));
+            AssertSameAsARunAlone(torus, sweep, row);
         }
+    }
+
+    /// <summary>Runs <paramref name="row"/>'s point alone, its input mapped from scratch, and compares what was simulated.</summary>
+    private static void AssertSameAsARunAlone(Torus torus, SweepOptions sweep, SweepRow row)
+    {
+        var alone = JobSimulation.Run(new JobSimulationOptions
+        {
+            Torus = torus,
+            Workload = Workload.Synthetic,
+            OutputRatio = row.RequestedOutputRatio,
+            BytesPerServer = sweep.BytesPerServer,
+            Seed = sweep.Seed,
+            ReduceTasks = row.ReduceTasks,
+            Mode = row.Mode == "camdoop" ? Camdoop.MapReduce.Jobs.Control.ShuffleMode.Camdoop : Camdoop.MapReduce.Jobs.Control.ShuffleMode.NoAgg,
+        });
+        Assert.Equal((row.ShuffleReduceSeconds, row.IntermediateBytes, row.OutputBytes, row.DataByteHops, row.LinkBytes, row.Events),
+            (alone.ShuffleReduceSeconds, alone.IntermediateBytes, alone.OutputBytes, alone.DataByteHops, alone.LinkBytes, alone.Events));
     }
 
     /// <summary>
@@ -118,19 +124,8 @@ public sealed class FigureSweepTests : IDisposable
         Assert.All(rows, r => Assert.Equal($"R={r.ReduceTasks}", r.Panel));
         foreach (var row in rows)
         {
-            var alone = JobSimulation.Run(new JobSimulationOptions
-            {
-                Torus = torus,
-                Workload = Workload.Synthetic,
-                OutputRatio = row.RequestedOutputRatio,
-                BytesPerServer = sweep.BytesPerServer,
-                Seed = sweep.Seed,
-                ReduceTasks = row.ReduceTasks,
-                Mode = row.Mode == "camdoop" ? Camdoop.MapReduce.Jobs.Control.ShuffleMode.Camdoop : Camdoop.MapReduce.Jobs.Control.ShuffleMode.NoAgg,
-            });
             Assert.True(row.Completed);
-            Assert.Equal((row.ShuffleReduceSeconds, row.OutputBytes, row.DataByteHops, row.LinkBytes),
-                (alone.ShuffleReduceSeconds, alone.OutputBytes, alone.DataByteHops, alone.LinkBytes));
+            AssertSameAsARunAlone(torus, sweep, row);
         }
         Assert.Equal(3, FigureSweep.WriteCharts(rows, _directory).Count);
     }
