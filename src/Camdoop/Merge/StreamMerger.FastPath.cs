@@ -146,6 +146,7 @@ public sealed partial class StreamMerger
                 }
                 min = head;
                 start = s.Start;
+                end = s.End; // parsing the head may have ended a wrap (Unwrap)
                 length = s.HeadLength;
                 keyLength = s.HeadKeyLength;
                 valueLength = s.HeadValueLength;
@@ -244,7 +245,7 @@ public sealed partial class StreamMerger
         {
             return false;
         }
-        var record = s.Data.AsSpan(start, s.End - start);
+        var record = s.Data.AsSpan(start); // the record at start is whole (below End, or before a wrap's newer bytes)
         RecordCodec.TryParse(record, out var bounds);
         var key = record.Slice(bounds.KeyOffset, bounds.KeyLength);
         bool continued = hasNext ? HeadHasKey(ref s, m, key, min) : !s.Finished;

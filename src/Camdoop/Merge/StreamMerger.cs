@@ -17,8 +17,8 @@ namespace Camdoop.MapReduce.Merge;
 /// by input index. The output is a byte stream too: a record may be split across two Drain calls.
 /// </para>
 /// <para>
-/// Single-threaded. Steady state allocates nothing: per-input buffers grow to the largest window and are then
-/// compacted in place; heads carry an 8-byte key prefix so most comparisons are one integer compare. Corrupt input
+/// Single-threaded. Steady state allocates nothing: per-input buffers grow to the largest window and then wrap
+/// around to the room consumed records left (or are compacted in place); heads carry an 8-byte key prefix so most comparisons are one integer compare. Corrupt input
 /// (bad lengths, a stream ending mid-record) throws <see cref="InvalidDataException"/>; exceptions from job code
 /// propagate. After an exception the merger must be <see cref="Reset"/> before reuse.
 /// </para>
@@ -27,6 +27,9 @@ public sealed partial class StreamMerger
 {
     // Readable bytes after the data: 8-byte key prefixes and 32-byte record copies may read past a record's end.
     private const int Slack = 32;
+
+    // Where an input's newer bytes start when it wraps around its buffer; below, room for the record the wrap cut.
+    private const int WrapBase = 512;
 
     /// <summary>Readable bytes an array must have past a record stream lent with <see cref="TryLend"/>.</summary>
     public const int LendSlackBytes = Slack;
@@ -42,6 +45,8 @@ public sealed partial class StreamMerger
     private readonly int[] _live; // inputs not yet exhausted (unfinished, or finished with records left)
     private int _liveCount;
     private int _waiting; // live inputs without a complete record
+    private bool _draining; // inside Drain: steps hold positions of consumed records in input buffers
+    private bool _unwrapDeferred; // an input's wrap is to end after Drain (see Unwrap)
 
     public StreamMerger(IMapReduceJob job, int inputCount, MergeMode mode, int initialInputCapacity = 16 * 1024, ShuffleBufferPool? bufferPool = null)
     {
@@ -95,6 +100,15 @@ public sealed partial class StreamMerger
         }
     }
 
+    /// <summary>Bytes moved inside or between input buffers to make room (compaction, growth, ending a long wrap).</summary>
+    internal long MovedBytes { get; private set; }
+
+    /// <summary>Times an input wrapped around its buffer instead of moving its bytes.</summary>
+    internal long Wraps { get; private set; }
+
+    /// <summary>Wraps whose cut record was too long to join in place, joined at the end of a Drain.</summary>
+    internal long DeferredUnwraps { get; private set; }
+
     /// <summary>Bytes handed out by <see cref="Drain"/>.</summary>
     public long OutputBytes { get; private set; }
 
@@ -105,7 +119,7 @@ public sealed partial class StreamMerger
     public bool IsCompleted => _liveCount == 0 && !_groupOpen && _pendingEnd == _pendingStart;
 
     /// <summary>Bytes buffered for <paramref name="input"/> and not yet consumed (for flow-control windows).</summary>
-    public int BufferedBytes(int input) => _inputs[input].End - _inputs[input].Start;
+    public int BufferedBytes(int input) => LiveBytes(ref _inputs[input]);
 
     /// <summary>
     /// True when <paramref name="input"/> is unfinished and holds no complete record: the merger cannot emit until
@@ -136,7 +150,7 @@ public sealed partial class StreamMerger
             return;
         }
         SaveKeys(); // keys noted by position move with the bytes
-        ReplaceBuffer(ref s, Math.Max(capacity, s.End - s.Start) + Slack);
+        ReplaceBuffer(ref s, Math.Max(capacity, LiveBytes(ref s)) + Slack);
     }
 
     /// <summary>Copies <paramref name="bytes"/> (any part of the input's record stream) into the input's buffer.</summary>
@@ -161,14 +175,15 @@ public sealed partial class StreamMerger
         ThrowIfFinished(input);
         ref var s = ref _inputs[input];
         EnsureRoom(ref s, count);
-        return s.Data.AsSpan(s.End, count);
+        return s.Data.AsSpan(AppendEnd(ref s), count);
     }
 
     /// <summary>Appends the first <paramref name="count"/> bytes written into the last <see cref="AppendSpace"/>.</summary>
     public void CommitAppend(int input, int count)
     {
         ref var s = ref _inputs[input];
-        if ((uint)count > (uint)(s.Data.Length - Slack - s.End))
+        int room = s.WrapEnd == 0 ? s.Data.Length - Slack - s.End : s.Start - s.WrapEnd;
+        if ((uint)count > (uint)room)
         {
             throw new ArgumentOutOfRangeException(nameof(count), count, "more than the space handed out");
         }
@@ -176,7 +191,14 @@ public sealed partial class StreamMerger
         {
             return;
         }
-        s.End += count;
+        if (s.WrapEnd == 0)
+        {
+            s.End += count;
+        }
+        else
+        {
+            s.WrapEnd += count;
+        }
         s.AppendedBytes += count;
         InputBytes += count;
         if (!s.HasHead && TryParseHead(ref s, input))
@@ -196,7 +218,7 @@ public sealed partial class StreamMerger
     public bool TryLend(int input, ReadOnlyMemory<byte> stream)
     {
         ref var s = ref _inputs[input];
-        if (s.Finished || s.Start != s.End || s.Own is not null
+        if (s.Finished || s.Start != s.End || s.WrapEnd != 0 || s.Own is not null
             || !System.Runtime.InteropServices.MemoryMarshal.TryGetArray(stream, out var segment)
             || segment.Array is null || (long)segment.Offset + segment.Count + Slack > segment.Array.Length)
         {
@@ -232,7 +254,8 @@ public sealed partial class StreamMerger
         ArgumentNullException.ThrowIfNull(buffer);
         ArgumentOutOfRangeException.ThrowIfNegative(length);
         ref var s = ref _inputs[input];
-        if (_bufferPool is null || length == 0 || s.Finished || s.Start != s.End || s.Own is not null || (long)length + Slack > buffer.Length)
+        if (_bufferPool is null || length == 0 || s.Finished || s.Start != s.End || s.WrapEnd != 0 || s.Own is not null
+            || (long)length + Slack > buffer.Length)
         {
             return false;
         }
@@ -268,6 +291,11 @@ public sealed partial class StreamMerger
             return;
         }
         s.Finished = true;
+        if (!s.HasHead && s.WrapEnd != 0 && TryParseHead(ref s, input))
+        {
+            _waiting--; // the record cut by a wrap was whole after all
+            return;
+        }
         if (!s.HasHead)
         {
             if (s.Start != s.End)
@@ -293,6 +321,7 @@ public sealed partial class StreamMerger
         EndLoan(ref s);
         s.Start = 0;
         s.End = 0;
+        s.WrapEnd = 0;
         s.HasHead = false;
         s.Finished = false;
         _prefixes[input] = ulong.MaxValue;
@@ -323,7 +352,7 @@ public sealed partial class StreamMerger
         for (int i = 0; i < _inputs.Length; i++)
         {
             ref var s = ref _inputs[i];
-            if (s.Start != s.End)
+            if (s.Start != s.End || s.WrapEnd != 0)
             {
                 throw new InvalidOperationException("trim an empty merger only");
             }
@@ -345,6 +374,7 @@ public sealed partial class StreamMerger
             EndLoan(ref s);
             s.Start = 0;
             s.End = 0;
+            s.WrapEnd = 0;
             s.HasHead = false;
             s.Finished = false;
             s.ConsumedStart = -1;
@@ -356,6 +386,8 @@ public sealed partial class StreamMerger
             AddLive(i);
         }
         _waiting = _inputs.Length;
+        _draining = false;
+        _unwrapDeferred = false;
         _groupOpen = false;
         _pendingStart = 0;
         _pendingEnd = 0;
@@ -374,10 +406,21 @@ public sealed partial class StreamMerger
     public DrainStatus Drain(Span<byte> output, out int written)
     {
         int position = FlushPending(output);
-        DrainStatus status = _pendingEnd > _pendingStart
-            ? DrainStatus.OutputFull
-            : _mode == MergeMode.Merge ? DrainMerge(output, ref position) : DrainGrouped(output, ref position);
-        SaveKeys();
+        DrainStatus status;
+        while (true)
+        {
+            _draining = true;
+            status = _pendingEnd > _pendingStart
+                ? DrainStatus.OutputFull
+                : _mode == MergeMode.Merge ? DrainMerge(output, ref position) : DrainGrouped(output, ref position);
+            _draining = false;
+            SaveKeys();
+            // A record cut by a wrap and too long to join up in place: joined now, and the merge goes on.
+            if (!_unwrapDeferred || !UnwrapDeferred() || status == DrainStatus.OutputFull)
+            {
+                break;
+            }
+        }
         written = position;
         OutputBytes += position;
         return status;

@@ -351,6 +351,57 @@ public class StreamMergerTests
         Assert.Equal(Naive(mode, inputs), output);
     }
 
+    /// <summary>
+    /// A dense input beside sparse ones in buffers too small to hold all it is fed: when a buffer fills, the input
+    /// wraps around to the room its consumed records left instead of moving its unconsumed bytes, and the record the
+    /// wrap cut is joined up when the merge reaches it. With <paramref name="longKeys"/>, keys of up to 1,500 bytes
+    /// make cut records longer than the room kept for joining them in place, so some are joined at the end of a Drain.
+    /// </summary>
+    [Theory]
+    [InlineData(MergeMode.Merge, false, 1)]
+    [InlineData(MergeMode.Combine, false, 2)]
+    [InlineData(MergeMode.Reduce, false, 3)]
+    [InlineData(MergeMode.Merge, true, 4)]
+    [InlineData(MergeMode.Combine, true, 5)]
+    [InlineData(MergeMode.Reduce, true, 6)]
+    public void InputsWrapAroundTheirBuffersAndStillMergeExactly(MergeMode mode, bool longKeys, int seed)
+    {
+        long wraps = 0, deferred = 0;
+        for (int round = 0; round < 6; round++)
+        {
+            var random = new Random(1900 + (seed * 100) + round);
+            var keySpace = Enumerable.Range(0, 300).Select(_ =>
+            {
+                var key = new byte[longKeys && random.Next(3) == 0 ? random.Next(500, 1500) : random.Next(1, 40)];
+                random.NextBytes(key);
+                return key;
+            }).ToList();
+            int k = random.Next(2, 8);
+            var inputs = Enumerable.Range(0, k).Select(i =>
+            {
+                int count = i == 0 ? 1500 : random.Next(0, 60);
+                var list = Enumerable.Range(0, count).Select(_ =>
+                {
+                    var value = new byte[8];
+                    BinaryPrimitives.WriteUInt64BigEndian(value, (ulong)random.Next(1, 1000));
+                    return new Rec(keySpace[random.Next(keySpace.Count)], value);
+                }).ToList();
+                list.Sort(Rec.CompareKeyValue);
+                return list;
+            }).ToList();
+            var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: longKeys ? 16 * 1024 : 2048);
+            var output = MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: longKeys ? 1200 : 400, maxOutput: 600);
+            Assert.Equal(Naive(mode, inputs), Rec.Decode(output));
+            wraps += merger.Wraps;
+            deferred += merger.DeferredUnwraps;
+        }
+        Assert.True(wraps > 0, "no input wrapped around its buffer");
+        if (longKeys)
+        {
+            Assert.True(deferred > 0, "no long cut record was joined at the end of a Drain");
+        }
+    }
+
     [Theory]
     [InlineData(MergeMode.Merge, 1)]
     [InlineData(MergeMode.Combine, 2)]
