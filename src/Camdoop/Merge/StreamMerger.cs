@@ -100,10 +100,10 @@ public sealed partial class StreamMerger
         }
     }
 
-    /// <summary>Bytes moved inside or between input buffers to make room (compaction, growth, ending a long wrap).</summary>
+    /// <summary>Bytes moved inside or between input buffers to make room (compaction, growth, ending a long wrap), since the merger was made.</summary>
     internal long MovedBytes { get; private set; }
 
-    /// <summary>Times an input wrapped around its buffer instead of moving its bytes.</summary>
+    /// <summary>Times an input wrapped around its buffer instead of moving its bytes, since the merger was made.</summary>
     internal long Wraps { get; private set; }
 
     /// <summary>Wraps whose cut record was too long to join in place, joined at the end of a Drain.</summary>
