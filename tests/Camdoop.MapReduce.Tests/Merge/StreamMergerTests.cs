@@ -39,6 +39,24 @@ public class StreamMergerTests
         }).ToList();
     }
 
+    /// <summary>
+    /// <paramref name="k"/> sorted inputs over <paramref name="keySpace"/>, 8-byte values: input 0 dense
+    /// (<paramref name="denseRecords"/> records), the others sparse (0 to <paramref name="maxSparseRecords"/>).
+    /// </summary>
+    private static List<List<Rec>> DenseBesideSparse(Random random, List<byte[]> keySpace, int k, int denseRecords, int maxSparseRecords) =>
+        Enumerable.Range(0, k).Select(i =>
+        {
+            int count = i == 0 ? denseRecords : random.Next(0, maxSparseRecords + 1);
+            var list = Enumerable.Range(0, count).Select(_ =>
+            {
+                var value = new byte[8];
+                BinaryPrimitives.WriteUInt64BigEndian(value, (ulong)random.Next(1, 1000));
+                return new Rec(keySpace[random.Next(keySpace.Count)], value);
+            }).ToList();
+            list.Sort(Rec.CompareKeyValue);
+            return list;
+        }).ToList();
+
     /// <summary>What a merger in <paramref name="mode"/> must output for <paramref name="inputs"/>.</summary>
     private static List<Rec> Naive(MergeMode mode, List<List<Rec>> inputs) => mode == MergeMode.Merge ? NaiveMerge(inputs) : NaiveCombine(inputs);
 
@@ -242,18 +260,7 @@ public class StreamMergerTests
             return head.Concat(tail).ToArray();
         }).ToList();
         int k = random.Next(2, seed % 4 == 0 ? 12 : 8);
-        var inputs = Enumerable.Range(0, k).Select(i =>
-        {
-            int count = i == 0 ? 3000 : random.Next(0, 25);
-            var list = Enumerable.Range(0, count).Select(_ =>
-            {
-                var value = new byte[8];
-                BinaryPrimitives.WriteUInt64BigEndian(value, (ulong)random.Next(1, 1000));
-                return new Rec(keySpace[random.Next(keySpace.Count)], value);
-            }).ToList();
-            list.Sort(Rec.CompareKeyValue);
-            return list;
-        }).ToList();
+        var inputs = DenseBesideSparse(random, keySpace, k, denseRecords: 3000, maxSparseRecords: 24);
         var encoded = inputs.Select(Rec.Encode).ToList();
 
         var merger = new StreamMerger(new SumJob(), k, MergeMode.Merge, initialInputCapacity: 64);
@@ -377,18 +384,7 @@ public class StreamMergerTests
                 return key;
             }).ToList();
             int k = random.Next(2, 8);
-            var inputs = Enumerable.Range(0, k).Select(i =>
-            {
-                int count = i == 0 ? 1500 : random.Next(0, 60);
-                var list = Enumerable.Range(0, count).Select(_ =>
-                {
-                    var value = new byte[8];
-                    BinaryPrimitives.WriteUInt64BigEndian(value, (ulong)random.Next(1, 1000));
-                    return new Rec(keySpace[random.Next(keySpace.Count)], value);
-                }).ToList();
-                list.Sort(Rec.CompareKeyValue);
-                return list;
-            }).ToList();
+            var inputs = DenseBesideSparse(random, keySpace, k, denseRecords: 1500, maxSparseRecords: 59);
             var merger = new StreamMerger(new SumJob(), k, mode, initialInputCapacity: longKeys ? 16 * 1024 : 2048);
             var output = MergeDriver.Run(merger, inputs.Select(Rec.Encode).ToList(), random, maxChunk: longKeys ? 1200 : 400, maxOutput: 600);
             Assert.Equal(Naive(mode, inputs), Rec.Decode(output));
