@@ -1,5 +1,5 @@
-using System.Diagnostics;
 using System.Buffers.Binary;
+using System.Diagnostics;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -349,6 +349,9 @@ public sealed partial class StreamMerger
         }
         return parsed;
     }
+
+    /// <summary>Whether the input holds no bytes and is not wrapped (a wrap may hold none yet, but its layout stays).</summary>
+    private static bool IsEmpty(ref InputState s) => s.Start == s.End && s.WrapEnd == 0;
 
     /// <summary>Unconsumed bytes of the input, wrapped or not.</summary>
     private static int LiveBytes(ref InputState s) => s.End - s.Start + (s.WrapEnd == 0 ? 0 : s.WrapEnd - WrapBase);

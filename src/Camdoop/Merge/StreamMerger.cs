@@ -18,8 +18,8 @@ namespace Camdoop.MapReduce.Merge;
 /// </para>
 /// <para>
 /// Single-threaded. Steady state allocates nothing: per-input buffers grow to the largest window and then wrap
-/// around to the room consumed records left (or are compacted in place); heads carry an 8-byte key prefix so most comparisons are one integer compare. Corrupt input
-/// (bad lengths, a stream ending mid-record) throws <see cref="InvalidDataException"/>; exceptions from job code
+/// around to the room consumed records left (or are compacted in place); heads carry an 8-byte key prefix so most
+/// comparisons are one integer compare. Corrupt input (bad lengths, a stream ending mid-record) throws <see cref="InvalidDataException"/>; exceptions from job code
 /// propagate. After an exception the merger must be <see cref="Reset"/> before reuse.
 /// </para>
 /// </summary>
@@ -218,7 +218,7 @@ public sealed partial class StreamMerger
     public bool TryLend(int input, ReadOnlyMemory<byte> stream)
     {
         ref var s = ref _inputs[input];
-        if (s.Finished || s.Start != s.End || s.WrapEnd != 0 || s.Own is not null
+        if (s.Finished || !IsEmpty(ref s) || s.Own is not null
             || !System.Runtime.InteropServices.MemoryMarshal.TryGetArray(stream, out var segment)
             || segment.Array is null || (long)segment.Offset + segment.Count + Slack > segment.Array.Length)
         {
@@ -254,8 +254,7 @@ public sealed partial class StreamMerger
         ArgumentNullException.ThrowIfNull(buffer);
         ArgumentOutOfRangeException.ThrowIfNegative(length);
         ref var s = ref _inputs[input];
-        if (_bufferPool is null || length == 0 || s.Finished || s.Start != s.End || s.WrapEnd != 0 || s.Own is not null
-            || (long)length + Slack > buffer.Length)
+        if (_bufferPool is null || length == 0 || s.Finished || !IsEmpty(ref s) || s.Own is not null || (long)length + Slack > buffer.Length)
         {
             return false;
         }
@@ -352,7 +351,7 @@ public sealed partial class StreamMerger
         for (int i = 0; i < _inputs.Length; i++)
         {
             ref var s = ref _inputs[i];
-            if (s.Start != s.End || s.WrapEnd != 0)
+            if (!IsEmpty(ref s))
             {
                 throw new InvalidOperationException("trim an empty merger only");
             }
