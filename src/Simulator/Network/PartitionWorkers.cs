@@ -33,6 +33,7 @@ internal sealed class PartitionWorkers : IDisposable
     private readonly Thread[] _threads;
     private readonly object _gate = new(); // Monitor.Wait needs an object's monitor, not a Lock
     private Exception? _error;
+    private Action<int>? _task; // set while ForEachPartition runs instead of a run to a bound
     private long _bound;
     private int _remaining; // partitions not at the bound yet
     private int _generation;
@@ -112,6 +113,35 @@ internal sealed class PartitionWorkers : IDisposable
         }
     }
 
+    /// <summary>
+    /// Runs <paramref name="work"/> once for every partition, each thread its own block of partitions in order (the
+    /// ones it then runs first), and returns when all are done; the first exception is rethrown here. For work that
+    /// touches only the partition's own servers, done at one instant (every server starting a job).
+    /// </summary>
+    public void ForEachPartition(Action<int> work)
+    {
+        _error = null;
+        _task = work;
+        Volatile.Write(ref _running, _threads.Length);
+        Interlocked.Increment(ref _generation);
+        if (Volatile.Read(ref _sleepers) > 0)
+        {
+            lock (_gate)
+            {
+                Monitor.PulseAll(_gate);
+            }
+        }
+        RunOwnTask(0, work);
+        WaitForWorkers();
+        _task = null;
+        var error = _error;
+        if (error is not null)
+        {
+            _error = null;
+            ExceptionDispatchInfo.Capture(error).Throw();
+        }
+    }
+
     public void Dispose()
     {
         _stopping = true;
@@ -156,6 +186,26 @@ internal sealed class PartitionWorkers : IDisposable
             {
                 // Every partition waits for a neighbour that another thread is running.
                 spin.SpinOnce(sleep1Threshold: -1);
+            }
+        }
+    }
+
+    /// <summary>Runs <paramref name="work"/> for thread <paramref name="slot"/>'s own partitions, until one throws.</summary>
+    private void RunOwnTask(int slot, Action<int> work)
+    {
+        foreach (int p in _owned[slot])
+        {
+            if (Volatile.Read(ref _error) is not null)
+            {
+                return;
+            }
+            try
+            {
+                work(p);
+            }
+            catch (Exception e)
+            {
+                Interlocked.CompareExchange(ref _error, e, null);
             }
         }
     }
@@ -224,7 +274,14 @@ internal sealed class PartitionWorkers : IDisposable
             {
                 return;
             }
-            RunPartitions(slot, Volatile.Read(ref _bound));
+            if (Volatile.Read(ref _task) is { } task)
+            {
+                RunOwnTask(slot, task);
+            }
+            else
+            {
+                RunPartitions(slot, Volatile.Read(ref _bound));
+            }
             // Counted before leaving the run, so the driver sees it once Run returns.
             long now = Engine.ThreadCpuClock.Nanoseconds();
             Interlocked.Add(ref _workerCpuNanoseconds, now - cpu);

@@ -92,6 +92,43 @@ public sealed partial class Simulation
         _actionQueue.Push(at, (ulong)_actionSequence++, SimEvent.ForAction(_actions.Add(action)));
     }
 
+    /// <summary>
+    /// Calls <paramref name="perServer"/> with every server's index, from an action or between runs (never from
+    /// inside an event): the servers of each partition in index order on one thread, the partitions on the threads
+    /// that run them when the simulation runs in parallel. What a server does then must touch only its own node
+    /// (its services, links and timers, which belong to its partition) or be thread-safe; each partition numbers the
+    /// events it schedules in its own order, so the run is the same as calling it for every server in turn. Starting
+    /// a job on every server of 8x8x8 at R = 512 builds 1.57 M vertices: 4.1 s on one thread.
+    /// </summary>
+    public void ForEachServer(Action<int> perServer)
+    {
+        ArgumentNullException.ThrowIfNull(perServer);
+        EnsureRunnable();
+        if (_inParallelRun)
+        {
+            throw new InvalidOperationException("call ForEachServer from the thread that drives the simulation, not from inside an event");
+        }
+        if (!RunsInParallel)
+        {
+            for (int i = 0; i < _hosts.Length; i++)
+            {
+                perServer(i);
+            }
+            return;
+        }
+        _workers ??= new PartitionWorkers(_partitions, InboundPartitions(), Lookahead, Threads);
+        _workers.ForEachPartition(p =>
+        {
+            for (int i = FirstServerOf(p), end = FirstServerOf(p + 1); i < end; i++)
+            {
+                perServer(i);
+            }
+        });
+    }
+
+    /// <summary>The lowest server index of partition <paramref name="p"/> (servers are dealt out in contiguous blocks).</summary>
+    private int FirstServerOf(int p) => (int)((((long)p * _hosts.Length) + _partitions.Length - 1) / _partitions.Length);
+
     /// <summary>Processes one event; false when none is pending.</summary>
     public bool Step()
     {

@@ -244,17 +244,4 @@ public class ParallelRunTests
         {
         }
     }
-
-    private sealed class CallbackService(long at, Action callback) : IService
-    {
-        public byte Id => 42;
-
-        public string Name => "callback";
-
-        public void Start(INodeContext context) => context.SetTimer(at, callback);
-
-        public void OnFrame(in InboundFrame frame)
-        {
-        }
-    }
 }

@@ -47,6 +47,13 @@ internal sealed class RandomTrafficService(Xoshiro256StarStar random, bool locks
 
     private void Tick()
     {
+        SendBurst();
+        _context.SetTimer(lockstep ? (random.Next(4) + 1) * 50 * SimTime.Microsecond : random.NextLong(200 * SimTime.Microsecond) + 1, _tick);
+    }
+
+    /// <summary>Sends one to seven random frames on random ports now.</summary>
+    public void SendBurst()
+    {
         int burst = random.Next(1, 8);
         for (int i = 0; i < burst; i++)
         {
@@ -57,6 +64,5 @@ internal sealed class RandomTrafficService(Xoshiro256StarStar random, bool locks
             var header = new FrameHeader(Id, _context.Self, _context.Torus.Neighbour(_context.Self, port), ttl: (byte)random.Next(1, 4));
             _context.TrySend(port, ref header, default, _payload.AsSpan(0, length));
         }
-        _context.SetTimer(lockstep ? (random.Next(4) + 1) * 50 * SimTime.Microsecond : random.NextLong(200 * SimTime.Microsecond) + 1, _tick);
     }
 }
