@@ -51,4 +51,36 @@ public sealed class DeterministicRandomTests
         Assert.Throws<ArgumentOutOfRangeException>(() => a.NextDigits(new byte[1], 0, 1));
         Assert.Throws<ArgumentOutOfRangeException>(() => a.NextDigits(new byte[1], 0, 257));
     }
+
+    [Theory]
+    [InlineData(94)]
+    [InlineData(10)]
+    [InlineData(256)]
+    [InlineData(2)]
+    public void DigitsAreEachDrawMultipliedOutOneDigitAtATime(int radix)
+    {
+        // The definition every generated data set (and so every committed figure) was made with: multiply the draw by
+        // the radix, the high word is the digit, the low word goes on to the next one.
+        var digits = new DeterministicRandom(3, 9);
+        var draws = new DeterministicRandom(3, 9);
+        byte first = (byte)Math.Min('!', 256 - radix);
+        int perDraw = DeterministicRandom.DigitsPerDraw(radix);
+        foreach (int length in new[] { 1, perDraw - 1, perDraw, perDraw + 1, (3 * perDraw) + 2, 1000 })
+        {
+            var actual = new byte[length];
+            digits.NextDigits(actual, first, radix);
+            var expected = new byte[length];
+            int i = 0;
+            while (i < length)
+            {
+                ulong x = draws.NextUInt64();
+                for (int k = 0; k < perDraw && i < length; k++, i++)
+                {
+                    ulong high = Math.BigMul(x, (ulong)radix, out x);
+                    expected[i] = (byte)(first + (int)high);
+                }
+            }
+            Assert.Equal(expected, actual);
+        }
+    }
 }
