@@ -91,26 +91,11 @@ internal sealed class PartitionWorkers : IDisposable
         {
             _horizons[p * Stride] = start;
         }
-        _error = null;
         Volatile.Write(ref _bound, bound);
         Volatile.Write(ref _remaining, _partitions.Length);
-        Volatile.Write(ref _running, _threads.Length);
-        Interlocked.Increment(ref _generation);
-        if (Volatile.Read(ref _sleepers) > 0)
-        {
-            lock (_gate)
-            {
-                Monitor.PulseAll(_gate);
-            }
-        }
+        StartWorkers();
         RunPartitions(0, bound);
-        WaitForWorkers();
-        var error = _error;
-        if (error is not null)
-        {
-            _error = null;
-            ExceptionDispatchInfo.Capture(error).Throw();
-        }
+        FinishWorkers();
     }
 
     /// <summary>
@@ -120,8 +105,23 @@ internal sealed class PartitionWorkers : IDisposable
     /// </summary>
     public void ForEachPartition(Action<int> work)
     {
-        _error = null;
         _task = work;
+        StartWorkers();
+        RunOwnTask(0, work);
+        try
+        {
+            FinishWorkers();
+        }
+        finally
+        {
+            _task = null;
+        }
+    }
+
+    /// <summary>The driving thread: clears the last error and sets the workers off on what the caller prepared.</summary>
+    private void StartWorkers()
+    {
+        _error = null;
         Volatile.Write(ref _running, _threads.Length);
         Interlocked.Increment(ref _generation);
         if (Volatile.Read(ref _sleepers) > 0)
@@ -131,9 +131,12 @@ internal sealed class PartitionWorkers : IDisposable
                 Monitor.PulseAll(_gate);
             }
         }
-        RunOwnTask(0, work);
+    }
+
+    /// <summary>The driving thread: waits until every worker has left, then rethrows the first exception any thread met.</summary>
+    private void FinishWorkers()
+    {
         WaitForWorkers();
-        _task = null;
         var error = _error;
         if (error is not null)
         {
