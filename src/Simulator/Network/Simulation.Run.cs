@@ -116,18 +116,21 @@ public sealed partial class Simulation
             }
             return;
         }
-        _workers ??= new PartitionWorkers(_partitions, InboundPartitions(), Lookahead, Threads);
-        _workers.ForEachPartition(p =>
+        Workers.ForEachPartition(p =>
         {
-            for (int i = FirstServerOf(p), end = FirstServerOf(p + 1); i < end; i++)
+            var partition = _partitions[p];
+            for (int i = 0; i < _partitionOf.Length; i++)
             {
-                perServer(i);
+                if (ReferenceEquals(_partitionOf[i], partition))
+                {
+                    perServer(i);
+                }
             }
         });
     }
 
-    /// <summary>The lowest server index of partition <paramref name="p"/> (servers are dealt out in contiguous blocks).</summary>
-    private int FirstServerOf(int p) => (int)((((long)p * _hosts.Length) + _partitions.Length - 1) / _partitions.Length);
+    /// <summary>The threads that run the partitions, started on first use.</summary>
+    private PartitionWorkers Workers => _workers ??= new PartitionWorkers(_partitions, InboundPartitions(), Lookahead, Threads);
 
     /// <summary>Processes one event; false when none is pending.</summary>
     public bool Step()
@@ -350,7 +353,7 @@ public sealed partial class Simulation
     /// </summary>
     private bool RunInParallel(Func<bool>? predicate, long timeLimit)
     {
-        _workers ??= new PartitionWorkers(_partitions, InboundPartitions(), Lookahead, Threads);
+        var workers = Workers;
         long span = Lookahead * ParallelRunLookaheads;
         while (true)
         {
@@ -383,7 +386,7 @@ public sealed partial class Simulation
             _inParallelRun = true;
             try
             {
-                _workers.Run(start, bound);
+                workers.Run(start, bound);
             }
             finally
             {
