@@ -1,6 +1,6 @@
 using Microsoft.Win32.SafeHandles;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>Where a transfer's sender reads the chunk's bytes: memory (a front-end upload) or a stored replica.</summary>
 public interface IChunkSource : IDisposable

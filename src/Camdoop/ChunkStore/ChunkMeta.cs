@@ -3,7 +3,7 @@ using System.Text;
 using System.Text.Unicode;
 using Camdoop.KeyRouting;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 public enum ChunkKind : byte
 {

@@ -1,7 +1,7 @@
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>
 /// Where the replicas of a chunk live (paper §4): the primary at the owner of the chunk id; the two others at the

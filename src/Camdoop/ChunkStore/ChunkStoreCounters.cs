@@ -1,4 +1,4 @@
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>What the chunk store of one server did. Written on the event loop; read for status.</summary>
 public sealed class ChunkStoreCounters

@@ -1,6 +1,6 @@
 using Camdoop.Runtime.Node;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>Tunables of the chunk store. Times in nanoseconds.</summary>
 public sealed record ChunkStoreOptions

@@ -1,7 +1,7 @@
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>The datasets found by a listing, and the servers that did not answer it.</summary>
 public sealed record ListResult(IReadOnlyList<ChunkMeta> Manifests, int ServersAsked, IReadOnlyList<Coordinate> Unanswered);
@@ -116,7 +116,7 @@ public sealed partial class ChunkStoreService
             var unanswered = _peers.Values.Where(p => !p.Done).Select(p => p.Server).ToList();
             if (unanswered.Count > 0)
             {
-                _service.Context.Log(LogLevel.Warning, $"chunk store: listing without answers from {string.Join(' ', unanswered.Select(Format))}");
+                _service.Context.Log(LogLevel.Warning, $"chunk store: listing without answers from {string.Join(' ', unanswered.Select(c => c.Name))}");
             }
             _done(new ListResult([.. _found.Values], ServersAsked, unanswered));
         }

@@ -1,8 +1,9 @@
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.MapReduce.Records;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>How a read went. <see cref="Repairs"/> counts the bad replicas (corrupt or missing) it started repairing.</summary>
 public sealed record ReadResult(bool Ok, byte[]? Bytes, ChunkMeta? Meta, Coordinate From, bool NotFound, string? Error, int Repairs)
@@ -87,7 +88,7 @@ public sealed partial class ChunkStoreService
         try
         {
             source = new FileChunkSource(full);
-            checksum = Records.XxHash64.Hash(File.ReadAllBytes(full));
+            checksum = XxHash64.Hash(File.ReadAllBytes(full));
         }
         catch (IOException)
         {
@@ -123,7 +124,7 @@ public sealed partial class ChunkStoreService
             if (health == ReplicaHealth.Corrupt)
             {
                 Counters.CorruptDetected++;
-                Context.Log(LogLevel.Warning, $"chunk store: replica of chunk {chunk} is corrupt (checksum mismatch); reported to reader {Format(peer)}");
+                Context.Log(LogLevel.Warning, $"chunk store: replica of chunk {chunk} is corrupt (checksum mismatch); reported to reader {peer.Name}");
             }
             SendControl(peer, ChunkWire.WriteStatus(_frame, ChunkMessage.ReadReply, id, (byte)(health == ReplicaHealth.Corrupt ? ReadStatus.Corrupt : ReadStatus.Missing)));
             return;
@@ -249,7 +250,7 @@ public sealed partial class ChunkStoreService
                     }
                     catch (IOException e)
                     {
-                        _reasons.Add($"{Format(candidate)}: {e.Message}");
+                        _reasons.Add($"{candidate.Name}: {e.Message}");
                         continue;
                     }
                     Succeed(held.Meta, bytes, candidate);
@@ -298,7 +299,7 @@ public sealed partial class ChunkStoreService
                 Succeed(transfer.Meta, ((MemoryChunkSink)transfer.Sink).Take(), _holder);
                 return;
             }
-            _reasons.Add($"{Format(_holder)}: transfer failed ({transfer.Result})");
+            _reasons.Add($"{_holder.Name}: transfer failed ({transfer.Result})");
             _transferring = false;
             Next();
         }
@@ -354,13 +355,13 @@ public sealed partial class ChunkStoreService
                 return;
             }
             Stop();
-            _reasons.Add($"{Format(_holder)}: no answer");
+            _reasons.Add($"{_holder.Name}: no answer");
             Next();
         }
 
         private void Bad(Coordinate holder, ReadStatus status)
         {
-            _reasons.Add($"{Format(holder)}: {status.ToString().ToLowerInvariant()}");
+            _reasons.Add($"{holder.Name}: {status.ToString().ToLowerInvariant()}");
             if (status == ReadStatus.Missing)
             {
                 _missing++;

@@ -1,7 +1,7 @@
 using Camdoop.MapReduce.Records;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>How a write went: the servers now holding a replica (primary first), or why it failed.</summary>
 public sealed record WriteResult(bool Ok, IReadOnlyList<Coordinate> Replicas, string? Error)
@@ -68,7 +68,7 @@ public sealed partial class ChunkStoreService
             }
             else if (service.IsReachable(target))
             {
-                _errors.Add(outcome.Error ?? $"replica on {Format(target)} failed");
+                _errors.Add(outcome.Error ?? $"replica on {target.Name} failed");
             }
             if (--_pending > 0)
             {

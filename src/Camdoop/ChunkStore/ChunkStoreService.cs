@@ -4,7 +4,7 @@ using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>
 /// The chunk store (paper §4): the distributed store of input datasets, on key routing. A chunk has a 160-bit id;
@@ -91,7 +91,7 @@ public sealed partial class ChunkStoreService : IService
         _stopped = true;
         foreach (var t in _outbound.Values.ToList())
         {
-            t.Abandon($"server {Format(Context.Self)} is stopping");
+            t.Abandon($"server {Context.Self.Name} is stopping");
         }
         foreach (var t in _inbound.Values)
         {
@@ -230,7 +230,7 @@ public sealed partial class ChunkStoreService : IService
             Counters.TransfersFailed++;
             if (!_stopped)
             {
-                Context.Log(LogLevel.Warning, $"chunk store: {transfer.Purpose.ToString().ToLowerInvariant()} of chunk {transfer.Meta.Id} to {Format(transfer.Peer)} failed: {outcome.Error}");
+                Context.Log(LogLevel.Warning, $"chunk store: {transfer.Purpose.ToString().ToLowerInvariant()} of chunk {transfer.Meta.Id} to {transfer.Peer.Name} failed: {outcome.Error}");
             }
         }
     }
@@ -304,7 +304,7 @@ public sealed partial class ChunkStoreService : IService
         if (transfer.Purpose == TransferPurpose.Repair)
         {
             Counters.RepairsCompleted++;
-            Context.Log(LogLevel.Info, $"chunk store: replica of chunk {transfer.Meta.Id} ({transfer.Meta.Dataset}) repaired from {Format(transfer.Peer)}");
+            Context.Log(LogLevel.Info, $"chunk store: replica of chunk {transfer.Meta.Id} ({transfer.Meta.Dataset}) repaired from {transfer.Peer.Name}");
         }
     }
 
@@ -413,6 +413,4 @@ public sealed partial class ChunkStoreService : IService
         }
         return boot;
     }
-
-    internal static string Format(Coordinate c) => FormattableString.Invariant($"{c.X},{c.Y},{c.Z}");
 }

@@ -2,7 +2,7 @@ using System.Buffers.Binary;
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Frames;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 public enum ChunkMessage : byte
 {

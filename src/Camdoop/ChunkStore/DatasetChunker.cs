@@ -1,4 +1,4 @@
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>One chunk's byte range in the input file.</summary>
 public readonly record struct ChunkRange(long Offset, long Length);

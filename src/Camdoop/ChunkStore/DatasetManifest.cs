@@ -1,26 +1,33 @@
-using System.Buffers;
+using System.Buffers.Binary;
+using System.Text;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.FrontEnd.Wire;
 using Camdoop.MapReduce.Records;
-using MessagePack;
-using MessagePack.Formatters;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
-/// <summary>One chunk of a dataset, as its manifest lists it: on the wire the array [id (bin 20), length, checksum].</summary>
-[MessagePackFormatter(typeof(ManifestChunkFormatter))]
+/// <summary>One chunk of a dataset, as its manifest lists it.</summary>
 public sealed record ManifestChunk(Key Id, long Length, ulong Checksum);
 
 /// <summary>
 /// A dataset: its name, record format, total size, and the ordered list of its chunks (id, length, checksum).
 /// Stored in the chunk store itself as a <see cref="ChunkKind.Manifest"/> chunk under
-/// <see cref="ChunkPlacement.ManifestId"/>, replicated like any chunk. Encoded as a MessagePack map
-/// (<see cref="DatasetManifestWire"/>), checked like any untrusted message.
+/// <see cref="ChunkPlacement.ManifestId"/>, replicated like any chunk. Encoded in a fixed binary layout (big-endian,
+/// like every frame of the cube), checked field by field like any untrusted input:
+/// <code>
+/// u32 magic "CDMF" | u8 version (1) | u8 format (0 text, 1 fixed-size records) | u16 name length |
+/// u32 record size | u64 total bytes | i64 created (Unix ms) | u32 chunk count | name (UTF-8) |
+/// chunk count x [20-byte id | u64 length | u64 checksum]
+/// </code>
 /// </summary>
 public sealed record DatasetManifest
 {
     /// <summary>Most chunks a dataset may have (a manifest stays a few MB).</summary>
     public const int MaxChunks = 100_000;
+
+    private const uint Magic = 0x43444D46; // "CDMF"
+    private const byte Version = 1;
+    private const int HeaderSize = 4 + 1 + 1 + 2 + 4 + 8 + 8 + 4;
+    private const int ChunkEntrySize = Key.Size + 8 + 8;
 
     public required string Name { get; init; }
 
@@ -37,47 +44,94 @@ public sealed record DatasetManifest
     /// <summary>"text" or "records&lt;size&gt;".</summary>
     public string FormatName => Format == DatasetFormat.Text ? "text" : FormattableString.Invariant($"records{RecordSize}");
 
-    public byte[] Encode() => FrontEndWire.Serialize(new DatasetManifestWire
+    public byte[] Encode()
     {
-        Name = Name,
-        Format = (long)Format,
-        RecordSize = RecordSize,
-        TotalBytes = TotalBytes,
-        Created = CreatedUnixMs,
-        Chunks = Chunks,
-    });
+        var name = Encoding.UTF8.GetBytes(Name);
+        if (name.Length > ushort.MaxValue)
+        {
+            throw new ArgumentException("dataset name too long");
+        }
+        var bytes = new byte[HeaderSize + name.Length + (Chunks.Count * ChunkEntrySize)];
+        var span = bytes.AsSpan();
+        BinaryPrimitives.WriteUInt32BigEndian(span, Magic);
+        span[4] = Version;
+        span[5] = (byte)Format;
+        BinaryPrimitives.WriteUInt16BigEndian(span[6..], (ushort)name.Length);
+        BinaryPrimitives.WriteUInt32BigEndian(span[8..], (uint)RecordSize);
+        BinaryPrimitives.WriteInt64BigEndian(span[12..], TotalBytes);
+        BinaryPrimitives.WriteInt64BigEndian(span[20..], CreatedUnixMs);
+        BinaryPrimitives.WriteUInt32BigEndian(span[28..], (uint)Chunks.Count);
+        name.CopyTo(span[HeaderSize..]);
+        int p = HeaderSize + name.Length;
+        foreach (var chunk in Chunks)
+        {
+            chunk.Id.Write(span[p..]);
+            BinaryPrimitives.WriteInt64BigEndian(span[(p + Key.Size)..], chunk.Length);
+            BinaryPrimitives.WriteUInt64BigEndian(span[(p + Key.Size + 8)..], chunk.Checksum);
+            p += ChunkEntrySize;
+        }
+        return bytes;
+    }
 
     /// <summary>Decodes and validates a manifest; <see cref="InvalidDataException"/> when it is not one.</summary>
     public static DatasetManifest Decode(ReadOnlyMemory<byte> bytes)
     {
-        var body = new ReadOnlySequence<byte>(bytes);
-        WireValidator.Validate(body);
-        DatasetManifestWire wire;
+        var span = bytes.Span;
+        if (span.Length < HeaderSize || BinaryPrimitives.ReadUInt32BigEndian(span) != Magic || span[4] != Version)
+        {
+            throw new InvalidDataException("malformed dataset manifest: not a version 1 manifest");
+        }
+        byte format = span[5];
+        int nameLength = BinaryPrimitives.ReadUInt16BigEndian(span[6..]);
+        uint recordSize = BinaryPrimitives.ReadUInt32BigEndian(span[8..]);
+        long total = BinaryPrimitives.ReadInt64BigEndian(span[12..]);
+        long created = BinaryPrimitives.ReadInt64BigEndian(span[20..]);
+        uint count = BinaryPrimitives.ReadUInt32BigEndian(span[28..]);
+        if (count > MaxChunks)
+        {
+            throw new InvalidDataException($"manifest lists {count} chunks, more than {MaxChunks}");
+        }
+        if (span.Length != HeaderSize + nameLength + ((long)count * ChunkEntrySize))
+        {
+            throw new InvalidDataException("malformed dataset manifest: its length does not match its chunk count");
+        }
+        string name;
         try
         {
-            wire = MessagePackSerializer.Deserialize<DatasetManifestWire>(body, FrontEndWire.Options);
+            name = new UTF8Encoding(false, true).GetString(span.Slice(HeaderSize, nameLength));
         }
-        catch (MessagePackSerializationException e)
+        catch (DecoderFallbackException e)
         {
-            throw new InvalidDataException($"malformed dataset manifest: {(e.InnerException ?? e).Message}", e);
+            throw new InvalidDataException("malformed dataset manifest: the name is not UTF-8", e);
         }
-        if (wire.Chunks is { Count: > MaxChunks })
+        var chunks = new ManifestChunk[count];
+        int p = HeaderSize + nameLength;
+        long sum = 0;
+        for (int i = 0; i < chunks.Length; i++)
         {
-            throw new InvalidDataException($"manifest lists {wire.Chunks.Count} chunks, more than {MaxChunks}");
+            var id = Key.Read(span[p..]);
+            long length = BinaryPrimitives.ReadInt64BigEndian(span[(p + Key.Size)..]);
+            ulong checksum = BinaryPrimitives.ReadUInt64BigEndian(span[(p + Key.Size + 8)..]);
+            if (length < 0 || length > ChunkMeta.MaxChunkBytes)
+            {
+                throw new InvalidDataException($"malformed dataset manifest: chunk length {length} is out of range");
+            }
+            sum += length;
+            chunks[i] = new ManifestChunk(id, length, checksum);
+            p += ChunkEntrySize;
         }
-        if (wire is not { Name: { } name, Format: 0 or 1, Chunks: { } chunks, TotalBytes: { } total } || !ChunkMeta.IsValidName(name)
-            || total != chunks.Sum(c => c.Length) || wire.RecordSize < 0 || wire.RecordSize > InputFormatLimits.MaxRecordBytes
-            || (wire.Format == 1 && wire.RecordSize == 0))
+        if (format > 1 || !ChunkMeta.IsValidName(name) || total != sum || recordSize > InputFormatLimits.MaxRecordBytes
+            || (format == 1 && recordSize == 0))
         {
             throw new InvalidDataException("malformed dataset manifest");
         }
         return new DatasetManifest
         {
             Name = name,
-            Format = (DatasetFormat)wire.Format,
-            RecordSize = (int)wire.RecordSize,
+            Format = (DatasetFormat)format,
+            RecordSize = (int)recordSize,
             TotalBytes = total,
-            CreatedUnixMs = wire.Created,
+            CreatedUnixMs = created,
             Chunks = chunks,
         };
     }
@@ -102,70 +156,8 @@ public sealed record DatasetManifest
     }
 }
 
-/// <summary>A manifest as stored: a map with string keys (unknown keys are skipped, missing ones are an error).</summary>
-[MessagePackObject]
-public sealed class DatasetManifestWire
-{
-    [Key("name")]
-    public string? Name { get; set; }
-
-    /// <summary>0 text, 1 fixed-size records.</summary>
-    [Key("format")]
-    public long? Format { get; set; }
-
-    [Key("recordSize")]
-    public long RecordSize { get; set; }
-
-    [Key("totalBytes")]
-    public long? TotalBytes { get; set; }
-
-    /// <summary>Unix time in milliseconds.</summary>
-    [Key("created")]
-    public long Created { get; set; }
-
-    [Key("chunks")]
-    public IReadOnlyList<ManifestChunk>? Chunks { get; set; }
-}
-
-/// <summary>A manifest chunk as exactly [id (bin 20), length (0..max chunk size), checksum (uint64)].</summary>
-public sealed class ManifestChunkFormatter : IMessagePackFormatter<ManifestChunk>
-{
-    public void Serialize(ref MessagePackWriter writer, ManifestChunk value, MessagePackSerializerOptions options)
-    {
-        ArgumentNullException.ThrowIfNull(value);
-        writer.WriteArrayHeader(3);
-        writer.WriteBinHeader(Key.Size);
-        value.Id.Write(writer.GetSpan(Key.Size));
-        writer.Advance(Key.Size);
-        writer.Write(value.Length);
-        writer.Write(value.Checksum);
-    }
-
-    public ManifestChunk Deserialize(ref MessagePackReader reader, MessagePackSerializerOptions options)
-    {
-        if (reader.ReadArrayHeader() != 3)
-        {
-            throw new MessagePackSerializationException("a manifest chunk entry is not [id, length, checksum]");
-        }
-        var id = reader.ReadBytes();
-        if (id is not { Length: Key.Size } bytes)
-        {
-            throw new MessagePackSerializationException("a manifest chunk id is not 20 bytes");
-        }
-        Span<byte> key = stackalloc byte[Key.Size];
-        bytes.CopyTo(key);
-        long length = reader.ReadInt64();
-        ulong checksum = reader.ReadUInt64();
-        if (length < 0 || length > ChunkMeta.MaxChunkBytes)
-        {
-            throw new MessagePackSerializationException($"a manifest chunk length {length} is out of range");
-        }
-        return new ManifestChunk(Key.Read(key), length, checksum);
-    }
-}
-
 /// <summary>Limits on records of fixed-size datasets.</summary>
 public static class InputFormatLimits
 {
-    public const int MaxRecordBytes = Jobs.InputFormat.MaxLineBytes;
+    public const int MaxRecordBytes = MapReduce.Jobs.InputFormat.MaxLineBytes;
 }

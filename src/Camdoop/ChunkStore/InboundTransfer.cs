@@ -1,7 +1,7 @@
 using Camdoop.MapReduce.Records;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>
 /// The receiving side of one chunk transfer: takes data frames strictly in order (a frame past the next expected

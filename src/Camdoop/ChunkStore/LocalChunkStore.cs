@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Records;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 public enum ReplicaHealth
 {

@@ -1,7 +1,7 @@
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.ChunkStore;
+namespace Camdoop.ChunkStore;
 
 /// <summary>How a transfer ended, for whoever started it.</summary>
 public readonly record struct TransferOutcome(bool Ok, string? Error, bool AlreadyStored = false)
@@ -144,7 +144,7 @@ internal sealed class OutboundTransfer
                 // Offer again when the timer fires.
                 break;
             default:
-                Finish(TransferOutcome.Failure($"server {Format(Peer)} refused the {Purpose.ToString().ToLowerInvariant()} of chunk {Meta.Id}"));
+                Finish(TransferOutcome.Failure($"server {Peer.Name} refused the {Purpose.ToString().ToLowerInvariant()} of chunk {Meta.Id}"));
                 break;
         }
     }
@@ -213,10 +213,10 @@ internal sealed class OutboundTransfer
                 _service.SendOffer(this);
                 break;
             case DoneStatus.ChecksumMismatch:
-                Finish(TransferOutcome.Failure($"chunk {Meta.Id} arrived at {Format(Peer)} with a wrong checksum"));
+                Finish(TransferOutcome.Failure($"chunk {Meta.Id} arrived at {Peer.Name} with a wrong checksum"));
                 break;
             default:
-                Finish(TransferOutcome.Failure($"server {Format(Peer)} could not store chunk {Meta.Id}"));
+                Finish(TransferOutcome.Failure($"server {Peer.Name} could not store chunk {Meta.Id}"));
                 break;
         }
     }
@@ -235,7 +235,7 @@ internal sealed class OutboundTransfer
         if (now - LastProgress > _service.Options.StallTimeout)
         {
             string why = _service.IsReachable(Peer) ? "stopped answering" : "is unreachable";
-            Finish(TransferOutcome.Failure($"server {Format(Peer)} {why} (chunk {Meta.Id}, {Acked} of {Meta.Length} bytes acknowledged)"));
+            Finish(TransferOutcome.Failure($"server {Peer.Name} {why} (chunk {Meta.Id}, {Acked} of {Meta.Length} bytes acknowledged)"));
             return;
         }
         if (State == OutboundState.Offering)
@@ -323,8 +323,6 @@ internal sealed class OutboundTransfer
         _service.OnOutboundFinished(this, outcome);
         _done(outcome);
     }
-
-    private static string Format(Coordinate c) => FormattableString.Invariant($"{c.X},{c.Y},{c.Z}");
 }
 
 internal enum OutboundState

@@ -2,9 +2,9 @@ using System.Buffers;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.FrontEnd.Wire;
 
-namespace Camdoop.MapReduce.FrontEnd;
+namespace Camdoop.FrontEnd;
 
 /// <summary>
 /// A client of a front-end (the `camdoop put/get/ls/ping/submit/...` commands and the tests): one TCP connection,

@@ -1,10 +1,11 @@
 using System.Text.Json;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.ChunkStore;
-using Camdoop.MapReduce.FrontEnd.Jobs;
+using Camdoop.ChunkStore;
+using Camdoop.FrontEnd.Jobs;
 using Camdoop.Runtime.Hosting;
+using Camdoop.FrontEnd.Wire;
 
-namespace Camdoop.MapReduce.FrontEnd;
+namespace Camdoop.FrontEnd;
 
 /// <summary>
 /// What a front-end session may use of its server: the event loop (the only way in to the services, which are
@@ -66,9 +67,8 @@ public sealed class FrontEndNode
                 {
                     start(result => completion.TrySetResult(result));
                 }
-#pragma warning disable CA1031 // handed to the waiting session
+// handed to the waiting session
                 catch (Exception e)
-#pragma warning restore CA1031
                 {
                     completion.TrySetException(e);
                 }

@@ -2,9 +2,9 @@ using System.Buffers;
 using System.IO.Pipelines;
 using System.Net;
 using System.Net.Sockets;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.FrontEnd.Wire;
 
-namespace Camdoop.MapReduce.FrontEnd;
+namespace Camdoop.FrontEnd;
 
 /// <summary>One client connection's conversation with the front-end; it may keep state (an upload) between requests.</summary>
 public interface IFrontEndSession : IDisposable

@@ -1,10 +1,10 @@
 using System.Security.Cryptography;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.ChunkStore;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.ChunkStore;
+using Camdoop.FrontEnd.Wire;
 using Camdoop.MapReduce.Records;
 
-namespace Camdoop.MapReduce.FrontEnd;
+namespace Camdoop.FrontEnd;
 
 // Datasets: put (begin, chunks in parts, end), get (manifest, then chunks), ls.
 public sealed partial class FrontEndSession
@@ -124,7 +124,7 @@ public sealed partial class FrontEndSession
             new PutChunkReply
             {
                 Chunk = meta.Id.ToString(),
-                Replicas = result.Replicas.Select(Format).ToList(),
+                Replicas = result.Replicas.Select(c => c.Name).ToList(),
             },
             cancellation).ConfigureAwait(false);
     }
@@ -199,7 +199,7 @@ public sealed partial class FrontEndSession
             {
                 Length = bytes.Length,
                 Checksum = (long)result.Meta!.Checksum,
-                From = Format(result.From),
+                From = result.From.Name,
                 Repairs = result.Repairs,
             },
             cancellation).ConfigureAwait(false);
@@ -219,7 +219,7 @@ public sealed partial class FrontEndSession
                     Format = m.Format == DatasetFormat.Text ? "text" : FormattableString.Invariant($"records{m.RecordSize}"),
                 }).ToList(),
                 ServersAsked = result.ServersAsked,
-                Unanswered = result.Unanswered.Select(Format).ToList(),
+                Unanswered = result.Unanswered.Select(c => c.Name).ToList(),
             },
             cancellation).ConfigureAwait(false);
     }
@@ -250,8 +250,6 @@ public sealed partial class FrontEndSession
             throw new FrontEndException($"the manifest of dataset '{name}' is damaged: {e.Message}", e);
         }
     }
-
-    private static string Format(Runtime.Topology.Coordinate c) => FormattableString.Invariant($"{c.X},{c.Y},{c.Z}");
 
     /// <summary>An upload in progress on this connection: the chunk being received and the chunks stored so far.</summary>
     private sealed class Upload(string name, DatasetFormat format, int recordSize, int chunkCount, long totalBytes, ulong nonce)

@@ -1,13 +1,13 @@
 using System.Globalization;
 using System.Security.Cryptography;
-using Camdoop.MapReduce.ChunkStore;
-using Camdoop.MapReduce.FrontEnd.Jobs;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.ChunkStore;
+using Camdoop.FrontEnd.Jobs;
+using Camdoop.FrontEnd.Wire;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
 
-namespace Camdoop.MapReduce.FrontEnd;
+namespace Camdoop.FrontEnd;
 
 // Jobs: submission, status and progress, and the output of a finished job.
 public sealed partial class FrontEndSession
@@ -128,7 +128,7 @@ public sealed partial class FrontEndSession
         }
         var bytes = result.Bytes!;
         await SendDataPartsAsync(bytes, replies, cancellation).ConfigureAwait(false);
-        await replies.SendAsync(new JobPartReply { Length = bytes.Length, Server = Format(part.Server) }, cancellation).ConfigureAwait(false);
+        await replies.SendAsync(new JobPartReply { Length = bytes.Length, Server = part.Server.Name }, cancellation).ConfigureAwait(false);
     }
 
     /// <summary>The job as the client sees it (taken on the event loop).</summary>
@@ -162,7 +162,7 @@ public sealed partial class FrontEndSession
                 .Select(r => new JobOutputInfo
                 {
                     ReduceTask = r!.Value.Report.ReduceTask,
-                    Server = Format(r.Value.Server),
+                    Server = r.Value.Server.Name,
                     Path = r.Value.Report.OutputPath,
                     Chunk = r.Value.Report.Chunk?.ToString(),
                     Records = r.Value.Report.Records,

@@ -1,9 +1,9 @@
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.FrontEnd.Wire;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.FrontEnd;
+namespace Camdoop.FrontEnd;
 
 // "ping": echoes from this server to another over the torus, timed on this server's clock (paper §3).
 public sealed partial class FrontEndSession

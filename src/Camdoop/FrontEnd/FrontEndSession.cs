@@ -1,6 +1,6 @@
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.FrontEnd.Wire;
 
-namespace Camdoop.MapReduce.FrontEnd;
+namespace Camdoop.FrontEnd;
 
 /// <summary>
 /// One client connection to a server's front-end: dispatches each request by its type (its "op"). Requests of one connection

@@ -1,9 +1,9 @@
 using System.Net;
 using System.Text.Json;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.ChunkStore;
-using Camdoop.MapReduce.FrontEnd;
-using Camdoop.MapReduce.FrontEnd.Jobs;
+using Camdoop.ChunkStore;
+using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Jobs;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
@@ -11,7 +11,7 @@ using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.Hosting;
+namespace Camdoop.Hosting;
 
 /// <summary>
 /// One real CamCube server in a process: an event loop driving a <see cref="NodeHost"/> with the product's services
@@ -208,9 +208,8 @@ public sealed class CamdoopNode : IDisposable
         {
             WriteStatus("running");
         }
-#pragma warning disable CA1031 // a failed status write is logged; the server keeps running
+// a failed status write is logged; the server keeps running
         catch (Exception e)
-#pragma warning restore CA1031
         {
             _log.Write(_settings.Self, LogLevel.Warning, $"cannot write {StatusPath}: {e.Message}");
         }
@@ -249,7 +248,7 @@ public sealed class CamdoopNode : IDisposable
             {
                 Port = port.Name(),
                 Interface = _settings.Interfaces[p],
-                Neighbour = FormatCoordinate(host.Torus.Neighbour(host.Self, port)),
+                Neighbour = host.Torus.Neighbour(host.Self, port).Name,
                 Carrier = host.HasCarrier(port),
                 Up = isUp,
                 Heard = host.Monitor.HasHeard(port),
@@ -328,7 +327,7 @@ public sealed class CamdoopNode : IDisposable
         }
         return new NodeStatus
         {
-            Coordinate = FormatCoordinate(host.Self),
+            Coordinate = host.Self.Name,
             Torus = host.Torus.ToString(),
             Pid = Environment.ProcessId,
             State = state,
@@ -381,5 +380,4 @@ public sealed class CamdoopNode : IDisposable
         string.Join(", ", Ports.All.ToArray().Select(p => $"{p.Name()}={_settings.Interfaces[(int)p] ?? "-"}"));
 
     /// <summary>"x,y,z", the form configs and the CLI use.</summary>
-    public static string FormatCoordinate(Coordinate c) => FormattableString.Invariant($"{c.X},{c.Y},{c.Z}");
 }

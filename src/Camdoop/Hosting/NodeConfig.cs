@@ -7,7 +7,7 @@ using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.Hosting;
+namespace Camdoop.Hosting;
 
 /// <summary>
 /// What one `camdoop node` process runs: the server's coordinate, the torus, the network interface cabled to each

@@ -1,6 +1,6 @@
 using System.Text.Json;
 
-namespace Camdoop.MapReduce.Hosting;
+namespace Camdoop.Hosting;
 
 /// <summary>
 /// A snapshot of one running server for the testbed and operators: its links (carrier, liveness, whether the

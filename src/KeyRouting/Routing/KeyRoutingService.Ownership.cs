@@ -70,9 +70,8 @@ public sealed partial class KeyRoutingService
             {
                 listener.OnOwnershipChanged(change);
             }
-#pragma warning disable CA1031 // one listener's bug must not keep the others uninformed
+// one listener's bug must not keep the others uninformed
             catch (Exception ex)
-#pragma warning restore CA1031
             {
                 Context.Counters.ServiceFaults++;
                 Context.Log(LogLevel.Error, $"ownership listener {listener.GetType().Name} failed: {ex}");

@@ -214,9 +214,8 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
             {
                 completion.TrySetResult(func());
             }
-#pragma warning disable CA1031 // handed to the caller through the task
+// handed to the caller through the task
             catch (Exception ex)
-#pragma warning restore CA1031
             {
                 completion.TrySetException(ex);
             }
@@ -441,9 +440,8 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
         {
             action(state);
         }
-#pragma warning disable CA1031 // the server keeps running; the failure is logged and counted
+// the server keeps running; the failure is logged and counted
         catch (Exception ex)
-#pragma warning restore CA1031
         {
             Interlocked.Increment(ref _faults);
             _log.Write(Host.Self, LogLevel.Error, $"event loop: {ex}");
@@ -456,9 +454,8 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
         {
             action(state, arg);
         }
-#pragma warning disable CA1031 // the server keeps running; the failure is logged and counted
+// the server keeps running; the failure is logged and counted
         catch (Exception ex)
-#pragma warning restore CA1031
         {
             Interlocked.Increment(ref _faults);
             _log.Write(Host.Self, LogLevel.Error, $"event loop: {ex}");

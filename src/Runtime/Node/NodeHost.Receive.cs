@@ -114,9 +114,8 @@ public sealed partial class NodeHost
                 {
                     _keyRouter.OnKeyRoutedFrame(inbound);
                 }
-#pragma warning disable CA1031 // a service's bug must not take the server down
+// a service's bug must not take the server down
                 catch (Exception ex)
-#pragma warning restore CA1031
                 {
                     Counters.ServiceFaults++;
                     Log(LogLevel.Error, $"key router failed: {ex}");
@@ -152,9 +151,8 @@ public sealed partial class NodeHost
         {
             service.OnFrame(frame);
         }
-#pragma warning disable CA1031 // a service's bug must not take the server down
+// a service's bug must not take the server down
         catch (Exception ex)
-#pragma warning restore CA1031
         {
             Counters.ServiceFaults++;
             Log(LogLevel.Error, $"service {service.Name} failed on a frame: {ex}");

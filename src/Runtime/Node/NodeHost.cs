@@ -168,9 +168,8 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
         {
             action(service, state);
         }
-#pragma warning disable CA1031 // a service's bug must not take the server down
+// a service's bug must not take the server down
         catch (Exception ex)
-#pragma warning restore CA1031
         {
             Counters.ServiceFaults++;
             Log(LogLevel.Error, $"service {service.Name} failed: {ex}");

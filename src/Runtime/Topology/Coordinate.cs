@@ -23,6 +23,9 @@ public readonly record struct Coordinate(int X, int Y, int Z)
 
     public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"({X},{Y},{Z})");
 
+    /// <summary>"x,y,z": how servers are named on the command line, in logs and in status files.</summary>
+    public string Name => string.Create(CultureInfo.InvariantCulture, $"{X},{Y},{Z}");
+
     /// <summary>Parses "x,y,z" or "(x,y,z)".</summary>
     public static bool TryParse(string text, out Coordinate coordinate)
     {

@@ -2,7 +2,7 @@ using System.Globalization;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 public static partial class FigureSweep
 {

@@ -2,9 +2,9 @@ using System.Globalization;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
-using Camdoop.Simulator.Reports;
+using Camdoop.Experiments.Reports;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>The paper's simulator figures this harness reproduces.</summary>
 public enum Figure

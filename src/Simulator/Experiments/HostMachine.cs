@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Runtime.InteropServices;
 using System.Text.Json.Serialization;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>
 /// The machine a simulation ran on, reported beside its wall-clock and CPU times: simulated results are the same

@@ -1,7 +1,7 @@
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>
 /// Each server's input for a simulated job: generated on demand (deterministic per server, so servers can be

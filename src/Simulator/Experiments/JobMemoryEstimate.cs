@@ -1,4 +1,4 @@
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>
 /// About how much memory a simulated job needs at its peak, so that a run that cannot fit is refused before it starts

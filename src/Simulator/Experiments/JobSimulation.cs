@@ -11,11 +11,11 @@ using Camdoop.MapReduce.Reference;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Baselines;
-using Camdoop.Simulator.Engine;
+using Camdoop.Experiments.Baselines;
+using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>Where a <see cref="JobSimulation"/> is: phase ("input", "map", "shuffle"), fraction done, and a short detail.</summary>
 public readonly record struct JobSimulationProgress(string Phase, double Fraction, string Detail);
@@ -80,7 +80,7 @@ public static class JobSimulation
         };
         var serviceOptions = options.Service ?? new CamdoopServiceOptions();
         var services = new CamdoopService[n];
-        using var sim = new Network.Simulation(simOptions, host =>
+        using var sim = new Simulation(simOptions, host =>
         {
             KeyRoutingService.Install(host);
             services[torus.IndexOf(host.Self)] = CamdoopService.Install(host, serviceOptions);
@@ -181,7 +181,7 @@ public static class JobSimulation
         _ => throw new ArgumentException("a files workload names its job explicitly", nameof(workload)),
     };
 
-    private static JobSimulationResult Collect(JobSimulationOptions options, JobDescription description, Network.Simulation sim,
+    private static JobSimulationResult Collect(JobSimulationOptions options, JobDescription description, Simulation sim,
         CamdoopService[] services, IReadOnlyList<MapOutput> maps, List<ReduceTaskResult> completions, List<string> failures, bool completed, long t0, long inputBytes)
     {
         var torus = options.Torus;

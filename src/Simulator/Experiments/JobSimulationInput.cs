@@ -4,7 +4,7 @@ using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Service;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>
 /// Every server's input and map output for a simulated job, made outside the event loop (map costs no virtual

@@ -2,8 +2,9 @@ using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Network;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>One simulated MapReduce job on a CamCube: cube, workload, job, R, mode, and simulator settings.</summary>
 public sealed record JobSimulationOptions
@@ -63,7 +64,7 @@ public sealed record JobSimulationOptions
     public int MapParallelism { get; init; }
 
     /// <summary>
-    /// Threads for the shuffle's simulation (<see cref="Network.SimulationOptions.Threads"/>); 0 = all cores. The
+    /// Threads for the shuffle's simulation (<see cref="SimulationOptions.Threads"/>); 0 = all cores. The
     /// results do not depend on it.
     /// </summary>
     public int SimulationThreads { get; init; } = 1;
@@ -77,10 +78,10 @@ public sealed record JobSimulationOptions
     public string? DataRoot { get; init; }
 
     /// <summary>Called with the simulation before it starts (tests inject drops or faults here).</summary>
-    public Action<Network.Simulation>? Configure { get; init; }
+    public Action<Simulation>? Configure { get; init; }
 
     /// <summary>Called with the simulation and every server's service after the run, before they are torn down.</summary>
-    public Action<Network.Simulation, IReadOnlyList<CamdoopService>>? Inspect { get; init; }
+    public Action<Simulation, IReadOnlyList<CamdoopService>>? Inspect { get; init; }
 
     public void Validate()
     {

@@ -1,10 +1,10 @@
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>
 /// The paper's ping measurement (§3) on a simulated torus: every server runs key routing and the ping service;
@@ -27,7 +27,7 @@ public static class PingExperiment
             PropagationDelay = options.PropagationDelay ?? defaults.PropagationDelay,
             LinkRateBitsPerSecond = options.LinkRateBitsPerSecond ?? defaults.LinkRateBitsPerSecond,
         };
-        using var sim = new Network.Simulation(simOptions, host =>
+        using var sim = new Simulation(simOptions, host =>
         {
             KeyRoutingService.Install(host);
             host.Register(new PingService());

@@ -1,6 +1,6 @@
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>What <see cref="PingExperiment"/> measures: one server pinging the others of a simulated torus.</summary>
 public sealed record PingExperimentOptions

@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>One ping: its target, the torus distance to it, the hops each way (from TTLs), and the round-trip time (ns; -1 when lost).</summary>
 public readonly record struct PingSample(Coordinate Target, int Distance, int ForwardHops, int ReturnHops, long RoundTripNs)

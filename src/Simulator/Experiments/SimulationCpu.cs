@@ -1,7 +1,9 @@
 using System.Diagnostics;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
+using Camdoop.Simulator.Network;
+using Camdoop.Runtime.Hosting;
 
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>
 /// The CPU a simulation's own threads spend from <see cref="Start"/> on: the driving thread (the caller) plus the
@@ -22,12 +24,12 @@ internal readonly struct SimulationCpu
     }
 
     /// <summary>Starts counting on the calling thread, which must be the one that then drives <paramref name="simulation"/>.</summary>
-    public static SimulationCpu Start(Network.Simulation simulation) => ThreadCpuClock.IsAvailable
+    public static SimulationCpu Start(Simulation simulation) => ThreadCpuClock.IsAvailable
         ? new SimulationCpu(ThreadCpuClock.Nanoseconds(), simulation.WorkerCpuSeconds, default)
         : new SimulationCpu(0, 0, Process.GetCurrentProcess().TotalProcessorTime);
 
     /// <summary>CPU seconds since <see cref="Start"/>; call on the same thread.</summary>
-    public double Seconds(Network.Simulation simulation) => ThreadCpuClock.IsAvailable
+    public double Seconds(Simulation simulation) => ThreadCpuClock.IsAvailable
         ? ((ThreadCpuClock.Nanoseconds() - _driverNanoseconds) / 1e9) + (simulation.WorkerCpuSeconds - _workerSeconds)
         : (Process.GetCurrentProcess().TotalProcessorTime - _process).TotalSeconds;
 }

@@ -1,4 +1,4 @@
-namespace Camdoop.Simulator.Experiments;
+namespace Camdoop.Experiments;
 
 /// <summary>What a simulated job runs on: a generated data set with its built-in job, or the user's own files.</summary>
 public enum Workload

@@ -3,7 +3,7 @@ using Camdoop.Cli.Testbed;
 using Camdoop.Cli.Tests.Support;
 using Camdoop.Cli.Tests.Testbed;
 using Camdoop.MapReduce.DataGen;
-using Camdoop.MapReduce.Hosting;
+using Camdoop.Hosting;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Reference;
 

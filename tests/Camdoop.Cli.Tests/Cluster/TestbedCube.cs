@@ -2,7 +2,7 @@ using System.Text.Json;
 using Camdoop.Cli.Testbed;
 using Camdoop.Cli.Tests.Support;
 using Camdoop.MapReduce.DataGen;
-using Camdoop.MapReduce.Hosting;
+using Camdoop.Hosting;
 
 namespace Camdoop.Cli.Tests.Cluster;
 

@@ -1,5 +1,5 @@
 using Camdoop.Cli.Commands;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.Cli.Tests.CommandLine;
 

@@ -1,5 +1,5 @@
 using Camdoop.Cli.Tests.Support;
-using Camdoop.MapReduce.Hosting;
+using Camdoop.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Topology;
 

@@ -2,9 +2,9 @@ using System.Diagnostics;
 using System.Text.Json;
 using Camdoop.Cli.Testbed;
 using Camdoop.Cli.Tests.Support;
-using Camdoop.MapReduce.FrontEnd;
-using Camdoop.MapReduce.FrontEnd.Wire;
-using Camdoop.MapReduce.Hosting;
+using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Wire;
+using Camdoop.Hosting;
 
 namespace Camdoop.Cli.Tests.Testbed;
 

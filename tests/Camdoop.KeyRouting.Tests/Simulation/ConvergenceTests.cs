@@ -1,5 +1,5 @@
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 
 namespace Camdoop.KeyRouting.Tests.Simulation;
 

@@ -1,6 +1,6 @@
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Experiments;
+using Camdoop.Experiments;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.KeyRouting.Tests.Simulation;

@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.KeyRouting.Tests.Simulation;

@@ -1,6 +1,7 @@
+using System.Globalization;
 using System.Text;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.ChunkStore;
+using Camdoop.ChunkStore;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Tests.ChunkStore;
@@ -68,15 +69,8 @@ public class ChunkFormatTests
     }
 
     [Fact]
-    public void ManifestsKeepTheirStoredLayout()
+    public void ManifestsHaveTheDocumentedBinaryLayout()
     {
-        // Written by the hand-written MessagePack encoder this project used before MessagePack-CSharp: manifests
-        // already in a chunk store still decode, and new ones are byte for byte the same.
-        var stored = Convert.FromHexString(
-            "86a46e616d65a6636f72707573a6666f726d617401aa7265636f726453697a6564aa746f74616c4279746573ce042c1d"
-            + "9ea763726561746564cf0000018bcfe56800a66368756e6b739393c41486f7e437faa5a7fce15d1ddcb9eaeaea377667"
-            + "b80acfffffffffffffffff93c414e9d71f5ee7c92d6dc9e92ffdad17b8bd49418f98140193c41484a516841ba77a5b46"
-            + "48de2cd0dfcb30ea46dbb4ce042c1d80cd012c");
         var manifest = new DatasetManifest
         {
             Name = "corpus",
@@ -86,26 +80,51 @@ public class ChunkFormatTests
             CreatedUnixMs = 1_700_000_000_000,
             Chunks = [new ManifestChunk(Key.FromString("a"), 10, ulong.MaxValue), new ManifestChunk(Key.FromString("b"), 20, 1), new ManifestChunk(Key.FromString("c"), 70_000_000, 300)],
         };
-        Assert.Equal(Convert.ToHexString(stored), Convert.ToHexString(manifest.Encode()));
-        var back = DatasetManifest.Decode(stored);
+        // The layout written out field by field: magic "CDMF", version 1, format 1, name length 6, record size 100,
+        // total bytes, created, chunk count 3, "corpus", then [id | length | checksum] per chunk, all big-endian.
+        var expected = new StringBuilder("43444D46" + "01" + "01" + "0006" + "00000064")
+            .Append(70_000_030L.ToString("X16", CultureInfo.InvariantCulture))
+            .Append(1_700_000_000_000L.ToString("X16", CultureInfo.InvariantCulture))
+            .Append("00000003")
+            .Append(Convert.ToHexString("corpus"u8));
+        foreach (var (id, length, checksum) in new[] { ("a", 10L, ulong.MaxValue), ("b", 20L, 1UL), ("c", 70_000_000L, 300UL) })
+        {
+            var key = new byte[Key.Size];
+            Key.FromString(id).Write(key);
+            expected.Append(Convert.ToHexString(key)).Append(length.ToString("X16", CultureInfo.InvariantCulture))
+                .Append(checksum.ToString("X16", CultureInfo.InvariantCulture));
+        }
+        var encoded = manifest.Encode();
+        Assert.Equal(expected.ToString(), Convert.ToHexString(encoded));
+        var back = DatasetManifest.Decode(encoded);
         Assert.Equal(manifest.Chunks, back.Chunks);
         Assert.Equal(manifest with { Chunks = back.Chunks }, back);
     }
 
     [Fact]
-    public void DamagedManifestChunkEntriesAreRefused()
+    public void DamagedManifestsAreRefused()
     {
         var manifest = new DatasetManifest { Name = "d", TotalBytes = 10, Chunks = [new ManifestChunk(Key.FromString("a"), 10, 7)] };
         var bytes = manifest.Encode();
-        int entry = bytes.AsSpan().IndexOf(Convert.FromHexString("93c414"));
-        var shortId = (byte[])bytes.Clone();
-        shortId[entry + 2] = 0x13; // a 19-byte id, the rest shifted
-        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(shortId));
-        var twoItems = bytes[..^1]; // the last chunk entry's checksum is the manifest's last byte
-        twoItems[entry] = 0x92; // [id, length] without the checksum
-        Assert.Contains("[id, length, checksum]", Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(twoItems)).Message, StringComparison.Ordinal);
-        var notAMap = Convert.FromHexString("93010203");
-        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(notAMap));
+        Assert.Equal("d", DatasetManifest.Decode(bytes).Name);
+        byte[] Damaged(int offset, byte value)
+        {
+            var copy = (byte[])bytes.Clone();
+            copy[offset] = value;
+            return copy;
+        }
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(bytes.AsMemory(0, bytes.Length - 1)));
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(bytes.AsMemory(0, 10)));
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(Damaged(0, (byte)'X'))); // magic
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(Damaged(4, 2))); // version
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(Damaged(5, 7))); // format
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(Damaged(31, 2))); // chunk count without the chunk
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(Damaged(32, (byte)'/'))); // name
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(Damaged(32 + 1 + Key.Size + 7, 11))); // length != total
+        Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(Damaged(32 + 1 + Key.Size, 0x80))); // negative length
+        var tooMany = (byte[])bytes.Clone();
+        System.Buffers.Binary.BinaryPrimitives.WriteUInt32BigEndian(tooMany.AsSpan(28), DatasetManifest.MaxChunks + 1);
+        Assert.Contains("more than", Assert.Throws<InvalidDataException>(() => DatasetManifest.Decode(tooMany)).Message, StringComparison.Ordinal);
     }
 
     [Fact]

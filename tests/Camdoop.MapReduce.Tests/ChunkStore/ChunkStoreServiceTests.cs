@@ -1,5 +1,5 @@
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.ChunkStore;
+using Camdoop.ChunkStore;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;

@@ -1,9 +1,9 @@
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.ChunkStore;
+using Camdoop.ChunkStore;
 using Camdoop.MapReduce.Records;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.MapReduce.Tests.ChunkStore;

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Text.Json;
-using Camdoop.MapReduce.FrontEnd;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Wire;
 using MessagePack;
 
 namespace Camdoop.MapReduce.Tests.FrontEnd;

@@ -1,14 +1,14 @@
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.ChunkStore;
+using Camdoop.ChunkStore;
 using Camdoop.MapReduce.DataGen;
-using Camdoop.MapReduce.FrontEnd.Jobs;
+using Camdoop.FrontEnd.Jobs;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Reference;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.MapReduce.Tests.FrontEnd;

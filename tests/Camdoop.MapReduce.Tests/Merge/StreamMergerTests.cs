@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using Camdoop.MapReduce.Buffers;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Records;

@@ -1,6 +1,6 @@
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Records;
-using Camdoop.MapReduce.Vertices;
+using Camdoop.MapReduce.Service;
 
 namespace Camdoop.MapReduce.Tests.Service;
 

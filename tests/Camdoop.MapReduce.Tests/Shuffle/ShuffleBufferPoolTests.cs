@@ -1,3 +1,4 @@
+using Camdoop.MapReduce.Buffers;
 using Camdoop.MapReduce.Shuffle;
 
 namespace Camdoop.MapReduce.Tests.Shuffle;

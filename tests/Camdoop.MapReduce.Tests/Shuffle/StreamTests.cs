@@ -1,3 +1,4 @@
+using Camdoop.MapReduce.Buffers;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Shuffle;

@@ -1,5 +1,6 @@
 using System.Text;
 using Camdoop.MapReduce.Records;
+using Camdoop.MapReduce.Jobs;
 
 namespace Camdoop.MapReduce.Tests.Support;
 

@@ -32,9 +32,8 @@ internal static unsafe partial class DroppedCapability
                 }
                 result = action();
             }
-#pragma warning disable CA1031 // handed back to the test thread
+// handed back to the test thread
             catch (Exception ex)
-#pragma warning restore CA1031
             {
                 failure = ex;
             }

@@ -4,6 +4,7 @@ using Camdoop.Runtime.Links.Pcap;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Tests.Pcap;
+using Camdoop.Runtime.Hosting;
 
 namespace Camdoop.Runtime.Tests.RawEthernet;
 

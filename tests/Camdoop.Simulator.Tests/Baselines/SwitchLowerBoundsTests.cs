@@ -1,4 +1,4 @@
-using Camdoop.Simulator.Baselines;
+using Camdoop.Experiments.Baselines;
 
 namespace Camdoop.Simulator.Tests.Baselines;
 

@@ -1,4 +1,4 @@
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 using Camdoop.Tests.Shared;
 
 namespace Camdoop.Simulator.Tests.Engine;

@@ -1,4 +1,4 @@
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 
 namespace Camdoop.Simulator.Tests.Engine;
 

@@ -1,5 +1,5 @@
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Experiments;
+using Camdoop.Experiments;
 
 namespace Camdoop.Simulator.Tests.Experiments;
 

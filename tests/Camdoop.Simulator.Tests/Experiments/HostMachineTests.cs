@@ -1,4 +1,4 @@
-using Camdoop.Simulator.Experiments;
+using Camdoop.Experiments;
 
 namespace Camdoop.Simulator.Tests.Experiments;
 

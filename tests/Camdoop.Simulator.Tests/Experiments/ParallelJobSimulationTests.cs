@@ -1,6 +1,6 @@
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Experiments;
+using Camdoop.Experiments;
 
 namespace Camdoop.Simulator.Tests.Experiments;
 

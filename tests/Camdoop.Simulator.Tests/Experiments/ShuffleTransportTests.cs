@@ -7,8 +7,8 @@ using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
-using Camdoop.Simulator.Experiments;
+using Camdoop.Simulator.Events;
+using Camdoop.Experiments;
 
 namespace Camdoop.Simulator.Tests.Experiments;
 
@@ -64,7 +64,7 @@ public sealed class ShuffleTransportTests
         var result = JobSimulation.Run(Options(s: 1, r: 1, mode: mode) with
         {
             BytesPerServer = 100_000,
-            Service = new CamdoopServiceOptions { MinWindowBytes = ShuffleWire.MaxSegmentBytes, InitialWindowBytes = ShuffleWire.MaxSegmentBytes, MaxWindowBytes = ShuffleWire.MaxSegmentBytes },
+            Service = new CamdoopServiceOptions { Shuffle = new ShuffleOptions { MinWindowBytes = ShuffleWire.MaxSegmentBytes, InitialWindowBytes = ShuffleWire.MaxSegmentBytes, MaxWindowBytes = ShuffleWire.MaxSegmentBytes } },
         });
         Assert.True(result.Completed);
         Assert.True(result.Verified, result.VerificationError);
@@ -99,7 +99,7 @@ public sealed class ShuffleTransportTests
         Assert.True(result.Completed, string.Join("; ", result.Failures));
         Assert.True(result.Verified, result.VerificationError);
         Assert.Equal(Cube.Count, seen.Count);
-        var options = new CamdoopServiceOptions();
+        var options = new ShuffleOptions();
         Assert.All(seen, x => Assert.Equal(reserves ? options.MaxWindowBytes : options.MinWindowBytes, x.Window));
         Assert.All(seen, x => Assert.Equal(reserves ? x.Window + (x.Window / 2) : 0, x.Reserve));
     }
@@ -253,7 +253,7 @@ public sealed class ShuffleTransportTests
                             // At S = 0 every server holds every key: its own run of a stripe is the stripe's distinct keys.
                             bound = Math.Max(bound, job.MapOutputs[0].Header(0, t).PayloadBytes);
                         }
-                        foreach (var vertex in job.Vertices.Cast<MapReduce.Vertices.VertexBase>().Concat(job.RootReducers))
+                        foreach (var vertex in job.Vertices.Cast<VertexBase>().Concat(job.RootReducers))
                         {
                             foreach (var child in vertex.Children)
                             {

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Experiments;
+using Camdoop.Experiments;
 
 namespace Camdoop.Simulator.Tests.Experiments;
 

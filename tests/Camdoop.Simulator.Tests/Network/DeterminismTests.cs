@@ -1,5 +1,5 @@
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 using Camdoop.Simulator.Tests.Network.Services;
 

@@ -2,7 +2,7 @@ using System.Buffers.Binary;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 using Camdoop.Simulator.Tests.Network.Services;
 using static Camdoop.Simulator.Tests.Network.SimulationFixture;

@@ -1,5 +1,5 @@
 using System.Xml.Linq;
-using Camdoop.Simulator.Reports;
+using Camdoop.Experiments.Reports;
 
 namespace Camdoop.Simulator.Tests.Reports;
 

@@ -3,7 +3,7 @@ using System.Globalization;
 using BenchmarkDotNet.Attributes;
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Benchmarks.KeyRouting;

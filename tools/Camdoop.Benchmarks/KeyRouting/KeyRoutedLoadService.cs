@@ -1,7 +1,7 @@
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 
 namespace Camdoop.Benchmarks.KeyRouting;
 

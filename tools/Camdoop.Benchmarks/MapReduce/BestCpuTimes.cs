@@ -1,3 +1,5 @@
+using Camdoop.Runtime.Hosting;
+
 namespace Camdoop.Benchmarks.MapReduce;
 
 /// <summary>

@@ -1,6 +1,7 @@
 using BenchmarkDotNet.Attributes;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.MapPhase;
+using Camdoop.Runtime.Hosting;
 
 namespace Camdoop.Benchmarks.MapReduce;
 

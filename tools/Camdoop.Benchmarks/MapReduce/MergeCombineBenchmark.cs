@@ -2,6 +2,7 @@ using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Merge;
+using Camdoop.Runtime.Hosting;
 
 namespace Camdoop.Benchmarks.MapReduce;
 

@@ -1,5 +1,6 @@
 using BenchmarkDotNet.Attributes;
 using Camdoop.MapReduce.DataGen;
+using Camdoop.Runtime.Hosting;
 
 namespace Camdoop.Benchmarks.MapReduce;
 

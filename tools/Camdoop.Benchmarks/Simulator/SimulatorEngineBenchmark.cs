@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using BenchmarkDotNet.Attributes;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Benchmarks.Simulator;

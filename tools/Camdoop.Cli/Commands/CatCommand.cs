@@ -1,6 +1,6 @@
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.Cli.Commands;
 

@@ -21,10 +21,10 @@ public static class CommonOptions
     {
         var defaults = new CamdoopServiceOptions();
         long window = args.Bytes("max-window");
-        if (window < defaults.MinWindowBytes || window > 64L * 1024 * 1024)
+        if (window < defaults.Shuffle.MinWindowBytes || window > 64L * 1024 * 1024)
         {
-            throw CliException.Usage($"{args.CommandPath}: --max-window must be between {defaults.MinWindowBytes} bytes (two segments) and 64MB, not {window}");
+            throw CliException.Usage($"{args.CommandPath}: --max-window must be between {defaults.Shuffle.MinWindowBytes} bytes (two segments) and 64MB, not {window}");
         }
-        return defaults with { MaxWindowBytes = (int)window };
+        return defaults with { Shuffle = defaults.Shuffle with { MaxWindowBytes = (int)window } };
     }
 }

@@ -2,7 +2,7 @@ using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Experiments;
+using Camdoop.Experiments;
 
 namespace Camdoop.Cli.Commands;
 

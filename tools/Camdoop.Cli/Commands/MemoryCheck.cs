@@ -1,7 +1,7 @@
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.MapReduce.Service;
-using Camdoop.Simulator.Experiments;
+using Camdoop.Experiments;
 
 namespace Camdoop.Cli.Commands;
 

@@ -1,8 +1,9 @@
 using System.Runtime.InteropServices;
 using Camdoop.Cli.CommandLine;
-using Camdoop.MapReduce.FrontEnd;
-using Camdoop.MapReduce.Hosting;
+using Camdoop.FrontEnd;
+using Camdoop.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
+using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.Cli.Commands;
 
@@ -46,18 +47,18 @@ public static class NodeCommand
         }
         catch (Exception e) when (e is RawEthernetException or FrontEndException or IOException or UnauthorizedAccessException)
         {
-            throw new CliException($"node {CamdoopNode.FormatCoordinate(settings.Self)}: {e.Message}");
+            throw new CliException($"node {settings.Self.Name}: {e.Message}");
         }
         using (node)
         {
-            Console.Out.WriteLine($"node {CamdoopNode.FormatCoordinate(settings.Self)} of {settings.Torus} running (pid {Environment.ProcessId}); " +
+            Console.Out.WriteLine($"node {settings.Self.Name} of {settings.Torus} running (pid {Environment.ProcessId}); " +
                                   $"log {settings.LogFile}; status {node.StatusPath}" +
                                   (node.FrontEnd is { } fe ? $"; front-end {fe.EndPoint}" : ""));
             Console.Out.Flush();
             stop.Wait();
             node.Stop();
         }
-        Console.Out.WriteLine($"node {CamdoopNode.FormatCoordinate(settings.Self)} stopped");
+        Console.Out.WriteLine($"node {settings.Self.Name} stopped");
         return 0;
 
         void OnSignal(PosixSignalContext context)

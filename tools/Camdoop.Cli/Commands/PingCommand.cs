@@ -1,7 +1,7 @@
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.Cli.Commands;
 

@@ -2,9 +2,9 @@ using System.Diagnostics;
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
-using Camdoop.MapReduce.ChunkStore;
-using Camdoop.MapReduce.FrontEnd;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.ChunkStore;
+using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Wire;
 using Camdoop.MapReduce.Records;
 
 namespace Camdoop.Cli.Commands;

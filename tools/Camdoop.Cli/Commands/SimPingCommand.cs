@@ -1,6 +1,6 @@
 using Camdoop.Cli.CommandLine;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Experiments;
+using Camdoop.Experiments;
 
 namespace Camdoop.Cli.Commands;
 

@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text;
 using Camdoop.Cli.CommandLine;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.Simulator.Experiments;
+using Camdoop.Experiments;
 using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;

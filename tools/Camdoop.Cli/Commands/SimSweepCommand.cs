@@ -1,6 +1,6 @@
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
-using Camdoop.Simulator.Experiments;
+using Camdoop.Experiments;
 using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;

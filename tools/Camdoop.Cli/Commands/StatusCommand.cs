@@ -4,7 +4,7 @@ using System.Text;
 using System.Text.Json;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.Cli.Commands;
 

@@ -1,8 +1,8 @@
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
-using Camdoop.MapReduce.FrontEnd;
-using Camdoop.MapReduce.FrontEnd.Wire;
+using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Wire;
 using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;

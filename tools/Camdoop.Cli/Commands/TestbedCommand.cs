@@ -1,7 +1,7 @@
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
-using Camdoop.MapReduce.Hosting;
+using Camdoop.Hosting;
 using Camdoop.Runtime.Links.Pcap;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Topology;

@@ -1,5 +1,6 @@
 using Camdoop.Cli.CommandLine;
-using Camdoop.MapReduce.FrontEnd;
+using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.Cli.Testbed;
 

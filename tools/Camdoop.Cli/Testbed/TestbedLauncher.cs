@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using Camdoop.Cli.CommandLine;
-using Camdoop.MapReduce.Hosting;
+using Camdoop.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Topology;
 
@@ -54,7 +54,7 @@ public static class TestbedLauncher
             Directory.CreateDirectory(dir);
             var config = new NodeConfig
             {
-                Coordinate = CamdoopNode.FormatCoordinate(c),
+                Coordinate = c.Name,
                 Torus = torus.ToString(),
                 Ports = Ports.All.ToArray().ToDictionary(p => p.Name(), TestbedLayout.PortInterface),
                 DataDirectory = dir,

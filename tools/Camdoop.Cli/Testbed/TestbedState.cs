@@ -1,5 +1,5 @@
 using System.Text.Json;
-using Camdoop.MapReduce.Hosting;
+using Camdoop.Hosting;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Testbed;

@@ -1,10 +1,11 @@
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.ChunkStore;
+using Camdoop.ChunkStore;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.FrontEnd.Wire;
 
-namespace Camdoop.MapReduce.FrontEnd.Jobs;
+namespace Camdoop.FrontEnd.Jobs;
 
 // Coordinator: the front-end's side of a job. Broadcasts it, waits for every map phase, starts the shuffle, tracks
 // progress and the reduce tasks, writes the output manifest, ends the job.
@@ -36,7 +37,7 @@ public sealed partial class JobControlService
         var unreachable = torus.All().Where(c => !_routing!.IsReachable(c)).ToList();
         if (unreachable.Count > 0)
         {
-            throw new FrontEndException($"servers {string.Join(' ', unreachable.Select(ChunkStoreService.Format))} are unreachable; a job needs the whole cube (recovery from server failures is not implemented on the testbed)");
+            throw new FrontEndException($"servers {string.Join(' ', unreachable.Select(c => c.Name))} are unreachable; a job needs the whole cube (recovery from server failures is not implemented on the testbed)");
         }
         var assignment = torus.All().ToDictionary(c => c, _ => new List<Key>());
         foreach (var chunk in input.Chunks)
@@ -53,7 +54,7 @@ public sealed partial class JobControlService
             w.String(outputDataset);
             if (JobControlWire.HeaderSize + encoded.Length + 300 + (chunks.Count * Key.Size) > JobControlWire.MaxPayload)
             {
-                throw new FrontEndException($"dataset '{input.Name}' has {chunks.Count} chunks on server {ChunkStoreService.Format(server)}, too many for one job-start frame; store it with a larger chunk size");
+                throw new FrontEndException($"dataset '{input.Name}' has {chunks.Count} chunks on server {server.Name}, too many for one job-start frame; store it with a larger chunk size");
             }
             w.U16(chunks.Count);
             foreach (var id in chunks)
@@ -67,7 +68,7 @@ public sealed partial class JobControlService
         foreach (var (server, payload) in payloads)
         {
             var s = server;
-            SendReliable(server, JobMessage.Start, description.JobId, 0, payload, () => FailJob(tracker, $"server {ChunkStoreService.Format(s)} never acknowledged the job"));
+            SendReliable(server, JobMessage.Start, description.JobId, 0, payload, () => FailJob(tracker, $"server {s.Name} never acknowledged the job"));
         }
         context.Log(LogLevel.Info, $"job {description.JobId:x16}: {description.Job} on '{input.Name}' ({input.Chunks.Count} chunks), R={description.ReduceTasks}, {description.Mode}, output {(outputDataset is null ? "local files" : $"dataset '{outputDataset}'")}");
         ArmStallCheck(tracker);
@@ -96,7 +97,7 @@ public sealed partial class JobControlService
         }
         if (!ok)
         {
-            FailJob(job, $"map phase failed on {ChunkStoreService.Format(from)}: {error}");
+            FailJob(job, $"map phase failed on {from.Name}: {error}");
             return true;
         }
         if (job.MapsDone == job.Servers)
@@ -108,7 +109,7 @@ public sealed partial class JobControlService
                 var w = JobControlWire.Begin(_frame, JobMessage.Shuffle, jobId);
                 var s = c;
                 SendReliable(c, JobMessage.Shuffle, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(),
-                    () => FailJob(job, $"server {ChunkStoreService.Format(s)} never acknowledged the shuffle start"));
+                    () => FailJob(job, $"server {s.Name} never acknowledged the shuffle start"));
             }
         }
         return true;
@@ -179,7 +180,7 @@ public sealed partial class JobControlService
         SendAck(from, JobMessage.Failed, jobId, 0);
         if (_jobs.TryGetValue(jobId, out var job) && !job.IsOver)
         {
-            FailJob(job, $"failed on {ChunkStoreService.Format(from)}: {reason}");
+            FailJob(job, $"failed on {from.Name}: {reason}");
         }
         return true;
     }

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.ChunkStore;
+using Camdoop.ChunkStore;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
@@ -9,7 +9,7 @@ using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.FrontEnd.Jobs;
+namespace Camdoop.FrontEnd.Jobs;
 
 // Worker: every server's side of a job. Maps the chunks it is the primary of, starts the shuffle when told, reports
 // progress and its reduce tasks, stores outputs in the chunk store when asked, and cleans up at the end.
@@ -46,7 +46,7 @@ public sealed partial class JobControlService
         }
         if (!JobDescriptionCodec.TryDecode(encoded, out var description, out string? error) || description!.JobId != jobId)
         {
-            Context.Log(LogLevel.Warning, $"job control: bad job description from {ChunkStoreService.Format(from)}: {error}");
+            Context.Log(LogLevel.Warning, $"job control: bad job description from {from.Name}: {error}");
             return false;
         }
         if (output.Length > 0 && !ChunkMeta.IsValidName(output))
@@ -90,7 +90,7 @@ public sealed partial class JobControlService
                     if (store.Local.TryWriteLocal(result.Meta!, source, out string? writeError) && store.Local.TryGet(chunk, out var stored))
                     {
                         work.ChunkPaths[chunk] = stored.DataPath;
-                        Context.Log(LogLevel.Info, $"job control: fetched input chunk {chunk} from {ChunkStoreService.Format(result.From)} to map it here");
+                        Context.Log(LogLevel.Info, $"job control: fetched input chunk {chunk} from {result.From.Name} to map it here");
                     }
                     else
                     {
@@ -142,9 +142,8 @@ public sealed partial class JobControlService
                     }));
                 }
             }
-#pragma warning disable CA1031 // a bad job, input or disk fails the job on this server, never the server
+// a bad job, input or disk fails the job on this server, never the server
             catch (Exception e)
-#pragma warning restore CA1031
             {
                 failure = $"{e.GetType().Name}: {e.Message}";
                 foreach (var o in outputs)
@@ -216,9 +215,8 @@ public sealed partial class JobControlService
         {
             work.ServerJob = Camdoop.StartJob(work.Description, work.MapOutputs);
         }
-#pragma warning disable CA1031 // a job that cannot start fails, the server carries on
+// a job that cannot start fails, the server carries on
         catch (Exception e)
-#pragma warning restore CA1031
         {
             ReportFailure(work, $"the shuffle could not start: {e.Message}");
             return true;

@@ -1,10 +1,10 @@
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.ChunkStore;
+using Camdoop.ChunkStore;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.MapReduce.FrontEnd.Jobs;
+namespace Camdoop.FrontEnd.Jobs;
 
 /// <summary>Tunables of job control. Times in nanoseconds.</summary>
 public sealed record JobControlOptions
@@ -162,7 +162,7 @@ public sealed partial class JobControlService : IService
             {
                 _pending.Remove(key);
                 GaveUpMessages++;
-                Context.Log(LogLevel.Warning, $"job control: {key.Item2} for job {key.Item3:x16} never acknowledged by {ChunkStoreService.Format(pending.Dest)}");
+                Context.Log(LogLevel.Warning, $"job control: {key.Item2} for job {key.Item3:x16} never acknowledged by {pending.Dest.Name}");
                 pending.OnGiveUp?.Invoke();
                 return;
             }

@@ -4,7 +4,7 @@ using System.Text.Unicode;
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Frames;
 
-namespace Camdoop.MapReduce.FrontEnd.Jobs;
+namespace Camdoop.FrontEnd.Jobs;
 
 /// <summary>Job control messages between a front-end (the job's coordinator) and every server.</summary>
 public enum JobMessage : byte

@@ -1,6 +1,6 @@
 using MessagePack;
 
-namespace Camdoop.MapReduce.FrontEnd.Wire;
+namespace Camdoop.FrontEnd.Wire;
 
 /// <summary>"put-begin": starts storing a dataset on this connection.</summary>
 [MessagePackObject]

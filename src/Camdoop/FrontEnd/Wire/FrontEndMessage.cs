@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Diagnostics.CodeAnalysis;
 using MessagePack;
 
-namespace Camdoop.MapReduce.FrontEnd.Wire;
+namespace Camdoop.FrontEnd.Wire;
 
 /// <summary>
 /// A request to a front-end: a MessagePack map whose "op" names the operation and whose "id" the replies echo. Keys

@@ -5,7 +5,7 @@ using System.Reflection;
 using System.Text.Json;
 using MessagePack;
 
-namespace Camdoop.MapReduce.FrontEnd.Wire;
+namespace Camdoop.FrontEnd.Wire;
 
 /// <summary>
 /// MessagePack-CSharp as the front-end uses it: messages are <c>[MessagePackObject]</c> classes with string keys,

@@ -1,6 +1,6 @@
 using MessagePack;
 
-namespace Camdoop.MapReduce.FrontEnd.Wire;
+namespace Camdoop.FrontEnd.Wire;
 
 /// <summary>"submit": runs a job on a stored dataset; answered with the job id at once.</summary>
 [MessagePackObject]

@@ -3,7 +3,7 @@ using System.Text.Json;
 using MessagePack;
 using MessagePack.Formatters;
 
-namespace Camdoop.MapReduce.FrontEnd.Wire;
+namespace Camdoop.FrontEnd.Wire;
 
 /// <summary>
 /// A JSON document as plain MessagePack: objects as maps with string keys, arrays, strings, integers (int64, or

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Buffers.Binary;
 
-namespace Camdoop.MapReduce.FrontEnd.Wire;
+namespace Camdoop.FrontEnd.Wire;
 
 public enum FrameReadStatus
 {

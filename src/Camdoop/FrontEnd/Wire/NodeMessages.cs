@@ -1,7 +1,7 @@
 using System.Text.Json;
 using MessagePack;
 
-namespace Camdoop.MapReduce.FrontEnd.Wire;
+namespace Camdoop.FrontEnd.Wire;
 
 /// <summary>"hello": which server and cube the front-end belongs to.</summary>
 [MessagePackObject]

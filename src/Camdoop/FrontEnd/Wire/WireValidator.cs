@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Text.Unicode;
 using MessagePack;
 
-namespace Camdoop.MapReduce.FrontEnd.Wire;
+namespace Camdoop.FrontEnd.Wire;
 
 /// <summary>
 /// The structural check every received message passes before it is deserialized: one MessagePack map with string

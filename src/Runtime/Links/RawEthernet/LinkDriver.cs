@@ -3,7 +3,7 @@ namespace Camdoop.Runtime.Links.RawEthernet;
 /// <summary>Which implementation moves a port's raw Ethernet frames.</summary>
 public enum LinkDriver
 {
-    /// <summary>libpcap through SharpPcap (<see cref="Pcap.PcapTransport"/>): one capture handle per port.</summary>
+    /// <summary>libpcap through SharpPcap (the Pcap driver): one capture handle per port.</summary>
     Pcap,
 
     /// <summary>AF_PACKET sockets through a few libc calls (<see cref="RawEthernetTransport"/>): recvmmsg/sendmmsg batches.</summary>

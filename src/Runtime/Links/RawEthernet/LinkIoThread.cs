@@ -81,9 +81,8 @@ internal sealed unsafe class LinkIoThread
         {
             body();
         }
-#pragma warning disable CA1031 // a bug here must not take the server down: the link is reported dead instead
+// a bug here must not take the server down: the link is reported dead instead
         catch (Exception ex)
-#pragma warning restore CA1031
         {
             sink.Log(LogLevel.Error, $"link {Port.Name()} {_interfaceName}: I/O thread failed, link abandoned: {ex}");
             if (_carrier)

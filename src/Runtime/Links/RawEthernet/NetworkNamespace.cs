@@ -30,9 +30,8 @@ public static partial class NetworkNamespace
                 }
                 result = action();
             }
-#pragma warning disable CA1031 // handed back to the caller's thread
+// handed back to the caller's thread
             catch (Exception ex)
-#pragma warning restore CA1031
             {
                 failure = ex;
             }
@@ -83,9 +82,8 @@ public static partial class NetworkNamespace
             Ip("netns", "list");
             return null;
         }
-#pragma warning disable CA1031 // any failure means "not available", reported as text
+// any failure means "not available", reported as text
         catch (Exception ex)
-#pragma warning restore CA1031
         {
             return $"`ip netns` is not usable: {ex.Message}";
         }

@@ -5,7 +5,7 @@ namespace Camdoop.Runtime.Links.RawEthernet;
 /// <summary>Tunables of one raw-Ethernet link, for either <see cref="LinkDriver"/>.</summary>
 public sealed record RawEthernetOptions
 {
-    /// <summary>Which implementation <see cref="RawEthernetLinks.Open"/> uses.</summary>
+    /// <summary>Which implementation <c>RawEthernetLinks.Open</c> (in the hosting layer) uses.</summary>
     public LinkDriver Driver { get; init; } = LinkDrivers.Default;
 
     /// <summary>

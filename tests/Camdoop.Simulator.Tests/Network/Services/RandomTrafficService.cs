@@ -1,7 +1,7 @@
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Engine;
+using Camdoop.Simulator.Events;
 
 namespace Camdoop.Simulator.Tests.Network.Services;
 

@@ -1,0 +1,284 @@
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.MapPhase;
+using Camdoop.MapReduce.Shuffle;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Service;
+
+/// <summary>
+/// The Camdoop MapReduce service of one server (paper §4): runs the server's part of every job (map tasks, one
+/// vertex per reduce task and tree, the root reducers placed here) and the shuffle transport that links vertices
+/// over one-hop key-routed frames. The same code runs in the simulator and on real links: single-threaded, driven
+/// by frames, timers and send-ready callbacks, acting only through its node context and the key-routing service.
+/// </summary>
+public sealed class CamdoopService : IService
+{
+    private readonly Dictionary<ulong, ServerJob> _jobs = [];
+    private readonly List<VertexBase> _dirty = [];
+    private INodeContext? _context;
+    private KeyRoutingService? _router;
+    private ShuffleTransport? _transport;
+    private bool _flushing;
+
+    public CamdoopService(CamdoopServiceOptions? options = null)
+    {
+        Options = options ?? new CamdoopServiceOptions();
+        Options.Validate();
+    }
+
+    /// <summary>Registers a Camdoop service on <paramref name="host"/> with its short runtime queues.</summary>
+    public static CamdoopService Install(NodeHost host, CamdoopServiceOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(host);
+        var service = new CamdoopService(options);
+        host.Register(service, service.Options.Shuffle.RuntimeQueueFrames);
+        return service;
+    }
+
+    public byte Id => WellKnownServices.Camdoop;
+
+    public string Name => "camdoop";
+
+    public CamdoopServiceOptions Options { get; }
+
+    public INodeContext Context => _context ?? throw new InvalidOperationException("the Camdoop service has not started");
+
+    public ShuffleTransport Transport => _transport ?? throw new InvalidOperationException("the Camdoop service has not started");
+
+    public ShuffleCounters Counters => Transport.Counters;
+
+    public IReadOnlyCollection<ServerJob> Jobs => _jobs.Values;
+
+    /// <summary>Raised (on the event loop) when a reduce task rooted on this server has written its last output byte.</summary>
+    public event Action<ReduceTaskResult>? ReduceTaskCompleted;
+
+    /// <summary>Raised when a job fails on this server (corrupt stream, a job function threw).</summary>
+    public event Action<ServerJob>? JobFailed;
+
+    public ServerJob? GetJob(ulong jobId) => _jobs.GetValueOrDefault(jobId);
+
+    public void Start(INodeContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        _context = context;
+        _router = context.GetService<KeyRoutingService>()
+            ?? throw new InvalidOperationException("the Camdoop service needs the key-routing service on the same node");
+        _transport = new ShuffleTransport(context, _router, Options.Shuffle, Flush);
+    }
+
+    /// <summary>
+    /// Starts this server's part of a job now, on the outputs of the map tasks that ran here (mapped off the event
+    /// loop: by the job-control worker on a node, outside virtual time in the simulator): builds the vertices and
+    /// root reducers, advertises receive windows and starts sending.
+    /// </summary>
+    public ServerJob StartJob(JobDescription description, IReadOnlyList<MapOutput> mapOutputs)
+    {
+        ArgumentNullException.ThrowIfNull(description);
+        ArgumentNullException.ThrowIfNull(mapOutputs);
+        var context = Context;
+        description.Validate(context.Torus.Count);
+        if (_jobs.ContainsKey(description.JobId))
+        {
+            throw new InvalidOperationException($"job {description.JobId:x16} is already running on {context.Self}");
+        }
+        var job = JobRegistry.Create(description.Job);
+        var serverJob = new ServerJob(this, description, job, mapOutputs);
+        _jobs[description.JobId] = serverJob;
+        RebalanceWindows();
+        serverJob.Start();
+        Flush();
+        return serverJob;
+    }
+
+    /// <summary>Forgets a job (after it finished everywhere): its late frames will be counted as unknown.</summary>
+    public bool RemoveJob(ulong jobId)
+    {
+        if (!_jobs.Remove(jobId))
+        {
+            return false;
+        }
+        Transport.Unregister(jobId);
+        RebalanceWindows();
+        return true;
+    }
+
+    public void OnFrame(in InboundFrame frame)
+    {
+        var transport = Transport;
+        var counters = transport.Counters;
+        var payload = frame.Payload;
+        var error = ShuffleWire.TryReadHeader(payload, out var kind, out int count, out ulong jobId);
+        if (error != WireError.None)
+        {
+            counters.Malformed[(int)error]++;
+            return;
+        }
+        if (!_jobs.TryGetValue(jobId, out var job) || job.Failure is not null)
+        {
+            counters.UnknownJob++;
+            return;
+        }
+        var torus = Context.Torus;
+        int position = ShuffleWire.FrameHeaderSize;
+        if (kind == ShuffleFrameKind.Data)
+        {
+            counters.DataFramesReceived++;
+            int hops = frame.IsLocal ? 0 : _router!.HopsTravelled(frame);
+            // Validate the whole frame first: a malformed one is dropped entirely, never half-applied.
+            for (int i = 0; i < count; i++)
+            {
+                error = ShuffleWire.TryReadSegment(payload, ref position, torus, out _);
+                if (error != WireError.None)
+                {
+                    counters.Malformed[(int)error]++;
+                    return;
+                }
+            }
+            if (position != payload.Length)
+            {
+                counters.Malformed[(int)WireError.TrailingBytes]++;
+                return;
+            }
+            position = ShuffleWire.FrameHeaderSize;
+            try
+            {
+                for (int i = 0; i < count; i++)
+                {
+                    ShuffleWire.TryReadSegment(payload, ref position, torus, out var segment);
+                    job.OnSegment(segment, hops);
+                }
+            }
+// corrupt data or a job function's bug fails the job on this server, never the server
+            catch (Exception e)
+            {
+                FailJob(job, e);
+            }
+        }
+        else
+        {
+            counters.AckFramesReceived++;
+            for (int i = 0; i < count; i++)
+            {
+                error = ShuffleWire.TryReadAck(payload, ref position, torus, out var ack);
+                if (error != WireError.None)
+                {
+                    counters.Malformed[(int)error]++;
+                    return;
+                }
+                job.OnAck(ack);
+            }
+        }
+        Flush();
+    }
+
+    public void OnSendReady(Port port)
+    {
+        Transport.OnSendReady(port);
+        Flush();
+    }
+
+    public void Stop()
+    {
+        foreach (var job in _jobs.Values)
+        {
+            foreach (var root in job.RootReducers)
+            {
+                root.Output.Dispose();
+            }
+            foreach (var output in job.MapOutputs)
+            {
+                output.Dispose();
+            }
+        }
+    }
+
+    internal void MarkDirty(VertexBase vertex)
+    {
+        if (!vertex.IsDirty)
+        {
+            vertex.IsDirty = true;
+            _dirty.Add(vertex);
+        }
+    }
+
+    /// <summary>Runs every vertex with new input or room, then fills the ports. Called after every event.</summary>
+    internal void Flush()
+    {
+        if (_flushing)
+        {
+            return;
+        }
+        _flushing = true;
+        try
+        {
+            for (int i = 0; i < _dirty.Count; i++)
+            {
+                var vertex = _dirty[i];
+                vertex.IsDirty = false;
+                var job = vertex.Owner;
+                if (job.Failure is not null)
+                {
+                    continue;
+                }
+                try
+                {
+                    vertex.Pump();
+                }
+// corrupt data or a job function's bug fails the job on this server, never the server
+                catch (Exception e)
+                {
+                    FailJob(job, e);
+                }
+            }
+            _dirty.Clear();
+            Transport.Flush();
+        }
+        finally
+        {
+            _flushing = false;
+        }
+    }
+
+    internal void OnReduceTaskCompleted(ServerJob job, ReduceTaskResult result)
+    {
+        ReduceTaskCompleted?.Invoke(result);
+        OnJobProgress(job);
+    }
+
+    internal void OnJobProgress(ServerJob job)
+    {
+        if (job.IsFinished)
+        {
+            RebalanceWindows();
+        }
+    }
+
+    private void FailJob(ServerJob job, Exception error)
+    {
+        job.Fail($"{error.GetType().Name}: {error.Message}");
+        Context.Log(LogLevel.Error, $"job {job.JobId:x16} failed on {Context.Self}: {job.Failure}");
+        RebalanceWindows();
+        JobFailed?.Invoke(job);
+    }
+
+    /// <summary>Splits the packet-buffer budget evenly over the inbound streams of the jobs still running here.</summary>
+    private void RebalanceWindows()
+    {
+        long streams = 0;
+        long budget = 0;
+        foreach (var job in _jobs.Values)
+        {
+            if (job.IsFinished || job.Failure is not null)
+            {
+                continue;
+            }
+            streams += job.InboundStreams;
+            budget = Math.Max(budget, job.Description.MemoryBudgetBytes);
+        }
+        Transport.SetBudget(budget > 0 ? budget : Options.MemoryBudgetBytes, streams);
+    }
+}

@@ -1,0 +1,119 @@
+using Camdoop.MapReduce.MapPhase;
+using Camdoop.MapReduce.Merge;
+
+namespace Camdoop.MapReduce.Service;
+
+/// <summary>
+/// One local map task's run of (reduce task, stripe): the leaf child of the vertex on the same server (paper §4.1:
+/// map outputs are read from local disk, never from the network). Hands its bytes over in memory, block by block:
+/// straight from an in-memory map output, or read from the task's indexed run file into the merger's buffer. The
+/// file's reader exists only while the run is being read: with R = N a server holds thousands of runs.
+/// </summary>
+public sealed class LocalRun
+{
+    private readonly MapOutput _output;
+    private readonly int _reduceTask;
+    private readonly int _stripe;
+    private readonly ReadOnlyMemory<byte> _memory;
+    private readonly bool _inMemory;
+    private RunSegmentReader? _reader;
+    private long _position;
+
+    public LocalRun(MapOutput output, int reduceTask, int stripe)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        _output = output;
+        _reduceTask = reduceTask;
+        _stripe = stripe;
+        Length = output.Header(reduceTask, stripe).PayloadBytes;
+        _inMemory = output.InMemory;
+        if (_inMemory)
+        {
+            _memory = output.Payload(reduceTask, stripe);
+        }
+    }
+
+    public long Length { get; }
+
+    public bool IsEmpty => Length == 0;
+
+    public bool InMemory => _inMemory;
+
+    /// <summary>The whole run, for a leaf that sends it as is (in-memory runs only).</summary>
+    public ReadOnlyMemory<byte> Memory => _memory;
+
+    public bool IsAtEnd => _position == Length;
+
+    /// <summary>Bytes handed over so far.</summary>
+    public long Position => _position;
+
+    /// <summary>Appends the next block to merger input <paramref name="input"/>, or finishes it at the end. Returns bytes fed.</summary>
+    public int Feed(StreamMerger merger, int input, int blockBytes)
+    {
+        if (IsAtEnd)
+        {
+            merger.Finish(input);
+            Release();
+            return 0;
+        }
+        int count = (int)Math.Min(blockBytes, Length - _position);
+        if (_inMemory)
+        {
+            merger.Append(input, _memory.Span.Slice((int)_position, count));
+        }
+        else
+        {
+            count = Reader.Read(merger.AppendSpace(input, count));
+            merger.CommitAppend(input, count);
+        }
+        _position += count;
+        return count;
+    }
+
+    /// <summary>
+    /// Lends the whole in-memory run to merger input <paramref name="input"/>, which reads it in place and is then
+    /// finished (<see cref="StreamMerger.TryLend"/>). False when the run is on disk, partly fed already, or the merger
+    /// cannot take it: feed it block by block then.
+    /// </summary>
+    public bool TryLendTo(StreamMerger merger, int input)
+    {
+        if (!_inMemory || _position != 0 || !merger.TryLend(input, _memory))
+        {
+            return false;
+        }
+        _position = Length;
+        return true;
+    }
+
+    /// <summary>Copies the next bytes into <paramref name="destination"/> (a leaf streaming a run from disk). Returns bytes copied.</summary>
+    public int Read(Span<byte> destination)
+    {
+        int count = (int)Math.Min(destination.Length, Length - _position);
+        if (count == 0)
+        {
+            return 0;
+        }
+        if (_inMemory)
+        {
+            _memory.Span.Slice((int)_position, count).CopyTo(destination);
+        }
+        else
+        {
+            count = Reader.Read(destination[..count]);
+        }
+        _position += count;
+        if (IsAtEnd)
+        {
+            Release();
+        }
+        return count;
+    }
+
+    private RunSegmentReader Reader => _reader ??= _output.OpenRun(_reduceTask, _stripe);
+
+    private void Release()
+    {
+        _reader?.Dispose();
+        _reader = null;
+    }
+}

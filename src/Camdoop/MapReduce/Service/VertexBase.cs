@@ -1,0 +1,233 @@
+using Camdoop.MapReduce.Merge;
+using Camdoop.MapReduce.Service;
+using Camdoop.MapReduce.Shuffle;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.MapReduce.Service;
+
+/// <summary>
+/// What an on-path vertex and a root reducer share (paper §4.1): inputs from child vertices (network streams) and
+/// from local map tasks (in memory), merged by a <see cref="StreamMerger"/> that emits as soon as it holds data
+/// from every unfinished input. Nothing can be emitted before every child has sent something, so until then the
+/// children's bytes wait in small pooled stashes and the vertex holds no merger; it takes one from its job's pool
+/// then and gives it back when its output is complete. With R = N a server hosts thousands of vertices, but only
+/// those whose children are all streaming hold a merger (a few thousand at once on 8x8x8, not a million).
+/// Receive windows follow what has been consumed.
+/// </summary>
+public abstract class VertexBase
+{
+    private readonly InboundStream[] _children;
+    private readonly LocalRun[] _locals;
+    private readonly MergeMode _mode;
+    private StreamMerger? _merger;
+
+    protected VertexBase(ServerJob owner, int reduceTask, InboundStream[] children, LocalRun[] locals, MergeMode mode)
+    {
+        Owner = owner;
+        ReduceTask = reduceTask;
+        _children = children;
+        _locals = locals;
+        _mode = mode;
+    }
+
+    public ServerJob Owner { get; }
+
+    public int ReduceTask { get; }
+
+    public IReadOnlyList<InboundStream> Children => _children;
+
+    protected IReadOnlyList<LocalRun> Locals => _locals;
+
+    /// <summary>Bytes that entered this vertex: from children and local map outputs (the paper's "aggregated bytes").</summary>
+    public long AggregatedBytes { get; protected set; }
+
+    /// <summary>The vertex has done all its work (output complete and acknowledged, or written).</summary>
+    public bool IsFinished { get; protected set; }
+
+    internal bool IsDirty;
+
+    protected StreamMerger? Merger => _merger;
+
+    /// <summary>Inputs of the merger: one per child, then the local runs (or what stands for them).</summary>
+    protected virtual int MergerInputs => _children.Length + _locals.Length;
+
+    /// <summary>The child stream of tree <paramref name="tree"/> from vertex <paramref name="child"/>, or null.</summary>
+    public InboundStream? FindChild(int tree, Coordinate child)
+    {
+        foreach (var s in _children)
+        {
+            if (s.Tree == tree && s.Child == child)
+            {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /// <summary>
+    /// The key of the last record merged from <paramref name="child"/> (empty before the first, or once the merger is
+    /// released): failure recovery resumes the child's stream after it (paper §4.2).
+    /// </summary>
+    public ReadOnlySpan<byte> LastKeyReceived(InboundStream child)
+    {
+        ArgumentNullException.ThrowIfNull(child);
+        return _merger is null ? default : _merger.LastConsumedKey(child.InputIndex);
+    }
+
+    /// <summary>Handles a data segment of one of this vertex's children.</summary>
+    public void OnSegment(InboundStream child, in DataSegment segment)
+    {
+        var transport = Owner.Transport;
+        var outcome = child.Receive(segment, transport.AckEveryBytes, out var fresh, out bool finished, out bool ackNow);
+        var counters = transport.Counters;
+        switch (outcome)
+        {
+            case ReceiveOutcome.Accepted:
+                AggregatedBytes += fresh.Length;
+                counters.DataBytesReceived += fresh.Length;
+                if (_merger is null)
+                {
+                    child.Stash(fresh, transport.Buffers);
+                }
+                else
+                {
+                    _merger.Append(child.InputIndex, fresh);
+                    if (finished)
+                    {
+                        _merger.Finish(child.InputIndex);
+                    }
+                }
+                Owner.MarkDirty(this);
+                break;
+            case ReceiveOutcome.Duplicate:
+                counters.DuplicateSegments++;
+                break;
+            default:
+                counters.OutOfOrderSegments++;
+                break;
+        }
+        if (ackNow)
+        {
+            transport.QueueAck(child);
+        }
+    }
+
+    /// <summary>Moves data as far as it can go now: feed local runs, merge, emit.</summary>
+    public abstract void Pump();
+
+    /// <summary>Called once when the job starts on this server.</summary>
+    public abstract void Start();
+
+    /// <summary>
+    /// The merger, taken from the job's pool (and fed the children's stashes) once every child has sent bytes or its
+    /// FIN; null before.
+    /// </summary>
+    protected StreamMerger? TryMerger()
+    {
+        if (_merger is not null)
+        {
+            return _merger;
+        }
+        foreach (var child in _children)
+        {
+            if (child.Received == 0 && !child.FinReceived)
+            {
+                return null;
+            }
+        }
+        if (MergerInputs == 0)
+        {
+            throw new InvalidOperationException("a vertex without inputs needs no merger");
+        }
+        var merger = Owner.RentMerger(MergerInputs, _mode);
+        var pool = Owner.Transport.Buffers;
+        int reserve = Owner.Transport.MergerInputReserveBytes;
+        foreach (var child in _children)
+        {
+            // The stash becomes the input's buffer, uncopied, when no more bytes will follow or it is as large as the
+            // reservation anyway (at R = N there is none); otherwise a window's buffer is reserved, so that the input
+            // does not grow step by step, and the stash is copied into it.
+            var stash = child.StashBuffer;
+            if (stash is not null && (child.FinReceived || stash.Length >= reserve + StreamMerger.LendSlackBytes)
+                && merger.TryAdopt(child.InputIndex, stash, child.Stashed.Length))
+            {
+                child.HandOverStash();
+            }
+            else
+            {
+                merger.Reserve(child.InputIndex, reserve);
+                merger.Append(child.InputIndex, child.Stashed);
+                child.ReleaseStash(pool);
+            }
+            if (child.FinReceived)
+            {
+                merger.Finish(child.InputIndex);
+            }
+        }
+        _merger = merger;
+        return merger;
+    }
+
+    /// <summary>Feeds every local input the merger waits for; false when nothing changed.</summary>
+    protected virtual bool FeedLocals()
+    {
+        var merger = _merger!;
+        bool changed = false;
+        // No larger than the merger's input buffers: a bigger block would grow them, and at R = N every vertex of a
+        // server merges at once (4x4x4, R = 64: 47 KB per vertex with 16 KB blocks).
+        int block = Math.Min(Owner.Options.LocalBlockBytes, Owner.MergerInitialInputBytes);
+        for (int i = 0; i < _locals.Length; i++)
+        {
+            int input = _children.Length + i;
+            if (merger.NeedsData(input) && _locals[i].TryLendTo(merger, input))
+            {
+                CountLocalBytes(_locals[i].Length);
+                changed = true;
+                continue;
+            }
+            while (merger.NeedsData(input))
+            {
+                int fed = _locals[i].Feed(merger, input, block);
+                CountLocalBytes(fed);
+                changed = true;
+            }
+        }
+        return changed;
+    }
+
+    /// <summary>Counts bytes of a local map run handed to this vertex (fed, lent or sent as is).</summary>
+    protected void CountLocalBytes(long bytes)
+    {
+        AggregatedBytes += bytes;
+        Owner.Transport.Counters.LocalBytes += bytes;
+    }
+
+    /// <summary>Recomputes what each child's merger input has consumed and queues window updates worth sending.</summary>
+    protected void UpdateWindows()
+    {
+        var transport = Owner.Transport;
+        int window = transport.WindowBytes;
+        foreach (var child in _children)
+        {
+            child.Consumed = child.Received - (_merger?.BufferedBytes(child.InputIndex) ?? child.Stashed.Length);
+            if (child.WantsWindowUpdate(window))
+            {
+                transport.QueueAck(child);
+            }
+        }
+    }
+
+    /// <summary>Gives the merger back to the job's pool (every input consumed, everything emitted).</summary>
+    protected void ReleaseMerger()
+    {
+        foreach (var child in _children)
+        {
+            child.Consumed = child.Received;
+        }
+        if (_merger is not null)
+        {
+            Owner.ReturnMerger(_merger);
+        }
+        _merger = null;
+    }
+}
