@@ -1,7 +1,7 @@
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Records;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.MapReduce.Records;
 
 namespace Camdoop.ChunkStore;
 

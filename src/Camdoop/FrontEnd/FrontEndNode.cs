@@ -1,9 +1,9 @@
 using System.Text.Json;
-using Camdoop.KeyRouting;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd.Jobs;
-using Camdoop.Runtime.Hosting;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.KeyRouting;
+using Camdoop.Runtime.Hosting;
 
 namespace Camdoop.FrontEnd;
 
@@ -67,7 +67,7 @@ public sealed class FrontEndNode
                 {
                     start(result => completion.TrySetResult(result));
                 }
-// handed to the waiting session
+                // handed to the waiting session
                 catch (Exception e)
                 {
                     completion.TrySetException(e);

@@ -1,7 +1,7 @@
 using System.Security.Cryptography;
-using Camdoop.KeyRouting;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Records;
 
 namespace Camdoop.FrontEnd;

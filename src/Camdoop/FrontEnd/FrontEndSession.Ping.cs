@@ -1,5 +1,5 @@
-using Camdoop.KeyRouting;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.KeyRouting;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 

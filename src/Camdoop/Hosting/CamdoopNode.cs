@@ -1,9 +1,9 @@
 using System.Net;
 using System.Text.Json;
-using Camdoop.KeyRouting;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Jobs;
+using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
@@ -208,7 +208,7 @@ public sealed class CamdoopNode : IDisposable
         {
             WriteStatus("running");
         }
-// a failed status write is logged; the server keeps running
+        // a failed status write is logged; the server keeps running
         catch (Exception e)
         {
             _log.Write(_settings.Self, LogLevel.Warning, $"cannot write {StatusPath}: {e.Message}");
@@ -378,6 +378,4 @@ public sealed class CamdoopNode : IDisposable
 
     private string DescribePorts() =>
         string.Join(", ", Ports.All.ToArray().Select(p => $"{p.Name()}={_settings.Interfaces[(int)p] ?? "-"}"));
-
-    /// <summary>"x,y,z", the form configs and the CLI use.</summary>
 }

@@ -3,7 +3,7 @@ namespace Camdoop.KeyRouting;
 /// <summary>What the routing service did on one server. Written by the node's event loop only.</summary>
 public sealed class KeyRoutingCounters
 {
-    /// <summary>Frames started here by <see cref="KeyRoutingService.Route"/> or <see cref="KeyRoutingService.RouteTo"/> and queued.</summary>
+    /// <summary>Frames started here by a <c>KeyRoutingService.Route</c> overload or <see cref="KeyRoutingService.RouteTo"/> and queued.</summary>
     public long Originated { get; internal set; }
 
     /// <summary>Routed frames handed on towards their destination.</summary>

@@ -70,7 +70,7 @@ public sealed partial class KeyRoutingService
             {
                 listener.OnOwnershipChanged(change);
             }
-// one listener's bug must not keep the others uninformed
+            // one listener's bug must not keep the others uninformed
             catch (Exception ex)
             {
                 Context.Counters.ServiceFaults++;

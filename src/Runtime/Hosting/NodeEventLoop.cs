@@ -214,7 +214,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
             {
                 completion.TrySetResult(func());
             }
-// handed to the caller through the task
+            // handed to the caller through the task
             catch (Exception ex)
             {
                 completion.TrySetException(ex);
@@ -440,7 +440,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
         {
             action(state);
         }
-// the server keeps running; the failure is logged and counted
+        // the server keeps running; the failure is logged and counted
         catch (Exception ex)
         {
             Interlocked.Increment(ref _faults);
@@ -454,7 +454,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
         {
             action(state, arg);
         }
-// the server keeps running; the failure is logged and counted
+        // the server keeps running; the failure is logged and counted
         catch (Exception ex)
         {
             Interlocked.Increment(ref _faults);

@@ -114,7 +114,7 @@ public sealed partial class NodeHost
                 {
                     _keyRouter.OnKeyRoutedFrame(inbound);
                 }
-// a service's bug must not take the server down
+                // a service's bug must not take the server down
                 catch (Exception ex)
                 {
                     Counters.ServiceFaults++;
@@ -151,7 +151,7 @@ public sealed partial class NodeHost
         {
             service.OnFrame(frame);
         }
-// a service's bug must not take the server down
+        // a service's bug must not take the server down
         catch (Exception ex)
         {
             Counters.ServiceFaults++;

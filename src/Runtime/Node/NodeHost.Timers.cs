@@ -51,7 +51,7 @@ public sealed partial class NodeHost
         {
             callback();
         }
-// a service's bug must not take the server down
+        // a service's bug must not take the server down
         catch (Exception ex)
         {
             Counters.ServiceFaults++;

@@ -168,7 +168,7 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
         {
             action(service, state);
         }
-// a service's bug must not take the server down
+        // a service's bug must not take the server down
         catch (Exception ex)
         {
             Counters.ServiceFaults++;

@@ -1,8 +1,8 @@
 using System.Globalization;
+using Camdoop.Experiments.Reports;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
-using Camdoop.Experiments.Reports;
 
 namespace Camdoop.Experiments;
 

@@ -17,10 +17,10 @@ public sealed record HostMachine(
 {
     private const string CpuInfoPath = "/proc/cpuinfo";
 
-    private static readonly Lazy<HostMachine> s_current = new(Describe);
+    private static readonly Lazy<HostMachine> CurrentMachine = new(Describe);
 
     /// <summary>This process's machine, read once.</summary>
-    public static HostMachine Current => s_current.Value;
+    public static HostMachine Current => CurrentMachine.Value;
 
     /// <summary>One line: processor, logical cores, .NET version, operating system.</summary>
     public override string ToString() => $"{Processor}, {LogicalCores} logical cores, .NET {Runtime}, {OperatingSystem}";

@@ -1,8 +1,8 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime;
+using Camdoop.Experiments.Baselines;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
@@ -11,7 +11,6 @@ using Camdoop.MapReduce.Reference;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
-using Camdoop.Experiments.Baselines;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 

@@ -1,7 +1,6 @@
 using System.Diagnostics;
-using Camdoop.Simulator.Events;
-using Camdoop.Simulator.Network;
 using Camdoop.Runtime.Hosting;
+using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
 

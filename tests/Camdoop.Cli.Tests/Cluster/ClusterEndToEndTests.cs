@@ -1,6 +1,5 @@
 using System.Buffers.Binary;
 using System.Text.Json;
-using Camdoop.Cli.Testbed;
 using Camdoop.Cli.Tests.Support;
 using Camdoop.Cli.Tests.Testbed;
 using Camdoop.FrontEnd;

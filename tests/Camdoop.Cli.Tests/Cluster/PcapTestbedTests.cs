@@ -2,8 +2,8 @@ using System.Text.Json;
 using Camdoop.Cli.Testbed;
 using Camdoop.Cli.Tests.Support;
 using Camdoop.Cli.Tests.Testbed;
-using Camdoop.MapReduce.DataGen;
 using Camdoop.Hosting;
+using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Reference;
 

@@ -1,8 +1,8 @@
 using System.Text.Json;
 using Camdoop.Cli.Testbed;
 using Camdoop.Cli.Tests.Support;
-using Camdoop.MapReduce.DataGen;
 using Camdoop.Hosting;
+using Camdoop.MapReduce.DataGen;
 
 namespace Camdoop.Cli.Tests.Cluster;
 

@@ -1,6 +1,6 @@
+using Camdoop.Experiments;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.Experiments;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.KeyRouting.Tests.Simulation;

@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Text;
-using Camdoop.KeyRouting;
 using Camdoop.ChunkStore;
+using Camdoop.KeyRouting;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Tests.ChunkStore;

@@ -1,5 +1,5 @@
-using Camdoop.KeyRouting;
 using Camdoop.ChunkStore;
+using Camdoop.KeyRouting;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;

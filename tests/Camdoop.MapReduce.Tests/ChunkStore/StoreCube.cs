@@ -1,7 +1,6 @@
-using Camdoop.KeyRouting;
 using Camdoop.ChunkStore;
+using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Records;
-using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;

@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Text.Json;
-using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Wire;
 using MessagePack;
 
@@ -33,7 +32,11 @@ public class FrontEndWireTests
         yield return new GetManifestRequest { Id = 8, Name = "corpus" };
         yield return new ManifestReply
         {
-            Id = 8, Name = "corpus", Format = "records100", TotalBytes = 300, Created = 1_700_000_000_000,
+            Id = 8,
+            Name = "corpus",
+            Format = "records100",
+            TotalBytes = 300,
+            Created = 1_700_000_000_000,
             Chunks = [new ManifestChunkInfo { Id = new string('b', 40), Length = 300, Checksum = -1 }],
         };
         yield return new ManifestChunkInfo { Id = new string('c', 40), Length = 1, Checksum = 42 };
@@ -53,9 +56,26 @@ public class FrontEndWireTests
         yield return new JobStatusRequest { Id = 12, JobId = "00000000deadbeef" };
         yield return new JobStatusReply
         {
-            Id = 12, JobId = "00000000deadbeef", Job = "wordcount", Input = "corpus", Reducers = 2, Mode = "camdoop", Trees = "shallow", State = "failed",
-            Servers = 27, MapsDone = 26, MapTasks = 27, InputBytes = 1, IntermediateBytes = 2, ShuffleBytes = 3, ReducesDone = 1,
-            JobSeconds = 1.5, MapSeconds = 0.25, ShuffleReduceSeconds = 1e-9, Failure = "server 1,1,1 failed", OutputDataset = "out",
+            Id = 12,
+            JobId = "00000000deadbeef",
+            Job = "wordcount",
+            Input = "corpus",
+            Reducers = 2,
+            Mode = "camdoop",
+            Trees = "shallow",
+            State = "failed",
+            Servers = 27,
+            MapsDone = 26,
+            MapTasks = 27,
+            InputBytes = 1,
+            IntermediateBytes = 2,
+            ShuffleBytes = 3,
+            ReducesDone = 1,
+            JobSeconds = 1.5,
+            MapSeconds = 0.25,
+            ShuffleReduceSeconds = 1e-9,
+            Failure = "server 1,1,1 failed",
+            OutputDataset = "out",
             Outputs = [new JobOutputInfo { ReduceTask = 1, Server = "1,0,0", Path = "/data/part-00001", Chunk = new string('e', 40), Records = 5, Bytes = 60 }],
         };
         yield return new JobOutputInfo { ReduceTask = 0, Server = "0,0,0", Path = null, Chunk = "c", Records = 0, Bytes = 0 };

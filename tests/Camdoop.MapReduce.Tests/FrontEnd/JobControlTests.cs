@@ -1,7 +1,7 @@
-using Camdoop.KeyRouting;
 using Camdoop.ChunkStore;
-using Camdoop.MapReduce.DataGen;
 using Camdoop.FrontEnd.Jobs;
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Records;

@@ -1,6 +1,6 @@
+using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Tests.Support;
-using Camdoop.MapReduce.MapPhase;
 
 namespace Camdoop.MapReduce.Tests.Records;
 

@@ -1,5 +1,5 @@
-using Camdoop.MapReduce.Buffers;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Buffers;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Topology;

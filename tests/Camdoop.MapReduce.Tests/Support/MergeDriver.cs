@@ -5,8 +5,8 @@ namespace Camdoop.MapReduce.Tests.Support;
 /// <summary>
 /// Feeds a merger its inputs' streams in random chunks, in random input order, finishes inputs at random moments,
 /// and drains into random small output capacities until the merger completes. Checks the flow-control reports on
-/// the way. Returns the whole output stream. <paramref name="betweenDrains"/>, when given, runs before every drain (a
-/// test's hook to act on the merger mid-stream); <paramref name="fedAlready"/>, when given, is how many bytes of each
+/// the way. Returns the whole output stream. <c>betweenDrains</c>, when given, runs before every drain (a
+/// test's hook to act on the merger mid-stream); <c>fedAlready</c>, when given, is how many bytes of each
 /// input the test handed the merger itself before the run.
 /// </summary>
 public static class MergeDriver

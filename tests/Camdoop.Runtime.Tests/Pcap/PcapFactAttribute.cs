@@ -9,11 +9,11 @@ namespace Camdoop.Runtime.Tests.Pcap;
 /// </summary>
 public sealed class PcapFactAttribute : FactAttribute
 {
-    private static readonly Lazy<string?> s_whyUnavailable = new(() => NetworkNamespace.WhyUnavailable() ?? PcapTransport.WhyUnavailable());
+    private static readonly Lazy<string?> Unavailable = new(() => NetworkNamespace.WhyUnavailable() ?? PcapTransport.WhyUnavailable());
 
     public PcapFactAttribute()
     {
-        if (s_whyUnavailable.Value is { } reason)
+        if (Unavailable.Value is { } reason)
         {
             Skip = reason;
         }

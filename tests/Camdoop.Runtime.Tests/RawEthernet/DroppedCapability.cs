@@ -32,7 +32,7 @@ internal static unsafe partial class DroppedCapability
                 }
                 result = action();
             }
-// handed back to the test thread
+            // handed back to the test thread
             catch (Exception ex)
             {
                 failure = ex;

@@ -1,10 +1,10 @@
 using System.Buffers.Binary;
 using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.Pcap;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Tests.Pcap;
-using Camdoop.Runtime.Hosting;
 
 namespace Camdoop.Runtime.Tests.RawEthernet;
 

@@ -14,15 +14,15 @@ namespace Camdoop.Runtime.Tests.RawEthernet;
 [AttributeUsage(AttributeTargets.Method, AllowMultiple = true)]
 public sealed class LinkDriverDataAttribute : DataAttribute
 {
-    private static readonly Lazy<string?> s_whyNoNamespaces = new(NetworkNamespace.WhyUnavailable);
-    private static readonly Lazy<string?> s_whyNoPcap = new(PcapTransport.WhyUnavailable);
+    private static readonly Lazy<string?> NoNamespaces = new(NetworkNamespace.WhyUnavailable);
+    private static readonly Lazy<string?> NoPcap = new(PcapTransport.WhyUnavailable);
 
     private readonly LinkDriver _driver;
 
     public LinkDriverDataAttribute(LinkDriver driver)
     {
         _driver = driver;
-        string? reason = s_whyNoNamespaces.Value ?? (driver == LinkDriver.Pcap ? s_whyNoPcap.Value : null);
+        string? reason = NoNamespaces.Value ?? (driver == LinkDriver.Pcap ? NoPcap.Value : null);
         if (reason is not null)
         {
             Skip = reason;

@@ -8,11 +8,11 @@ namespace Camdoop.Runtime.Tests.RawEthernet;
 /// </summary>
 public sealed class NetnsFactAttribute : FactAttribute
 {
-    private static readonly Lazy<string?> s_whyUnavailable = new(NetworkNamespace.WhyUnavailable);
+    private static readonly Lazy<string?> Unavailable = new(NetworkNamespace.WhyUnavailable);
 
     public NetnsFactAttribute()
     {
-        if (s_whyUnavailable.Value is { } reason)
+        if (Unavailable.Value is { } reason)
         {
             Skip = reason;
         }

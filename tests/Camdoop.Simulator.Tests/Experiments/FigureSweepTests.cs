@@ -1,5 +1,5 @@
-using Camdoop.Runtime.Topology;
 using Camdoop.Experiments;
+using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Simulator.Tests.Experiments;
 

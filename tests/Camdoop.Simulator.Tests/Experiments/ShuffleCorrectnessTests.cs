@@ -1,6 +1,6 @@
+using Camdoop.Experiments;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Topology;
-using Camdoop.Experiments;
 
 namespace Camdoop.Simulator.Tests.Experiments;
 

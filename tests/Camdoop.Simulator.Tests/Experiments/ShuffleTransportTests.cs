@@ -1,5 +1,5 @@
 using System.Runtime.InteropServices;
-using Camdoop.KeyRouting;
+using Camdoop.Experiments;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
@@ -8,7 +8,6 @@ using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
-using Camdoop.Experiments;
 
 namespace Camdoop.Simulator.Tests.Experiments;
 

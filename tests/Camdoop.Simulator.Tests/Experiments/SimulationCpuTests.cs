@@ -1,7 +1,7 @@
 using System.Diagnostics;
+using Camdoop.Experiments;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Topology;
-using Camdoop.Experiments;
 
 namespace Camdoop.Simulator.Tests.Experiments;
 
@@ -34,7 +34,8 @@ public sealed class SimulationCpuTests
             while (!stop.IsCancellationRequested)
             {
             }
-        }) { IsBackground = true };
+        })
+        { IsBackground = true };
         var process = Process.GetCurrentProcess().TotalProcessorTime;
         spinner.Start();
         var result = JobSimulation.Run(options, input);

@@ -1,5 +1,4 @@
 using Camdoop.Runtime.Frames;
-using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;

@@ -1,8 +1,7 @@
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
-using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.Runtime.Topology;
 using Camdoop.Experiments;
+using Camdoop.MapReduce.Jobs.Control;
 
 namespace Camdoop.Cli.Commands;
 

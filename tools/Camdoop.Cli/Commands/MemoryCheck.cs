@@ -1,7 +1,7 @@
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
-using Camdoop.MapReduce.Service;
 using Camdoop.Experiments;
+using Camdoop.MapReduce.Service;
 
 namespace Camdoop.Cli.Commands;
 

@@ -1,9 +1,8 @@
 using System.Runtime.InteropServices;
 using Camdoop.Cli.CommandLine;
-using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Wire;
 using Camdoop.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
-using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.Cli.Commands;
 

@@ -1,9 +1,8 @@
 using System.Diagnostics;
 using System.Globalization;
+using Camdoop.ChunkStore;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
-using Camdoop.ChunkStore;
-using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.MapReduce.Records;
 

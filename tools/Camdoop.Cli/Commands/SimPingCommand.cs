@@ -1,6 +1,6 @@
 using Camdoop.Cli.CommandLine;
-using Camdoop.Runtime.Topology;
 using Camdoop.Experiments;
+using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
 

@@ -1,8 +1,8 @@
 using System.Globalization;
 using System.Text;
 using Camdoop.Cli.CommandLine;
-using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Experiments;
+using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;

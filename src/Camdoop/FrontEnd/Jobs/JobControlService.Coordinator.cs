@@ -1,9 +1,9 @@
-using Camdoop.KeyRouting;
 using Camdoop.ChunkStore;
+using Camdoop.FrontEnd.Wire;
+using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
-using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.FrontEnd.Jobs;
 

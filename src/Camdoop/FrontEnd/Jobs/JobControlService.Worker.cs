@@ -1,6 +1,6 @@
 using System.Diagnostics;
-using Camdoop.KeyRouting;
 using Camdoop.ChunkStore;
+using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
@@ -142,7 +142,7 @@ public sealed partial class JobControlService
                     }));
                 }
             }
-// a bad job, input or disk fails the job on this server, never the server
+            // a bad job, input or disk fails the job on this server, never the server
             catch (Exception e)
             {
                 failure = $"{e.GetType().Name}: {e.Message}";
@@ -215,7 +215,7 @@ public sealed partial class JobControlService
         {
             work.ServerJob = Camdoop.StartJob(work.Description, work.MapOutputs);
         }
-// a job that cannot start fails, the server carries on
+        // a job that cannot start fails, the server carries on
         catch (Exception e)
         {
             ReportFailure(work, $"the shuffle could not start: {e.Message}");

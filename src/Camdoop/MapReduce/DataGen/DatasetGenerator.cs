@@ -5,7 +5,7 @@ namespace Camdoop.MapReduce.DataGen;
 
 /// <summary>
 /// Entry point for `camdoop datagen` and the simulator harness: one deterministic input per server, either as a
-/// byte array (<see cref="GenerateServer"/>) or as files server-NNNNN.input in a directory (<see cref="WriteFiles"/>).
+/// byte array (<see cref="GenerateServer(int)"/>) or as files server-NNNNN.input in a directory (<see cref="WriteFiles"/>).
 /// </summary>
 public sealed class DatasetGenerator
 {

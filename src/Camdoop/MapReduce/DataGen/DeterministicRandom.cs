@@ -66,9 +66,9 @@ public sealed class DeterministicRandom
     }
 
     /// <summary>Digits <see cref="NextDigits"/> takes from one 64-bit draw: as many as leave 24 bits behind the last.</summary>
-    public static int DigitsPerDraw(int radix) => s_digitsPerDraw[radix];
+    public static int DigitsPerDraw(int radix) => DigitsPerDrawTable[radix];
 
-    private static readonly byte[] s_digitsPerDraw = Enumerable.Range(0, 257)
+    private static readonly byte[] DigitsPerDrawTable = Enumerable.Range(0, 257)
         .Select(r => (byte)(r < 2 ? 0 : Math.Max(1, (int)((64 - 24) / Math.Log2(r)) + 1))).ToArray();
 
     public double NextDouble() => (NextUInt64() >> 11) * (1.0 / (1UL << 53));

@@ -36,15 +36,15 @@ public sealed class SyntheticDataGenerator
     private const ulong ShuffleStream = 4;
 
     // 94^k for k = 0 .. IdChars: the id space of a key with k id characters.
-    private static readonly ulong[] s_idSpaces = IdSpaces();
+    private static readonly ulong[] IdSpaceTable = IdSpaces();
 
     // The two characters of every base-94 digit pair 0 .. 94^2 - 1.
-    private static readonly byte[] s_digitPairs = DigitPairs();
+    private static readonly byte[] DigitPairTable = DigitPairs();
 
     // Per-thread buffers of GenerateServer, reused from server to server: allocating them afresh was most of what
     // generating the map phase's input allocated (and fresh memory is slow to touch).
     [ThreadStatic]
-    private static Scratch? t_scratch;
+    private static Scratch? s_threadScratch;
 
     // Lines are copied as two 16-byte blocks (keys are at most 28 characters): the line arrays end with this many
     // spare bytes so the copies may read past a line.
@@ -165,7 +165,7 @@ public sealed class SyntheticDataGenerator
     private Scratch PrepareServer(int server, bool shuffleLines)
     {
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual((uint)server, (uint)Servers, nameof(server));
-        var scratch = t_scratch ??= new Scratch();
+        var scratch = s_threadScratch ??= new Scratch();
         int count = PlanUniqueLengths(server, ref scratch.Lengths);
         var lengths = scratch.Lengths.AsSpan(0, count);
         long uniqueBytes = 0;
@@ -374,7 +374,7 @@ public sealed class SyntheticDataGenerator
     private int WriteKey(Span<byte> destination, int length, long index, int slot, DeterministicRandom content)
     {
         int idChars = Math.Min(length, IdChars);
-        ulong space = s_idSpaces[idChars];
+        ulong space = IdSpaceTable[idChars];
         // id = index * (N + 1) + slot, in 128 bits. Keys of IdChars characters or more share one id space, so the
         // length goes into their id too: otherwise key i of every such length began with the same IdChars characters,
         // twenty keys to each 8-byte prefix, which random strings (the paper's workload) almost never do.
@@ -413,7 +413,7 @@ public sealed class SyntheticDataGenerator
     /// <summary>Writes <paramref name="count"/> base-94 digits of <paramref name="value"/> at <paramref name="offset"/>, most significant first.</summary>
     private static void WriteDigits(Span<byte> destination, int offset, int count, ulong value)
     {
-        var pairs = s_digitPairs;
+        var pairs = DigitPairTable;
         int i = offset + count;
         while (i - offset >= 2)
         {

@@ -35,7 +35,7 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
     private const long MaxCachedBytes = 32L * 1024 * 1024;
 
     [ThreadStatic]
-    private static Arrays? t_cached;
+    private static Arrays? s_threadArrays;
 
     private readonly IMapReduceJob _job;
     private readonly IKeyComparer? _comparer;
@@ -65,8 +65,8 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
         _budgetBytes = budgetBytes;
         _folder = new ValueFolder(job);
         _bucketSizes = new int[reduceTasks * Stripes.Count];
-        var arrays = t_cached ?? new Arrays();
-        t_cached = null;
+        var arrays = s_threadArrays ?? new Arrays();
+        s_threadArrays = null;
         (_arena, _records, _bucketStart, _bucketNext) = (arrays.Arena, arrays.Records, arrays.BucketStart, arrays.BucketNext);
         (_keys, _order, _keyScratch, _orderScratch) = (arrays.Keys, arrays.Order, arrays.KeyScratch, arrays.OrderScratch);
     }
@@ -83,10 +83,16 @@ internal sealed class SortBuffer : IMapEmitter, IDisposable
         long bytes = _arena.LongLength + _records.LongLength * 16 + _keys.LongLength * 24;
         if (bytes <= MaxCachedBytes)
         {
-            t_cached = new Arrays
+            s_threadArrays = new Arrays
             {
-                Arena = _arena, Records = _records, BucketStart = _bucketStart, BucketNext = _bucketNext,
-                Keys = _keys, Order = _order, KeyScratch = _keyScratch, OrderScratch = _orderScratch,
+                Arena = _arena,
+                Records = _records,
+                BucketStart = _bucketStart,
+                BucketNext = _bucketNext,
+                Keys = _keys,
+                Order = _order,
+                KeyScratch = _keyScratch,
+                OrderScratch = _orderScratch,
             };
         }
         _arena = [];

@@ -1,7 +1,5 @@
 using Camdoop.MapReduce.Buffers;
 using Camdoop.MapReduce.Jobs;
-using Camdoop.MapReduce.Records;
-using Camdoop.MapReduce.Shuffle;
 
 namespace Camdoop.MapReduce.Merge;
 

@@ -3,7 +3,6 @@ using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Shuffle;
-using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
@@ -152,7 +151,7 @@ public sealed class CamdoopService : IService
                     job.OnSegment(segment, hops);
                 }
             }
-// corrupt data or a job function's bug fails the job on this server, never the server
+            // corrupt data or a job function's bug fails the job on this server, never the server
             catch (Exception e)
             {
                 FailJob(job, e);
@@ -228,7 +227,7 @@ public sealed class CamdoopService : IService
                 {
                     vertex.Pump();
                 }
-// corrupt data or a job function's bug fails the job on this server, never the server
+                // corrupt data or a job function's bug fails the job on this server, never the server
                 catch (Exception e)
                 {
                     FailJob(job, e);

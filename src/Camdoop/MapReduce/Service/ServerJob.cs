@@ -4,7 +4,6 @@ using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.MapReduce.Trees;
-using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Service;

@@ -1,5 +1,4 @@
 using Camdoop.MapReduce.Merge;
-using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Topology;
 

@@ -1,5 +1,5 @@
-using Camdoop.MapReduce.Buffers;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Buffers;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Shuffle;

@@ -1,6 +1,6 @@
 using System.Runtime.CompilerServices;
-using Camdoop.MapReduce.Buffers;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Buffers;
 using Camdoop.MapReduce.Records;
 using Camdoop.Runtime.Topology;
 
@@ -41,7 +41,7 @@ public sealed class OutboundStream
     private bool _finSent;
     private long _edge;
     private long _recover;
-    private int _maxWindow;
+    private readonly int _maxWindow;
 
     private long _rttOffset = -1;
     private bool _probedSinceProgress;

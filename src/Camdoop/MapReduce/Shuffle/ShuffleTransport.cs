@@ -1,6 +1,5 @@
-using Camdoop.MapReduce.Buffers;
 using Camdoop.KeyRouting;
-using Camdoop.Runtime.Frames;
+using Camdoop.MapReduce.Buffers;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 

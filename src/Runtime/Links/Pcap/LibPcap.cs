@@ -18,21 +18,21 @@ internal static unsafe class LibPcap
 
     private static readonly string[] Names = ["libpcap.so.0.8", "libpcap.so.1", "libpcap.so", "libpcap.so.0"];
 
-    private static readonly nint s_library = Load();
-    private static readonly delegate* unmanaged<nint, int, int> s_setDirection = (delegate* unmanaged<nint, int, int>)Export("pcap_setdirection");
-    private static readonly delegate* unmanaged<nint, byte*, nuint, int> s_inject = (delegate* unmanaged<nint, byte*, nuint, int>)Export("pcap_inject");
-    private static readonly delegate* unmanaged<nint, int> s_selectableFd = (delegate* unmanaged<nint, int>)Export("pcap_get_selectable_fd");
-    private static readonly delegate* unmanaged<nint, Statistics*, int> s_stats = (delegate* unmanaged<nint, Statistics*, int>)Export("pcap_stats");
+    private static readonly nint LibraryHandle = Load();
+    private static readonly delegate* unmanaged<nint, int, int> PcapSetDirection = (delegate* unmanaged<nint, int, int>)Export("pcap_setdirection");
+    private static readonly delegate* unmanaged<nint, byte*, nuint, int> PcapInject = (delegate* unmanaged<nint, byte*, nuint, int>)Export("pcap_inject");
+    private static readonly delegate* unmanaged<nint, int> PcapSelectableFd = (delegate* unmanaged<nint, int>)Export("pcap_get_selectable_fd");
+    private static readonly delegate* unmanaged<nint, Statistics*, int> PcapStats = (delegate* unmanaged<nint, Statistics*, int>)Export("pcap_stats");
 
     /// <summary>Null when libpcap can be loaded, else the one line that says how to get it.</summary>
     public static string? WhyUnavailable() =>
-        s_library != 0 && s_setDirection is not null && s_inject is not null && s_selectableFd is not null && s_stats is not null
+        LibraryHandle != 0 && PcapSetDirection is not null && PcapInject is not null && PcapSelectableFd is not null && PcapStats is not null
             ? null
             : NotFound;
 
-    public static int SetDirection(nint pcap, int direction) => s_setDirection(pcap, direction);
+    public static int SetDirection(nint pcap, int direction) => PcapSetDirection(pcap, direction);
 
-    public static int SelectableFd(nint pcap) => s_selectableFd(pcap);
+    public static int SelectableFd(nint pcap) => PcapSelectableFd(pcap);
 
     /// <summary>
     /// Frames the kernel dropped because the capture ring was full, counted since the handle was opened (libpcap sums
@@ -41,14 +41,14 @@ internal static unsafe class LibPcap
     public static long Drops(nint pcap)
     {
         Statistics stats;
-        return s_stats(pcap, &stats) == 0 ? stats.Dropped : -1;
+        return PcapStats(pcap, &stats) == 0 ? stats.Dropped : -1;
     }
 
     /// <summary>Sends one frame as given; returns the bytes sent, or -1 with <paramref name="errno"/> set.</summary>
     public static int Inject(nint pcap, byte* frame, int length, out int errno)
     {
         Marshal.SetLastSystemError(0);
-        int sent = s_inject(pcap, frame, (nuint)length);
+        int sent = PcapInject(pcap, frame, (nuint)length);
         errno = sent < 0 ? Marshal.GetLastSystemError() : 0;
         return sent;
     }
@@ -78,5 +78,5 @@ internal static unsafe class LibPcap
     }
 
     private static nint Export(string name) =>
-        s_library != 0 && NativeLibrary.TryGetExport(s_library, name, out var address) ? address : 0;
+        LibraryHandle != 0 && NativeLibrary.TryGetExport(LibraryHandle, name, out var address) ? address : 0;
 }

@@ -81,7 +81,7 @@ internal sealed unsafe class LinkIoThread
         {
             body();
         }
-// a bug here must not take the server down: the link is reported dead instead
+        // a bug here must not take the server down: the link is reported dead instead
         catch (Exception ex)
         {
             sink.Log(LogLevel.Error, $"link {Port.Name()} {_interfaceName}: I/O thread failed, link abandoned: {ex}");

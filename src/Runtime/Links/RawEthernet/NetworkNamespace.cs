@@ -30,7 +30,7 @@ public static partial class NetworkNamespace
                 }
                 result = action();
             }
-// handed back to the caller's thread
+            // handed back to the caller's thread
             catch (Exception ex)
             {
                 failure = ex;
@@ -82,7 +82,7 @@ public static partial class NetworkNamespace
             Ip("netns", "list");
             return null;
         }
-// any failure means "not available", reported as text
+        // any failure means "not available", reported as text
         catch (Exception ex)
         {
             return $"`ip netns` is not usable: {ex.Message}";

@@ -20,8 +20,8 @@ public sealed class SimulatedLink : ILinkTransport
 {
     private readonly int _ringDepth;
     private readonly Xoshiro256StarStar _loss;
-    private Slot[] _ring;
-    private int _ringMask;
+    private readonly Slot[] _ring;
+    private readonly int _ringMask;
     private int _ringHead;
     private int _ringTail;
     private Frame?[] _wire;
