@@ -139,7 +139,7 @@ public sealed partial class CliReferenceTests
         return options;
     }
 
-    /// <summary>The option rows of a section's tables: "| `--name <VALUE>` | `default` or – | meaning |".</summary>
+    /// <summary>The option rows of a section's tables: "| `--name &lt;VALUE&gt;` | `default` or – | meaning |".</summary>
     private static Dictionary<string, OptionEntry> DocOptions(string section, string command)
     {
         var options = new Dictionary<string, OptionEntry>(StringComparer.Ordinal);
