@@ -4,7 +4,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.ChunkStore;
 
 /// <summary>
-/// Where the replicas of a chunk live (paper §4): the primary at the owner of the chunk id; the two others at the
+/// Where the replicas of a chunk live (the Camdoop paper, §4): the primary at the owner of the chunk id; the two others at the
 /// servers that would own the id if the primary, then the primary and the first replica, were unreachable. The key
 /// mapper remaps a dead server's keys to one of its one-hop neighbours first, so while the primary lives both
 /// replicas are distinct one-hop neighbours of it (reached over different links), and when the primary dies the

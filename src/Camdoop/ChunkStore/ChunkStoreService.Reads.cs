@@ -72,38 +72,71 @@ public sealed partial class ChunkStoreService
             Counters.Malformed++;
             return;
         }
-        if (_outbound.ContainsKey((peerIndex, id)))
+        var request = (peerIndex, id);
+        if (_outbound.ContainsKey(request) || _filesBeingHashed.Contains(request))
         {
-            return;
+            return; // Already serving it; this is the reader's retry.
         }
         string root = Path.GetFullPath(Context.DataDirectory) + Path.DirectorySeparatorChar;
         string full = Path.GetFullPath(Path.Combine(root, path!));
-        if (!IsServableFile(path!) || !full.StartsWith(root, StringComparison.Ordinal) || !File.Exists(full))
+        var file = new FileInfo(full);
+        if (!IsServableFile(path!) || !full.StartsWith(root, StringComparison.Ordinal) || !file.Exists || file.Length > ChunkMeta.MaxChunkBytes)
         {
             SendControl(peer, ChunkWire.WriteStatus(_frame, ChunkMessage.ReadReply, id, (byte)ReadStatus.Missing));
             return;
         }
-        FileChunkSource source;
-        ulong checksum;
-        try
+        // The offer carries the file's checksum, so the whole file is read first: off the loop.
+        _filesBeingHashed.Add(request);
+        FileChunkSource? source = null;
+        ulong checksum = 0;
+        Context.RunOffLoop(
+            () =>
+            {
+                try
+                {
+                    source = new FileChunkSource(full);
+                    checksum = Checksum(source);
+                }
+                catch (IOException)
+                {
+                    source?.Dispose();
+                    source = null;
+                }
+            },
+            () =>
+            {
+                _filesBeingHashed.Remove(request);
+                if (_stopped || source is null || source.Length > ChunkMeta.MaxChunkBytes)
+                {
+                    source?.Dispose();
+                    if (!_stopped)
+                    {
+                        SendControl(peer, ChunkWire.WriteStatus(_frame, ChunkMessage.ReadReply, id, (byte)ReadStatus.Missing));
+                    }
+                    return;
+                }
+                var meta = new ChunkMeta { Id = FileKey(path!), Length = source.Length, Checksum = checksum, Dataset = "file", Count = 1 };
+                Counters.ReadsServed++;
+                StartOutbound(peer, TransferPurpose.ReadResponse, meta, source, static _ => { }, id);
+            });
+    }
+
+    /// <summary>XXH64 of a whole file, read block by block (off the event loop).</summary>
+    private static ulong Checksum(FileChunkSource source)
+    {
+        var hash = new XxHash64();
+        var block = new byte[256 * 1024];
+        for (long offset = 0; offset < source.Length;)
         {
-            source = new FileChunkSource(full);
-            checksum = XxHash64.Hash(File.ReadAllBytes(full));
+            int read = source.Read(offset, block);
+            if (read == 0)
+            {
+                throw new IOException("the file shrank while it was read");
+            }
+            hash.Append(block.AsSpan(0, read));
+            offset += read;
         }
-        catch (IOException)
-        {
-            SendControl(peer, ChunkWire.WriteStatus(_frame, ChunkMessage.ReadReply, id, (byte)ReadStatus.Missing));
-            return;
-        }
-        if (source.Length > ChunkMeta.MaxChunkBytes)
-        {
-            source.Dispose();
-            SendControl(peer, ChunkWire.WriteStatus(_frame, ChunkMessage.ReadReply, id, (byte)ReadStatus.Missing));
-            return;
-        }
-        var meta = new ChunkMeta { Id = FileKey(path!), Length = source.Length, Checksum = checksum, Dataset = "file", Count = 1 };
-        Counters.ReadsServed++;
-        StartOutbound(peer, TransferPurpose.ReadResponse, meta, source, static _ => { }, id);
+        return hash.GetDigest();
     }
 
     private void OnReadRequest(Coordinate peer, int peerIndex, ulong id, ReadOnlySpan<byte> payload)

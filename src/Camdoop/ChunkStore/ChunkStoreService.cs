@@ -7,7 +7,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.ChunkStore;
 
 /// <summary>
-/// The chunk store (paper §4): the distributed store of input datasets, on key routing. A chunk has a 160-bit id;
+/// The chunk store (the Camdoop paper, §4): the distributed store of input datasets, on key routing. A chunk has a 160-bit id;
 /// its three replicas live at the id's owner and at the two servers that take the id over when the owner fails
 /// (<see cref="ChunkPlacement"/>). Chunk bytes move between servers over reliable windowed transfers
 /// (<see cref="OutboundTransfer"/>, <see cref="InboundTransfer"/>) of coordinate-routed frames; a write completes
@@ -19,6 +19,7 @@ namespace Camdoop.ChunkStore;
 public sealed partial class ChunkStoreService : IService
 {
     private readonly Dictionary<(int Peer, ulong Id), OutboundTransfer> _outbound = [];
+    private readonly HashSet<(int Peer, ulong Id)> _filesBeingHashed = [];
     private readonly Dictionary<(int Peer, ulong Id), InboundTransfer> _inbound = [];
     private readonly List<OutboundTransfer>[] _blocked = new List<OutboundTransfer>[Ports.Count];
     private readonly byte[] _frame = new byte[FrameLayout.MaxPayload];

@@ -7,8 +7,8 @@ public readonly record struct ChunkRange(long Offset, long Length);
 /// Cuts a dataset file into chunks without ever splitting a record: a text line stays whole (a chunk ends just after
 /// a '\n'), a fixed-size record stays whole (chunk lengths are multiples of the record size). Chunks are at most
 /// about <c>chunkSize</c> (plus the rest of a line), but a file smaller than servers x chunk size is cut into exactly
-/// one chunk per server, so that every server has a map task (issue 4; the paper's 27-server runs give each server
-/// one input file, §5.1). Sizes are balanced: boundaries start at equal fractions of the file.
+/// one chunk per server, so that every server has a map task (as the Camdoop paper's 27-server runs give each
+/// server one input file, §5.1). Sizes are balanced: boundaries start at equal fractions of the file.
 /// </summary>
 public static class DatasetChunker
 {

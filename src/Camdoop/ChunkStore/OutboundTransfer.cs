@@ -12,7 +12,7 @@ public readonly record struct TransferOutcome(bool Ok, string? Error, bool Alrea
 }
 
 /// <summary>
-/// The sending side of one reliable chunk transfer to another server (paper §4's chunk store needs the bytes of a
+/// The sending side of one reliable chunk transfer to another server (the Camdoop paper, §4's chunk store needs the bytes of a
 /// chunk moved intact over a torus whose links and queues may drop frames). An Offer announces the chunk; once the
 /// receiver accepts, data frames go out within min(receiver window, congestion window); the receiver acknowledges
 /// cumulatively (one ack per frame); a gap (duplicate acks) or a silent retransmission timeout sends everything

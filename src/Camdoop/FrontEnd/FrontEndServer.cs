@@ -26,7 +26,7 @@ public sealed record FrontEndServerOptions
 }
 
 /// <summary>
-/// The front-end's TCP server (paper §4: any server on the switch network accepts jobs from outside the cube).
+/// The front-end's TCP server (the Camdoop paper, §4: any server on the switch network accepts jobs from outside the cube).
 /// Each connection is read with System.IO.Pipelines: length-prefixed MessagePack messages, at most
 /// <see cref="FrontEndServerOptions.MaxMessageBytes"/> each (refused on the length prefix alone), each checked by
 /// <see cref="WireValidator"/> and deserialized with MessagePack-CSharp in untrusted-data mode straight from the

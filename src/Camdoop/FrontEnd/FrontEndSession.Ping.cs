@@ -5,7 +5,7 @@ using Camdoop.Runtime.Topology;
 
 namespace Camdoop.FrontEnd;
 
-// "ping": echoes from this server to another over the torus, timed on this server's clock (paper §3).
+// "ping": echoes from this server to another over the torus, timed on this server's clock (the Camdoop paper, §3).
 public sealed partial class FrontEndSession
 {
     private const int MaxPings = 10_000;

@@ -130,27 +130,7 @@ public sealed class CamdoopNode : IDisposable
         host.Register(new PingService());
         ChunkStoreService.Install(host);
         CamdoopService.Install(host);
-        JobControlService.Install(host, new JobControlOptions { RunOffLoop = RunOffLoop });
-    }
-
-    /// <summary>Map tasks run on the thread pool, so the loop keeps serving frames and beacons meanwhile (DESIGN §2).</summary>
-    private void RunOffLoop(Action work, Action then)
-    {
-        Task.Run(work).ContinueWith(
-            _ =>
-            {
-                try
-                {
-                    Loop.Post(then);
-                }
-                catch (InvalidOperationException)
-                {
-                    // The node stopped meanwhile.
-                }
-            },
-            CancellationToken.None,
-            TaskContinuationOptions.None,
-            TaskScheduler.Default);
+        JobControlService.Install(host);
     }
 
     private void OpenLinks(FramePool pool)

@@ -10,7 +10,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.KeyRouting;
 
 /// <summary>
-/// A 160-bit CamCube identifier (paper §3). Stored as three big-endian words so that comparing the words as
+/// A 160-bit CamCube identifier (the Camdoop paper, §3). Stored as three big-endian words so that comparing the words as
 /// unsigned integers is the same as comparing the 20 bytes lexicographically, 8 bytes at a time.
 /// </summary>
 public readonly struct Key : IEquatable<Key>, IComparable<Key>, IComparable

@@ -5,7 +5,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.KeyRouting;
 
 /// <summary>
-/// Maps keys to servers (paper §3). The primary owner comes from the top 64 bits, spread uniformly over any
+/// Maps keys to servers (the Camdoop paper, §3). The primary owner comes from the top 64 bits, spread uniformly over any
 /// X x Y x Z torus: index = (top64 x N) >> 64. When the primary is not in the caller's view of reachable servers,
 /// the key goes to the reachable server at the smallest torus distance from the primary; among the servers of that
 /// shell, rendezvous hashing of the key's remaining bits with each candidate's index picks one. The result

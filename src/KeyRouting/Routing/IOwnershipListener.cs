@@ -2,7 +2,7 @@ namespace Camdoop.KeyRouting;
 
 /// <summary>
 /// Told when the set of servers reachable from this server changes, which is exactly when key ownership can change
-/// (paper §3, §4.2: "the API notifies all servers that a server has crashed and that its vertex has been remapped").
+/// (the Camdoop paper, §3, §4.2: "the API notifies all servers that a server has crashed and that its vertex has been remapped").
 /// <para>Contract: called on the node's event loop, after the routing tables were recomputed and never inside
 /// a send or a frame callback of the routing service. During the call (and after it) <see cref="KeyRoutingService.Owner"/>
 /// answers with the new view, so a listener re-asks the owner of each key it cares about and compares with

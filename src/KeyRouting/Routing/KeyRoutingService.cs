@@ -6,7 +6,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.KeyRouting;
 
 /// <summary>
-/// CamCube's key-based routing (paper §3): maps keys to servers under failures, keeps a link-state view of the
+/// CamCube's key-based routing (the Camdoop paper, §3): maps keys to servers under failures, keeps a link-state view of the
 /// torus, and forwards key-routed and coordinate-routed frames hop by hop over shortest live paths. It is the node's
 /// <see cref="IKeyRouter"/>, so it sees every routed frame at every hop and re-resolves the key's owner with its
 /// current view there (ownership may have moved while the frame travelled). Other services on the node reach it with

@@ -20,7 +20,7 @@ public static class FrameLayout
     public const int HeaderSize = EthernetHeaderSize + CamCubeHeaderSize;
     public const int KeySize = 20;
 
-    /// <summary>Jumbo frame, 9,000-byte MTU plus the 14-byte Ethernet header (paper §5).</summary>
+    /// <summary>Jumbo frame, 9,000-byte MTU plus the 14-byte Ethernet header (the Camdoop paper, §5).</summary>
     public const int MaxFrameSize = 9014;
 
     /// <summary>Ethernet's minimum frame without FCS; shorter frames are padded.</summary>

@@ -256,6 +256,28 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
 
     public void Log(Coordinate node, LogLevel level, string message) => _log.Write(node, level, message);
 
+    public long UnixTimeMilliseconds => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+
+    /// <summary>Runs <paramref name="work"/> on the thread pool, then posts <paramref name="then"/> to the loop (dropped if the loop stopped).</summary>
+    public void RunOffLoop(NodeHost host, Action work, Action then)
+    {
+        Task.Run(work).ContinueWith(
+            _ =>
+            {
+                try
+                {
+                    Post(then);
+                }
+                catch (InvalidOperationException)
+                {
+                    // The node stopped meanwhile.
+                }
+            },
+            CancellationToken.None,
+            TaskContinuationOptions.None,
+            TaskScheduler.Default);
+    }
+
     // ---------------------------------------------------------------- ILinkEventSink (any thread)
 
     public bool TryPost(in LinkEvent linkEvent) => _inbox.TryEnqueue(linkEvent);

@@ -13,6 +13,12 @@ public interface INodeContext
     /// <summary>Nanoseconds on the node's clock (virtual time in the simulator).</summary>
     long Now { get; }
 
+    /// <summary>
+    /// Wall-clock milliseconds since the Unix epoch, for timestamps people read (when a dataset was created), never for
+    /// timing: time durations with <see cref="Now"/>. Derived from virtual time in the simulator.
+    /// </summary>
+    long UnixTimeMilliseconds { get; }
+
     /// <summary>Directory for this server's local files (chunks, map output runs, reduce output); it exists once asked for.</summary>
     string DataDirectory { get; }
 
@@ -68,4 +74,12 @@ public interface INodeContext
         where T : class, IService;
 
     void Log(LogLevel level, string message);
+
+    /// <summary>
+    /// Runs <paramref name="work"/> off the event loop (blocking file I/O, CPU-heavy work such as a map task) and then
+    /// <paramref name="then"/> on the event loop, so the loop keeps serving frames and beacons meanwhile. <paramref name="work"/>
+    /// must not touch the service's state; <paramref name="then"/> may. On a real node <paramref name="work"/> runs on
+    /// the thread pool; in the simulator both run inline, at no cost in virtual time.
+    /// </summary>
+    void RunOffLoop(Action work, Action then);
 }

@@ -10,8 +10,24 @@ public interface INodeDriver
 {
     long Now { get; }
 
+    /// <summary>
+    /// Wall-clock time in milliseconds since the Unix epoch, for timestamps people read (when a dataset was created),
+    /// never for timing. The simulator derives it from virtual time.
+    /// </summary>
+    long UnixTimeMilliseconds => DateTimeOffset.UnixEpoch.ToUnixTimeMilliseconds() + (Now / 1_000_000);
+
     /// <summary>Arranges for <see cref="NodeHost.FireTimer"/> to be called with <paramref name="timerId"/> at <paramref name="dueTime"/>.</summary>
     void ScheduleTimer(NodeHost host, long dueTime, long timerId);
 
     void Log(Coordinate node, LogLevel level, string message);
+
+    /// <summary>
+    /// Runs <paramref name="work"/> off the event loop, then <paramref name="then"/> on it (see
+    /// <see cref="INodeContext.RunOffLoop"/>). A driver without worker threads runs both inline.
+    /// </summary>
+    void RunOffLoop(NodeHost host, Action work, Action then)
+    {
+        work();
+        then();
+    }
 }

@@ -6,7 +6,7 @@ namespace Camdoop.Runtime.Node;
 
 /// <summary>
 /// One CamCube server's runtime: hosts services, owns one bounded queue per service per port, drains each port's
-/// queues by deficit round robin (fair sharing between services, paper §3), validates and dispatches received
+/// queues by deficit round robin (fair sharing between services, the Camdoop paper, §3), validates and dispatches received
 /// frames, runs timers and watches neighbour liveness. Single-threaded: every method runs on the node's event loop.
 /// </summary>
 public sealed partial class NodeHost : INodeContext, ILinkEvents
@@ -45,6 +45,8 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
     public Torus Torus { get; }
 
     public long Now => _driver.Now;
+
+    public long UnixTimeMilliseconds => _driver.UnixTimeMilliseconds;
 
     /// <summary>
     /// The server's directory for local files, created when first asked for: a simulated cube of 512 servers whose
@@ -155,6 +157,13 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
     public IService? GetService(byte id) => _services[id];
 
     public void Log(LogLevel level, string message) => _driver.Log(Self, level, message);
+
+    public void RunOffLoop(Action work, Action then)
+    {
+        ArgumentNullException.ThrowIfNull(work);
+        ArgumentNullException.ThrowIfNull(then);
+        _driver.RunOffLoop(this, work, then);
+    }
 
     /// <summary>Runs a service callback; with fault isolation on, an exception is logged and counted instead of escaping.</summary>
     private void Guard<TState>(IService service, Action<IService, TState> action, TState state)

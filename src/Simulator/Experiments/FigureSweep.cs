@@ -82,7 +82,7 @@ public static partial class FigureSweep
     /// top was OOM-killed on a 24 GB machine, or, with budgets sized for throughput (the CLI turns DATAS off), the
     /// heap grew over the garbage to 23 GB. Compacting, not aggressive: the heap keeps the freed memory committed
     /// (RetainVM in the CLI) for the next run, where an aggressive collection gave it back to the system and the next
-    /// R = 512 run faulted its ~14 GB in again, 40 % more simulation time (README, 2026-11-26).
+    /// R = 512 run faulted its ~14 GB in again, 40 % more simulation time.
     /// </summary>
     private static void FreeLastRuns() => GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
 
@@ -106,7 +106,7 @@ public static partial class FigureSweep
     /// <summary>
     /// How many runs of one group go side by side, one core each, rather than one after the other on every core: as
     /// many as fit in memory up to R = <see cref="MaxReduceTasksSideBySide"/>, else one. A run's second thread buys
-    /// more as R grows (8x8x8, S=0 without aggregation, 2026-11-26: 1.6x at R=1, 2.15x at R=64, 51.0 -> 23.7 s), and
+    /// more as R grows (8x8x8, S=0 without aggregation: 1.6x at R=1, 2.15x at R=64, 51.0 -> 23.7 s), and
     /// runs side by side last as long as the slower one, whose neighbour's core idles once the faster ends: at R=64
     /// the pair took 43.4 s side by side against 23.0 s one after the other. R = 32 is where the sweeps always put
     /// the boundary (by an older memory model).

@@ -6,8 +6,8 @@ namespace Camdoop.Experiments;
 
 /// <summary>
 /// The machine a simulation ran on, reported beside its wall-clock and CPU times: simulated results are the same
-/// everywhere, but the times are not (on 2026-11-26 the same code ran the 8x8x8 R=1 job 25-30 % slower on an Intel
-/// Xeon VM than on the AMD EPYC VM of the day before), so a report that names its machine can be compared.
+/// everywhere, but the times are not (two 2-core VMs of different processor models ran the same 8x8x8 R=1 job 25-30 %
+/// apart), so a report that names its machine can be compared.
 /// </summary>
 public sealed record HostMachine(
     [property: JsonPropertyName("processor")] string Processor,

@@ -3,7 +3,7 @@ namespace Camdoop.Experiments;
 /// <summary>
 /// About how much memory a simulated job needs at its peak, so that a run that cannot fit is refused before it starts
 /// instead of being killed by the kernel minutes later. The model comes from measured runs (peak resident memory,
-/// 2026-11-26, 2 MB per server, S=1): per server, the map outputs (twice the input in memory; on disk about a third
+/// 2 MB per server, S=1): per server, the map outputs (twice the input in memory; on disk about a third
 /// of that stays, the rest is page cache) and the shuffle buffers (a quarter of the buffer budget at R=1; at R &gt; 1
 /// the budget times 1 + R/512, because minimum windows and one merger per busy vertex overcommit it), plus about
 /// 1.7 KB per vertex (R x 6 per server: the vertex, its streams and its merger) and the runtime's own 0.3 GB.

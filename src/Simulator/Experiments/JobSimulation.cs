@@ -20,7 +20,7 @@ namespace Camdoop.Experiments;
 public readonly record struct JobSimulationProgress(string Phase, double Fraction, string Detail);
 
 /// <summary>
-/// Runs one MapReduce job on a simulated CamCube (paper §5): every server runs key routing and the Camdoop service;
+/// Runs one MapReduce job on a simulated CamCube (the Camdoop paper, §5): every server runs key routing and the Camdoop service;
 /// each server's input is generated (or read from the user's files) and mapped outside virtual time (map costs no
 /// simulated time, as in the paper, so the harness maps on all cores); then every server starts the shuffle at the
 /// same virtual time t0 and the run ends when every reduce task has written its output. Reports sizes, S, the

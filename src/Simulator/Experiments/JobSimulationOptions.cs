@@ -13,7 +13,7 @@ public sealed record JobSimulationOptions
 
     public Workload Workload { get; init; } = Workload.Synthetic;
 
-    /// <summary>Output ratio S of the synthetic workload (0 means 1/N, paper §5.2).</summary>
+    /// <summary>Output ratio S of the synthetic workload (0 means 1/N, the Camdoop paper, §5.2).</summary>
     public double OutputRatio { get; init; } = 1;
 
     /// <summary>Generated input bytes per server (the paper's simulator used 2 MB).</summary>

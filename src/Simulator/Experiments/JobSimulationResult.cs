@@ -21,7 +21,7 @@ public sealed record Distribution(
     }
 }
 
-/// <summary>Shuffle time lower bounds (s) of switched clusters moving the same intermediate data (paper §5.2).</summary>
+/// <summary>Shuffle time lower bounds (s) of switched clusters moving the same intermediate data (the Camdoop paper, §5.2).</summary>
 public sealed record LowerBounds(
     [property: JsonPropertyName("switch1G")] double Switch1G,
     [property: JsonPropertyName("switch6G")] double Switch6G,

@@ -3,7 +3,7 @@ namespace Camdoop.Experiments;
 /// <summary>What a simulated job runs on: a generated data set with its built-in job, or the user's own files.</summary>
 public enum Workload
 {
-    /// <summary>Random keys at an output ratio S, the synthetic job (paper §5.2).</summary>
+    /// <summary>Random keys at an output ratio S, the synthetic job (the Camdoop paper, §5.2).</summary>
     Synthetic,
 
     /// <summary>100-byte Indy records, the sort job.</summary>

@@ -14,7 +14,7 @@ using MessagePack;
 namespace Camdoop.Cli.Tests.Cluster;
 
 /// <summary>
-/// The real cluster end to end (issue 4): separate node processes exchanging raw Ethernet frames over veth links in
+/// The real cluster end to end: separate node processes exchanging raw Ethernet frames over veth links in
 /// a 3x3x3 of network namespaces, a corpus in the replicated chunk store, WordCount submitted through a front-end
 /// from outside the cube, outputs checked against the single-process reference.
 /// </summary>

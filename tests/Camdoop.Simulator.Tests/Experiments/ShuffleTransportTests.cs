@@ -301,7 +301,7 @@ public sealed class ShuffleTransportTests
     }
 
     /// <summary>
-    /// Content-based priority (paper §4.1): a data frame takes its job's streams lowest next key first, and a stream's
+    /// Content-based priority (the Camdoop paper, §4.1): a data frame takes its job's streams lowest next key first, and a stream's
     /// next key only grows as it sends, so along a frame the first key of each fresh segment never decreases. Every
     /// stream's bytes are rebuilt from the frames sent, to know where its records start.
     /// </summary>

@@ -7,7 +7,7 @@ using Camdoop.Runtime.Hosting;
 namespace Camdoop.Benchmarks.MapReduce;
 
 /// <summary>
-/// The on-path vertex hot path (paper §4.1): merge seven sorted streams (six children plus the local run) and
+/// The on-path vertex hot path (the Camdoop paper, §4.1): merge seven sorted streams (six children plus the local run) and
 /// combine equal keys, fed frame by frame (8,900-byte chunks, at most two buffered per input) and drained into a
 /// 64 KiB output, as the shuffle transport will. "Combine" is Camdoop; "MergeOnly" is the no-agg baseline.
 /// Run: dotnet run -c Release --project tools/Camdoop.Benchmarks -- --filter *MergeCombine* --job short

@@ -5,7 +5,7 @@ using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.Cli.Commands;
 
-/// <summary>`camdoop ping X,Y,Z`: round-trip times over the torus from the front-end's server (paper §3: 0.13 ms per hop).</summary>
+/// <summary>`camdoop ping X,Y,Z`: round-trip times over the torus from the front-end's server (the Camdoop paper, §3: 0.13 ms per hop).</summary>
 public static class PingCommand
 {
     public static Command Create() =>

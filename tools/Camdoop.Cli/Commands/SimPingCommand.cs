@@ -4,7 +4,7 @@ using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
 
-/// <summary>`camdoop sim ping`: per-hop round-trip times over the simulated torus (paper §3: 0.13 ms per hop).</summary>
+/// <summary>`camdoop sim ping`: per-hop round-trip times over the simulated torus (the Camdoop paper, §3: 0.13 ms per hop).</summary>
 public static class SimPingCommand
 {
     public static Command Create() =>

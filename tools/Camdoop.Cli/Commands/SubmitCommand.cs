@@ -14,7 +14,7 @@ public static class SubmitCommand
         new Command("submit", "Submit a job to a front-end: the job is broadcast over the torus, mapped at the input's primary replicas, shuffled over the trees.")
         {
             Details = "With --wait a progress bar shows the map phase, the bytes shuffled and the reduce tasks done, then the\n" +
-                      "output location, the job time and the shuffle-and-reduce time (from the end of the map phase, paper §5.1).",
+                      "output location, the job time and the shuffle-and-reduce time (from the end of the map phase, the Camdoop paper, §5.1).",
         }
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
             .Option("job", "Built-in job (wordcount, sort, topk?k=N, median, synthetic) or path.dll#Type (a path every server can read)", "JOB")

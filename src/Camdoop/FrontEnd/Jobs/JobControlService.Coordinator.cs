@@ -192,7 +192,7 @@ public sealed partial class JobControlService
         {
             Name = job.OutputDataset!,
             TotalBytes = chunks.Sum(c => c.Length),
-            CreatedUnixMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds(),
+            CreatedUnixMs = Context.UnixTimeMilliseconds,
             Chunks = chunks,
         };
         var (meta, bytes) = manifest.ToChunk();

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Camdoop.ChunkStore;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
@@ -123,10 +122,9 @@ public sealed partial class JobControlService
         var inputs = work.Chunks.Select(id => (id, work.ChunkPaths[id])).ToList();
         var outputs = new List<MapOutput>();
         string? failure = null;
-        long elapsed = 0;
+        long started = Context.Now;
         void Work()
         {
-            var clock = Stopwatch.StartNew();
             try
             {
                 var job = JobRegistry.Create(description.Job);
@@ -152,10 +150,10 @@ public sealed partial class JobControlService
                 }
                 outputs.Clear();
             }
-            elapsed = (long)clock.Elapsed.TotalNanoseconds;
         }
         void Then()
         {
+            long elapsed = Context.Now - started;
             if (work.Ended)
             {
                 foreach (var o in outputs)
@@ -170,15 +168,8 @@ public sealed partial class JobControlService
                 : new MapReport(true, outputs.Count, outputs.Sum(o => o.Stats.InputBytes), outputs.Sum(o => o.Stats.InputRecords),
                     outputs.Sum(o => o.Stats.IntermediateLogicalBytes), elapsed, null));
         }
-        if (Options.RunOffLoop is { } offload)
-        {
-            offload(Work, Then);
-        }
-        else
-        {
-            Work();
-            Then();
-        }
+        // Off the loop, so it keeps serving frames and beacons while the map tasks run.
+        Context.RunOffLoop(Work, Then);
     }
 
     private void ReportMap(WorkerJob work, MapReport report)
@@ -271,25 +262,49 @@ public sealed partial class JobControlService
             ReportReduce(work, result, null);
             return;
         }
-        // The reducer stores its output as a chunk of which it is the primary replica (paper §4).
-        byte[] bytes;
-        try
-        {
-            bytes = File.ReadAllBytes(result.OutputPath);
-        }
-        catch (IOException e)
-        {
-            ReportFailure(work, $"reading the output of reduce task {result.ReduceTask}: {e.Message}");
-            return;
-        }
+        // The reducer stores its output as a chunk of which it is the primary replica (the Camdoop paper, §4). The file
+        // is read off the loop.
+        byte[]? bytes = null;
+        ulong checksum = 0;
+        string? error = null;
+        Context.RunOffLoop(
+            () =>
+            {
+                try
+                {
+                    bytes = File.ReadAllBytes(result.OutputPath);
+                    checksum = XxHash64.Hash(bytes);
+                }
+                catch (IOException e)
+                {
+                    error = e.Message;
+                }
+            },
+            () =>
+            {
+                if (work.Ended)
+                {
+                    return;
+                }
+                if (bytes is null)
+                {
+                    ReportFailure(work, $"reading the output of reduce task {result.ReduceTask}: {error}");
+                    return;
+                }
+                StoreOutput(work, result, bytes, checksum);
+            });
+    }
+
+    private void StoreOutput(WorkerJob work, ReduceTaskResult result, byte[] bytes, ulong checksum)
+    {
         var torus = Context.Torus;
         var meta = new ChunkMeta
         {
             Id = Key.FromCoordinate(torus, Context.Self, Key.FromString(FormattableString.Invariant($"camdoop/output/{work.OutputDataset}/{result.ReduceTask}/{result.JobId:x16}"))),
             Kind = ChunkKind.Data,
             Length = bytes.Length,
-            Checksum = XxHash64.Hash(bytes),
-            Dataset = work.OutputDataset,
+            Checksum = checksum,
+            Dataset = work.OutputDataset!,
             Index = result.ReduceTask,
             Count = work.Description.ReduceTasks,
         };

@@ -23,17 +23,10 @@ public sealed record JobControlOptions
 
     /// <summary>Sort buffer of each map task.</summary>
     public long MapSortBufferBytes { get; init; } = 64L * 1024 * 1024;
-
-    /// <summary>
-    /// Runs the first action off the event loop and then the second on it (the real node offloads map tasks to a
-    /// worker thread so its loop keeps answering beacons and frames; DESIGN §2). Null runs both inline, as the
-    /// simulator wants.
-    /// </summary>
-    public Action<Action, Action>? RunOffLoop { get; init; }
 }
 
 /// <summary>
-/// Job control (paper §4): the front-end that receives a job broadcasts it over the torus to every server; each
+/// Job control (the Camdoop paper, §4): the front-end that receives a job broadcasts it over the torus to every server; each
 /// server maps the input chunks it is the primary replica of (fetching a good copy first when its own is missing or
 /// corrupt), reports, and when every server has mapped the coordinator starts the shuffle everywhere at once (the
 /// paper's synchronous start by an explicit message). The shuffle and reduce are the Camdoop service's; this service

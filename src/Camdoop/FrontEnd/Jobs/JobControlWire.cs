@@ -15,7 +15,7 @@ public enum JobMessage : byte
     /// <summary>Server to coordinator: the map phase ended (status, input and intermediate sizes, map time).</summary>
     MapDone = 2,
 
-    /// <summary>Coordinator to server: every server has mapped; start the shuffle (paper §4: synchronous start).</summary>
+    /// <summary>Coordinator to server: every server has mapped; start the shuffle (the Camdoop paper, §4: synchronous start).</summary>
     Shuffle = 3,
 
     /// <summary>Server to coordinator, periodic and unacknowledged: bytes this server's vertices delivered so far.</summary>

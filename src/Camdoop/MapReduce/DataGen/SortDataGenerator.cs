@@ -3,7 +3,7 @@ using System.Buffers.Text;
 namespace Camdoop.MapReduce.DataGen;
 
 /// <summary>
-/// "Indy" sort input (paper §5.1, sortbenchmark.org): 100-byte records, a 10-byte key of uniformly random bytes and
+/// "Indy" sort input (the Camdoop paper, §5.1, sortbenchmark.org): 100-byte records, a 10-byte key of uniformly random bytes and
 /// a 90-byte value (the server and record number in hex, then filler, then CR LF, as gensort's ASCII-free layout).
 /// </summary>
 public sealed class SortDataGenerator(int servers, long inputBytesPerServer, ulong seed)

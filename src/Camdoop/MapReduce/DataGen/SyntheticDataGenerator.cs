@@ -6,7 +6,7 @@ using Camdoop.MapReduce.Records;
 namespace Camdoop.MapReduce.DataGen;
 
 /// <summary>
-/// Input for the synthetic job (paper §5.2) at a requested output ratio S = output size / intermediate size, both
+/// Input for the synthetic job (the Camdoop paper, §5.2) at a requested output ratio S = output size / intermediate size, both
 /// in logical bytes (key + 4-byte counter). Lines are keys of 4-28 printable characters (uniform length); no key
 /// repeats within a server. Model: a set of common keys present on every server plus keys unique to one server.
 /// With c the common bytes and u the unique bytes per server, S = (c + N u) / (N c + N u); the common set is sized

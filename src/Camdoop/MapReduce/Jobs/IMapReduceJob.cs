@@ -3,8 +3,8 @@ using System.Buffers;
 namespace Camdoop.MapReduce.Jobs;
 
 /// <summary>
-/// A MapReduce job as a user writes it (paper §2): map, combine/reduce, partition, key order and output format.
-/// Implementations must be deterministic (re-executed map tasks must produce the same records, paper §4.2) and
+/// A MapReduce job as a user writes it (the Camdoop paper, §2): map, combine/reduce, partition, key order and output format.
+/// Implementations must be deterministic (re-executed map tasks must produce the same records, the Camdoop paper, §4.2) and
 /// must not keep per-call state in fields: one instance may serve several map tasks and merges at once.
 /// Keys and values are byte strings within <see cref="Records.RecordLimits"/>.
 /// <para>

@@ -4,7 +4,7 @@ using System.Buffers.Binary;
 namespace Camdoop.MapReduce.Jobs;
 
 /// <summary>
-/// A non-associative example (paper §4.3): input lines "group TAB number" (a non-negative decimal integer); output
+/// A non-associative example (the Camdoop paper, §4.3): input lines "group TAB number" (a non-negative decimal integer); output
 /// the lower median of each group's numbers. Values are 8-byte big-endian numbers, so the ascending byte order in
 /// which <see cref="IMapReduceJob.Reduce"/> receives them is numeric order. Bad lines are dropped and counted.
 /// </summary>

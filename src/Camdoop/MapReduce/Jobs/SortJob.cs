@@ -3,7 +3,7 @@ using System.Buffers;
 namespace Camdoop.MapReduce.Jobs;
 
 /// <summary>
-/// The "Indy" sort benchmark (paper §5.1): 100-byte records, a 10-byte key and a 90-byte value. Not associative:
+/// The "Indy" sort benchmark (the Camdoop paper, §5.1): 100-byte records, a 10-byte key and a 90-byte value. Not associative:
 /// vertices only merge. A range partitioner on the key keeps reduce outputs in a total order; the output is the
 /// sorted 100-byte records, reduce task 0 first.
 /// </summary>

@@ -3,7 +3,7 @@ using System.Buffers;
 namespace Camdoop.MapReduce.Jobs;
 
 /// <summary>
-/// The synthetic job of paper §5.2: every input line is a key; map emits (line, 1) with a 4-byte big-endian
+/// The synthetic job of the Camdoop paper, §5.2: every input line is a key; map emits (line, 1) with a 4-byte big-endian
 /// counter; combine and reduce sum the counters. Empty lines are dropped and counted as malformed.
 /// </summary>
 public sealed class SyntheticJob : IMapReduceJob

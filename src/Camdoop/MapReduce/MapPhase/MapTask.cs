@@ -5,7 +5,7 @@ using Camdoop.MapReduce.Records;
 namespace Camdoop.MapReduce.MapPhase;
 
 /// <summary>
-/// Runs one map task (paper §2, §4): splits the input into records, maps them, sorts the intermediate records by
+/// Runs one map task (the Camdoop paper, §2, §4): splits the input into records, maps them, sorts the intermediate records by
 /// key, combines equal keys when the job is associative, splits them per reduce task (the job's partitioner) and
 /// per stripe (<see cref="Stripes"/>), and writes one run per (reduce task, stripe): in memory, or as segments of one
 /// indexed run file (<see cref="IndexedRunFile"/>). When the sort buffer fills,

@@ -9,7 +9,7 @@ public sealed record MapTaskOptions
     /// <summary>64-bit job id written into run headers (e.g. a hash of the 160-bit jobId).</summary>
     public ulong JobId { get; init; }
 
-    /// <summary>The map task id (= chunk id, paper §4) as 64 bits, written into run headers.</summary>
+    /// <summary>The map task id (= chunk id, the Camdoop paper, §4) as 64 bits, written into run headers.</summary>
     public ulong MapTaskId { get; init; }
 
     /// <summary>

@@ -86,7 +86,7 @@ public sealed class RunReader : IDisposable
 
     /// <summary>
     /// Before the first <see cref="Read"/>: skips every record whose key is at most <paramref name="lastKey"/>
-    /// (recovery, paper §4.2: a replacement source resends only the keys after the last one its parent
+    /// (recovery, the Camdoop paper, §4.2: a replacement source resends only the keys after the last one its parent
     /// incorporated). Reading then starts at the first record after it. Returns the number of records skipped.
     /// </summary>
     public long SkipThrough(ReadOnlySpan<byte> lastKey, Jobs.IKeyComparer? comparer = null)

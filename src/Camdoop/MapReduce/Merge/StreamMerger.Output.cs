@@ -24,7 +24,7 @@ public sealed partial class StreamMerger
 
     /// <summary>
     /// The key of the last complete group or record emitted (for Reduce, the key whose values were reduced). Every
-    /// key up to it has been fully emitted: what recovery needs (paper §4.2).
+    /// key up to it has been fully emitted: what recovery needs (the Camdoop paper, §4.2).
     /// </summary>
     public ReadOnlySpan<byte> LastEmittedKey =>
         _lastKeyInput >= 0 ? KeyAt(_inputs[_lastKeyInput].Data, _lastKeyRecordStart)

@@ -1,7 +1,7 @@
 namespace Camdoop.MapReduce.Records;
 
 /// <summary>
-/// Key-to-stripe mapping (paper §4.1): a hash of the key bytes (<see cref="KeyHash"/>) picks one of six stripes, one per disjoint tree.
+/// Key-to-stripe mapping (the Camdoop paper, §4.1): a hash of the key bytes (<see cref="KeyHash"/>) picks one of six stripes, one per disjoint tree.
 /// It depends on the key bytes only, so every server assigns a key to the same stripe. The seed differs from the
 /// hash partitioner's so stripe and reduce task are independent.
 /// </summary>

@@ -23,7 +23,7 @@ public sealed class ReferenceResult(
 
     public long OutputLogicalBytes => Outputs.Sum(o => o.Sum(p => (long)p.Key.Length + p.Value.Length));
 
-    /// <summary>The output ratio S = output size / intermediate size (paper §5.2).</summary>
+    /// <summary>The output ratio S = output size / intermediate size (the Camdoop paper, §5.2).</summary>
     public double OutputRatio => IntermediateLogicalBytes == 0 ? 0 : (double)OutputLogicalBytes / IntermediateLogicalBytes;
 
     /// <summary>The reduce task's output in the job's output format.</summary>

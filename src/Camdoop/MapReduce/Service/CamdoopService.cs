@@ -9,7 +9,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.MapReduce.Service;
 
 /// <summary>
-/// The Camdoop MapReduce service of one server (paper §4): runs the server's part of every job (map tasks, one
+/// The Camdoop MapReduce service of one server (the Camdoop paper, §4): runs the server's part of every job (map tasks, one
 /// vertex per reduce task and tree, the root reducers placed here) and the shuffle transport that links vertices
 /// over one-hop key-routed frames. The same code runs in the simulator and on real links: single-threaded, driven
 /// by frames, timers and send-ready callbacks, acting only through its node context and the key-routing service.

@@ -6,7 +6,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.MapReduce.Service;
 
 /// <summary>
-/// Where a job's pieces live (paper §4.1), the same on every server: reduce task r's root server (spread over the
+/// Where a job's pieces live (the Camdoop paper, §4.1), the same on every server: reduce task r's root server (spread over the
 /// cube, starting from a server picked by a hash of the job id), the job's N vertex ids (top bits a server coordinate, the rest a hash of the
 /// job id), map task ids, and <see cref="GetParent"/> over keys, which wraps the six disjoint trees.
 /// </summary>
@@ -111,7 +111,7 @@ public sealed class JobPlacement
     public Coordinate CoordinateOf(in Key id) => _mapper.Primary(id);
 
     /// <summary>
-    /// getParent (paper §4.1): for a map task id, the vertex id on the same server; for a vertex id, the vertex id of
+    /// getParent (the Camdoop paper, §4.1): for a map task id, the vertex id on the same server; for a vertex id, the vertex id of
     /// its one-hop parent in <paramref name="tree"/>; null for the root. Map task and vertex ids are told apart by
     /// their low bits (vertex ids carry the job key).
     /// </summary>

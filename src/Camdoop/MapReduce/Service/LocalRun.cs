@@ -4,7 +4,7 @@ using Camdoop.MapReduce.Merge;
 namespace Camdoop.MapReduce.Service;
 
 /// <summary>
-/// One local map task's run of (reduce task, stripe): the leaf child of the vertex on the same server (paper §4.1:
+/// One local map task's run of (reduce task, stripe): the leaf child of the vertex on the same server (the Camdoop paper, §4.1:
 /// map outputs are read from local disk, never from the network). Hands its bytes over in memory, block by block:
 /// straight from an in-memory map output, or read from the task's indexed run file into the merger's buffer. The
 /// file's reader exists only while the run is being read: with R = N a server holds thousands of runs.

@@ -4,7 +4,7 @@ using Camdoop.MapReduce.Shuffle;
 namespace Camdoop.MapReduce.Service;
 
 /// <summary>
-/// The reduce task at its root server (paper §4.1, §4.3): merges the six tree streams (the root's child in each
+/// The reduce task at its root server (the Camdoop paper, §4.1, §4.3): merges the six tree streams (the root's child in each
 /// tree) with every local map output of partition r (all six stripes), applies the final reduce, and writes the
 /// output while the shuffle is still running: as soon as it holds data from every unfinished input. For a job whose
 /// reduce only passes the folded value on (<see cref="Jobs.IMapReduceJob.ReduceIsIdentity"/>) it merges in Combine

@@ -31,7 +31,7 @@ public sealed class ServerJob
         var context = service.Context;
         Self = context.Self;
         Placement = new JobPlacement(context.Torus, description.JobId, description.ReduceTasks, description.Trees);
-        // Non-associative reduce functions are merged only, whatever the mode (paper §4.3).
+        // Non-associative reduce functions are merged only, whatever the mode (the Camdoop paper, §4.3).
         VertexMode = job.IsAssociativeCommutative && description.Mode == ShuffleMode.Camdoop ? MergeMode.Combine : MergeMode.Merge;
         _vertices = new Vertex?[description.ReduceTasks * TreeTopology.TreeCount];
         Build();

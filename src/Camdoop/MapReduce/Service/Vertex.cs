@@ -4,7 +4,7 @@ using Camdoop.MapReduce.Shuffle;
 namespace Camdoop.MapReduce.Service;
 
 /// <summary>
-/// An on-path vertex: reduce task r, tree t, on a non-root server (paper §4.1). Its inputs are the streams of its
+/// An on-path vertex: reduce task r, tree t, on a non-root server (the Camdoop paper, §4.1). Its inputs are the streams of its
 /// child vertices (one-hop neighbours whose parent in tree t is this server) and the local map tasks' stripe t of
 /// partition r; its output is one stream to the parent vertex. It combines equal keys (Camdoop mode, associative
 /// jobs) or only merges (no-agg mode, or a job that is not associative). A leaf with a single local run sends it

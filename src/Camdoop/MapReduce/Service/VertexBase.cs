@@ -5,7 +5,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.MapReduce.Service;
 
 /// <summary>
-/// What an on-path vertex and a root reducer share (paper §4.1): inputs from child vertices (network streams) and
+/// What an on-path vertex and a root reducer share (the Camdoop paper, §4.1): inputs from child vertices (network streams) and
 /// from local map tasks (in memory), merged by a <see cref="StreamMerger"/> that emits as soon as it holds data
 /// from every unfinished input. Nothing can be emitted before every child has sent something, so until then the
 /// children's bytes wait in small pooled stashes and the vertex holds no merger; it takes one from its job's pool
@@ -65,7 +65,7 @@ public abstract class VertexBase
 
     /// <summary>
     /// The key of the last record merged from <paramref name="child"/> (empty before the first, or once the merger is
-    /// released): failure recovery resumes the child's stream after it (paper §4.2).
+    /// released): failure recovery resumes the child's stream after it (the Camdoop paper, §4.2).
     /// </summary>
     public ReadOnlySpan<byte> LastKeyReceived(InboundStream child)
     {

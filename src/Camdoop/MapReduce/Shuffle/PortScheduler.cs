@@ -7,7 +7,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.MapReduce.Shuffle;
 
 /// <summary>
-/// Decides what the Camdoop service sends next on one port, as late as possible (paper §3, §4.1): whenever the
+/// Decides what the Camdoop service sends next on one port, as late as possible (the Camdoop paper, §3, §4.1): whenever the
 /// service's runtime queue on the port has room, acks go first, then the jobs take turns (round robin, fair sharing),
 /// and within a job the stream whose next key is lowest goes first (content-based priority keeps reducers from
 /// stalling). Segments of several streams of the job to the same vertex share a frame, a jumbo one unless a short

@@ -3,7 +3,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.MapReduce.Trees;
 
 /// <summary>
-/// Lower-depth disjoint trees (DESIGN.md §5 invites them): start from the paper's trees and improve them by local
+/// Lower-depth disjoint trees than the Camdoop paper's (§4.1): start from the paper's trees and improve them by local
 /// search. One move re-assigns one server's six outbound links to the six trees, choosing the assignment (an exact
 /// 6x6 matching by dynamic programming over used-link sets) that minimises the total depth of everything routed
 /// through that server; a link is only a candidate for tree t when its far end is not in the server's own subtree of

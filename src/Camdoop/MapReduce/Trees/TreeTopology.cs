@@ -3,7 +3,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.MapReduce.Trees;
 
 /// <summary>
-/// The six link-disjoint spanning in-trees of a reduce task, all rooted at the reducer's server (paper §4.1, Fig. 4).
+/// The six link-disjoint spanning in-trees of a reduce task, all rooted at the reducer's server (the Camdoop paper, §4.1, Fig. 4).
 /// Every non-root server has one parent per tree, a one-hop neighbour, and sends on each of its six outbound links in
 /// exactly one tree; the root's outbound links stay unused. Which trees: <see cref="TreeFamily"/> (the paper's, or
 /// the shallower ones <see cref="ShallowTreeSearch"/> derives from them). Trees are the same up to translation for

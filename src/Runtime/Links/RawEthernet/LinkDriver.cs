@@ -13,7 +13,7 @@ public enum LinkDriver
 /// <summary>The names configs and the command line use for a <see cref="LinkDriver"/>.</summary>
 public static class LinkDrivers
 {
-    /// <summary>The driver a node uses unless told otherwise (chosen by the link-probe measurements in the README).</summary>
+    /// <summary>The driver a node uses unless told otherwise (chosen by the link-probe measurements in docs/performance.md).</summary>
     public const LinkDriver Default = LinkDriver.AfPacket;
 
     /// <summary>"pcap" or "afpacket".</summary>

@@ -4,7 +4,7 @@ namespace Camdoop.Experiments.Baselines;
 public sealed record SwitchBounds(double Switch1G, double Switch6G, double Switch1GOversubscribed);
 
 /// <summary>
-/// Lower bounds on the shuffle time of any implementation over a switched cluster (paper §5.2): the bytes that
+/// Lower bounds on the shuffle time of any implementation over a switched cluster (the Camdoop paper, §5.2): the bytes that
 /// must cross the busiest bottleneck divided by its rate. A server's own data for its own reduce task never
 /// crosses the network. Bottlenecks are each server's uplink (out) and downlink (in), and, in the oversubscribed
 /// fabric, each rack's uplink to the aggregation layer.

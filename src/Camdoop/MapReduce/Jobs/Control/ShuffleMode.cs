@@ -1,6 +1,6 @@
 namespace Camdoop.MapReduce.Jobs.Control;
 
-/// <summary>How a job's shuffle treats records on the way to the reducers (paper §5 baselines).</summary>
+/// <summary>How a job's shuffle treats records on the way to the reducers (the Camdoop paper, §5 baselines).</summary>
 public enum ShuffleMode : byte
 {
     /// <summary>On-path aggregation: every vertex combines equal keys (for associative, commutative jobs).</summary>
