@@ -1,3 +1,5 @@
+using System.Globalization;
+using System.Text;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
@@ -30,6 +32,46 @@ public sealed class JobDescriptionCodecTests
             (decoded.ReduceTasks, decoded.Mode, decoded.Input, decoded.Output, decoded.MemoryBudgetBytes, decoded.Trees));
         // Options are written in name order, so equal descriptions encode identically.
         Assert.Equal(bytes, JobDescriptionCodec.Encode(decoded));
+    }
+
+    [Fact]
+    public void TheEncodingHasTheDocumentedBinaryLayout()
+    {
+        // The layout written out field by field, all big-endian: magic "CDJB", version 3, total length, job id, R = 27,
+        // mode 1 (noagg), output 0 (local files), 2 options, memory budget, tree family 1 (paper), 7 zero bytes, then
+        // each string as a u16 length and UTF-8: target, the options in name order, input path, output directory.
+        static string Str(string text)
+        {
+            var utf8 = Encoding.UTF8.GetBytes(text);
+            return utf8.Length.ToString("X4", CultureInfo.InvariantCulture) + Convert.ToHexString(utf8);
+        }
+        string strings = Str("topk") + Str("extra") + Str("é") + Str("k") + Str("25") + Str("inputs/day-1") + Str("results");
+        int total = 40 + (strings.Length / 2);
+        string expected = "43444A42" + "0003" + total.ToString("X4", CultureInfo.InvariantCulture)
+            + "0123456789ABCDEF" + "0000001B" + "01" + "00" + "0002"
+            + (440L * 1024 * 1024).ToString("X16", CultureInfo.InvariantCulture) + "01" + "00000000000000" + strings;
+
+        var bytes = JobDescriptionCodec.Encode(Sample());
+        Assert.Equal(expected, Convert.ToHexString(bytes));
+        Assert.True(JobDescriptionCodec.TryDecode(Convert.FromHexString(expected), out var decoded, out string? error), error);
+        Assert.Equal(Sample().JobId, decoded!.JobId);
+    }
+
+    [Fact]
+    public void AVersion2LittleEndianDescriptionIsRefusedWithAClearError()
+    {
+        // Version 2 had the same fields little-endian; its magic bytes were the same "CDJB".
+        var bytes = JobDescriptionCodec.Encode(Sample());
+        bytes[4] = 2;
+        bytes[5] = 0;
+        Assert.False(JobDescriptionCodec.TryDecode(bytes, out _, out string? error));
+        Assert.Contains("version 2", error, StringComparison.Ordinal);
+        Assert.Contains("little-endian", error, StringComparison.Ordinal);
+
+        bytes[4] = 0;
+        bytes[5] = 9;
+        Assert.False(JobDescriptionCodec.TryDecode(bytes, out _, out error));
+        Assert.Contains("unsupported job description version 9", error, StringComparison.Ordinal);
     }
 
     [Fact]

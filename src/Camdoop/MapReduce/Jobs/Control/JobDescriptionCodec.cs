@@ -6,27 +6,32 @@ using Camdoop.MapReduce.Trees;
 namespace Camdoop.MapReduce.Jobs.Control;
 
 /// <summary>
-/// Binary encoding of a <see cref="JobDescription"/>, small enough to broadcast in one jumbo frame. Little-endian:
+/// Binary encoding of a <see cref="JobDescription"/>, small enough to broadcast in one jumbo frame. Big-endian,
+/// like the job-control frame that carries it:
 /// <code>
-///  0 u32 magic "CDJB"   4 u16 version (2)   6 u16 total length
+///  0 u32 magic "CDJB"   4 u16 version (3)   6 u16 total length
 ///  8 u64 job id        16 i32 reduce tasks  20 u8 mode   21 u8 output kind   22 u16 option count
 /// 24 i64 memory budget
 /// 32 u8 tree family    33 7 bytes zero
 /// 40 str job target, then option count x (str name, str value), str input path, str output directory
 /// </code>
-/// where str = u16 byte length + UTF-8 bytes. Decoding validates every length and field and never throws on
+/// where str = u16 byte length + UTF-8 bytes. Version 2 was the same layout little-endian; it is refused with an
+/// error that says so. Decoding validates every length and field and never throws on
 /// malformed bytes: it returns false with a reason.
 /// </summary>
 public static class JobDescriptionCodec
 {
-    public const uint Magic = 0x424A_4443; // "CDJB" read as little-endian
-    public const ushort Version = 2;
+    public const uint Magic = 0x4344_4A42; // "CDJB"
+    public const ushort Version = 3;
     public const int FixedSize = 40;
 
     /// <summary>Largest encoding accepted (fits a jumbo frame's key-routed payload with room for a header).</summary>
     public const int MaxEncodedSize = 8192;
 
     private const int MaxOptions = 64;
+
+    /// <summary>Version 2, the little-endian layout of older builds, as its bytes read big-endian.</summary>
+    private const ushort LittleEndianVersion2 = 0x0200;
 
     public static byte[] Encode(JobDescription job)
     {
@@ -48,14 +53,14 @@ public static class JobDescriptionCodec
         {
             throw new ArgumentException("destination too small for a job description", nameof(destination));
         }
-        BinaryPrimitives.WriteUInt32LittleEndian(destination, Magic);
-        BinaryPrimitives.WriteUInt16LittleEndian(destination[4..], Version);
-        BinaryPrimitives.WriteUInt64LittleEndian(destination[8..], job.JobId);
-        BinaryPrimitives.WriteInt32LittleEndian(destination[16..], job.ReduceTasks);
+        BinaryPrimitives.WriteUInt32BigEndian(destination, Magic);
+        BinaryPrimitives.WriteUInt16BigEndian(destination[4..], Version);
+        BinaryPrimitives.WriteUInt64BigEndian(destination[8..], job.JobId);
+        BinaryPrimitives.WriteInt32BigEndian(destination[16..], job.ReduceTasks);
         destination[20] = (byte)job.Mode;
         destination[21] = (byte)job.Output.Kind;
-        BinaryPrimitives.WriteUInt16LittleEndian(destination[22..], (ushort)job.Job.Options.Count);
-        BinaryPrimitives.WriteInt64LittleEndian(destination[24..], job.MemoryBudgetBytes);
+        BinaryPrimitives.WriteUInt16BigEndian(destination[22..], (ushort)job.Job.Options.Count);
+        BinaryPrimitives.WriteInt64BigEndian(destination[24..], job.MemoryBudgetBytes);
         destination[32] = (byte)job.Trees;
         destination[33..FixedSize].Clear();
         int offset = FixedSize;
@@ -71,7 +76,7 @@ public static class JobDescriptionCodec
         {
             throw new ArgumentException($"the job description needs {offset} bytes, more than {MaxEncodedSize}");
         }
-        BinaryPrimitives.WriteUInt16LittleEndian(destination[6..], (ushort)offset);
+        BinaryPrimitives.WriteUInt16BigEndian(destination[6..], (ushort)offset);
         return offset;
     }
 
@@ -84,30 +89,32 @@ public static class JobDescriptionCodec
             error = $"job description truncated: {source.Length} bytes, the fixed part alone is {FixedSize}";
             return false;
         }
-        if (BinaryPrimitives.ReadUInt32LittleEndian(source) != Magic)
+        if (BinaryPrimitives.ReadUInt32BigEndian(source) != Magic)
         {
             error = "not a job description (bad magic)";
             return false;
         }
-        ushort version = BinaryPrimitives.ReadUInt16LittleEndian(source[4..]);
+        ushort version = BinaryPrimitives.ReadUInt16BigEndian(source[4..]);
         if (version != Version)
         {
-            error = $"unsupported job description version {version}";
+            error = version == LittleEndianVersion2
+                ? $"job description version 2 (the little-endian layout of an older build) is not supported: this build reads version {Version}"
+                : $"unsupported job description version {version}: this build reads version {Version}";
             return false;
         }
-        int total = BinaryPrimitives.ReadUInt16LittleEndian(source[6..]);
+        int total = BinaryPrimitives.ReadUInt16BigEndian(source[6..]);
         if (total < FixedSize || total > source.Length || total > MaxEncodedSize)
         {
             error = $"job description length {total} does not fit the {source.Length} bytes received";
             return false;
         }
         source = source[..total];
-        ulong jobId = BinaryPrimitives.ReadUInt64LittleEndian(source[8..]);
-        int reduceTasks = BinaryPrimitives.ReadInt32LittleEndian(source[16..]);
+        ulong jobId = BinaryPrimitives.ReadUInt64BigEndian(source[8..]);
+        int reduceTasks = BinaryPrimitives.ReadInt32BigEndian(source[16..]);
         var mode = (ShuffleMode)source[20];
         var outputKind = (OutputKind)source[21];
-        int optionCount = BinaryPrimitives.ReadUInt16LittleEndian(source[22..]);
-        long budget = BinaryPrimitives.ReadInt64LittleEndian(source[24..]);
+        int optionCount = BinaryPrimitives.ReadUInt16BigEndian(source[22..]);
+        long budget = BinaryPrimitives.ReadInt64BigEndian(source[24..]);
         var trees = (TreeFamily)source[32];
         if (source[33..FixedSize].ContainsAnyExcept((byte)0))
         {
@@ -177,7 +184,7 @@ public static class JobDescriptionCodec
         {
             throw new ArgumentException($"string field of {count} bytes does not fit the job description");
         }
-        BinaryPrimitives.WriteUInt16LittleEndian(destination, (ushort)count);
+        BinaryPrimitives.WriteUInt16BigEndian(destination, (ushort)count);
         Encoding.UTF8.GetBytes(text, destination[2..]);
         return 2 + count;
     }
@@ -189,7 +196,7 @@ public static class JobDescriptionCodec
         {
             return false;
         }
-        int count = BinaryPrimitives.ReadUInt16LittleEndian(source[offset..]);
+        int count = BinaryPrimitives.ReadUInt16BigEndian(source[offset..]);
         if (source.Length - offset - 2 < count)
         {
             return false;
