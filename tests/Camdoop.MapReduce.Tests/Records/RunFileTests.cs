@@ -1,3 +1,5 @@
+using System.Buffers.Binary;
+using System.Globalization;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Tests.Support;
@@ -87,6 +89,74 @@ public sealed class RunFileTests : IDisposable
 
         File.WriteAllBytes(path, good[..40]);
         Assert.Throws<CorruptRunFileException>(() => RunReader.Open(path));
+    }
+
+    private static readonly RunHeader LayoutSample = new(
+        JobId: 0x0102_0304_0506_0708,
+        MapTaskId: 0x1112_1314_1516_1718,
+        ReduceTask: 0x2122_2324,
+        Stripe: 5,
+        RecordCount: 0x3132_3334_3536_3738,
+        PayloadBytes: 0x4142_4344_4546_4748,
+        KeyBytes: 0x5152_5354_5556_5758,
+        ValueBytes: 0x6162_6364_6566_6768,
+        PayloadChecksum: 0xF1F2_F3F4_F5F6_F7F8,
+        Combined: true);
+
+    [Fact]
+    public void TheHeaderHasTheDocumentedBinaryLayout()
+    {
+        // The 96 bytes written out field by field, all big-endian (every field distinct, so a swapped byte shows):
+        // magic "CDRN", version 2, header length 96, job id, map task id, reduce task, stripe, record count, payload
+        // bytes, key bytes, value bytes, payload checksum, flags (bit 0: combined), 12 reserved zero bytes, then the
+        // xxHash64 of bytes 0..87.
+        string first88 = "4344524E" + "0002" + "0060" + "0102030405060708" + "1112131415161718" + "21222324" + "00000005"
+            + "3132333435363738" + "4142434445464748" + "5152535455565758" + "6162636465666768" + "F1F2F3F4F5F6F7F8"
+            + "00000001" + "00000000" + "0000000000000000";
+        string expected = first88 + XxHash64.Hash(Convert.FromHexString(first88)).ToString("X16", CultureInfo.InvariantCulture);
+
+        var bytes = new byte[RunHeader.Size];
+        LayoutSample.Write(bytes);
+        Assert.Equal(expected, Convert.ToHexString(bytes));
+        Assert.Equal(LayoutSample, RunHeader.Read(Convert.FromHexString(expected), "expected"));
+    }
+
+    [Fact]
+    public void AVersion1LittleEndianHeaderIsRefusedWithAClearError()
+    {
+        // Version 1: the same fields little-endian, checksums included, under the same magic bytes "CDRN".
+        var old = new byte[RunHeader.Size];
+        "CDRN"u8.CopyTo(old);
+        BinaryPrimitives.WriteUInt16LittleEndian(old.AsSpan(4), 1);
+        BinaryPrimitives.WriteUInt16LittleEndian(old.AsSpan(6), RunHeader.Size);
+        BinaryPrimitives.WriteUInt64LittleEndian(old.AsSpan(8), LayoutSample.JobId);
+        BinaryPrimitives.WriteUInt64LittleEndian(old.AsSpan(16), LayoutSample.MapTaskId);
+        BinaryPrimitives.WriteInt32LittleEndian(old.AsSpan(24), LayoutSample.ReduceTask);
+        BinaryPrimitives.WriteInt32LittleEndian(old.AsSpan(28), LayoutSample.Stripe);
+        BinaryPrimitives.WriteInt64LittleEndian(old.AsSpan(32), LayoutSample.RecordCount);
+        BinaryPrimitives.WriteInt64LittleEndian(old.AsSpan(40), LayoutSample.PayloadBytes);
+        BinaryPrimitives.WriteInt64LittleEndian(old.AsSpan(48), LayoutSample.KeyBytes);
+        BinaryPrimitives.WriteInt64LittleEndian(old.AsSpan(56), LayoutSample.ValueBytes);
+        BinaryPrimitives.WriteUInt64LittleEndian(old.AsSpan(64), LayoutSample.PayloadChecksum);
+        BinaryPrimitives.WriteUInt32LittleEndian(old.AsSpan(72), 1);
+        BinaryPrimitives.WriteUInt64LittleEndian(old.AsSpan(88), XxHash64.Hash(old.AsSpan(0, 88)));
+        var error = Assert.Throws<CorruptRunFileException>(() => RunHeader.Read(old, "old.run"));
+        Assert.Contains("version 1", error.Message, StringComparison.Ordinal);
+        Assert.Contains("little-endian", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(75)] // an unknown flag bit
+    [InlineData(76)]
+    [InlineData(87)]
+    public void NonZeroReservedBytesAreRefused(int offset)
+    {
+        var bytes = new byte[RunHeader.Size];
+        LayoutSample.Write(bytes);
+        bytes[offset] |= 0x02;
+        BinaryPrimitives.WriteUInt64BigEndian(bytes.AsSpan(88), XxHash64.Hash(bytes.AsSpan(0, 88)));
+        var error = Assert.Throws<CorruptRunFileException>(() => RunHeader.Read(bytes, "reserved.run"));
+        Assert.Contains("reserved", error.Message, StringComparison.Ordinal);
     }
 
     [Theory]
