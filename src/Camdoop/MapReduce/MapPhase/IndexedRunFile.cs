@@ -6,21 +6,25 @@ namespace Camdoop.MapReduce.MapPhase;
 
 /// <summary>
 /// One map task's output file: the runs of every bucket (bucket = reduce task x 6 + stripe) back to back, each a
-/// <see cref="RunHeader"/> followed by its record stream, then an index and a trailer. Little-endian:
+/// <see cref="RunHeader"/> followed by its record stream, then an index and a trailer. Big-endian:
 /// <code>
 /// [bucket 0: RunHeader (96) + payload] ... [bucket B-1: RunHeader + payload]
-/// [index: B x u64 offset of each bucket's header]
-/// [trailer, 40 bytes: u32 magic "CDIX" | u16 version | u16 reserved | i32 buckets | i32 reduce tasks |
-///  u64 index offset | u64 xxHash64 of the index | u64 xxHash64 of trailer bytes 0..31]
+/// [index: B x i64 offset of each bucket's header]
+/// [trailer, 40 bytes: u32 magic "CDIX" | u16 version (2) | u16 reserved (0) | i32 buckets | i32 reduce tasks |
+///  i64 index offset | u64 xxHash64 of the index | u64 xxHash64 of trailer bytes 0..31]
 /// </code>
-/// The trailer comes last so the file is written in one sequential pass. <see cref="Open"/> validates the trailer,
-/// the index and every segment header before anything is read.
+/// Version 1 was the same layout little-endian; it is refused with an error that says so. The trailer comes last so
+/// the file is written in one sequential pass. <see cref="Open"/> validates the trailer, the index and every segment
+/// header before anything is read.
 /// </summary>
 public sealed class IndexedRunFile : IDisposable
 {
-    public const uint TrailerMagic = 0x5849_4443; // "CDIX" read as little-endian
-    public const ushort Version = 1;
+    public const uint TrailerMagic = 0x4344_4958; // "CDIX"
+    public const ushort Version = 2;
     public const int TrailerSize = 40;
+
+    /// <summary>Version 1, the little-endian layout of older builds, as its bytes read big-endian.</summary>
+    private const ushort LittleEndianVersion1 = 0x0100;
 
     private readonly long[] _offsets;
     private readonly RunHeader[] _headers;
@@ -61,22 +65,33 @@ public sealed class IndexedRunFile : IDisposable
             }
             Span<byte> trailer = stackalloc byte[TrailerSize];
             ReadExactly(handle, trailer, length - TrailerSize, path);
-            if (BinaryPrimitives.ReadUInt32LittleEndian(trailer) != TrailerMagic)
+            if (BinaryPrimitives.ReadUInt32BigEndian(trailer) != TrailerMagic)
             {
                 throw new CorruptRunFileException(path, "not an indexed run file (bad trailer magic)");
             }
-            if (BinaryPrimitives.ReadUInt64LittleEndian(trailer[32..]) != XxHash64.Hash(trailer[..32]))
+            // The version before the checksum: a file of another layout gets an error naming its version, not a
+            // checksum mismatch.
+            ushort version = BinaryPrimitives.ReadUInt16BigEndian(trailer[4..]);
+            if (version == LittleEndianVersion1)
+            {
+                throw new CorruptRunFileException(path,
+                    $"indexed run file version 1 (the little-endian layout of an older build) is not supported: this build reads version {Version}");
+            }
+            if (version != Version)
+            {
+                throw new CorruptRunFileException(path, $"unsupported indexed run file version {version}: this build reads version {Version}");
+            }
+            if (BinaryPrimitives.ReadUInt64BigEndian(trailer[32..]) != XxHash64.Hash(trailer[..32]))
             {
                 throw new CorruptRunFileException(path, "trailer checksum mismatch");
             }
-            ushort version = BinaryPrimitives.ReadUInt16LittleEndian(trailer[4..]);
-            if (version != Version)
+            if (BinaryPrimitives.ReadUInt16BigEndian(trailer[6..]) != 0)
             {
-                throw new CorruptRunFileException(path, $"unsupported indexed run file version {version}");
+                throw new CorruptRunFileException(path, "trailer reserved bytes are not zero");
             }
-            int buckets = BinaryPrimitives.ReadInt32LittleEndian(trailer[8..]);
-            int reduceTasks = BinaryPrimitives.ReadInt32LittleEndian(trailer[12..]);
-            long indexOffset = BinaryPrimitives.ReadInt64LittleEndian(trailer[16..]);
+            int buckets = BinaryPrimitives.ReadInt32BigEndian(trailer[8..]);
+            int reduceTasks = BinaryPrimitives.ReadInt32BigEndian(trailer[12..]);
+            long indexOffset = BinaryPrimitives.ReadInt64BigEndian(trailer[16..]);
             if (reduceTasks < 1 || buckets != reduceTasks * Stripes.Count
                 || indexOffset < 0 || indexOffset + (8L * buckets) + TrailerSize != length)
             {
@@ -84,7 +99,7 @@ public sealed class IndexedRunFile : IDisposable
             }
             var index = new byte[8 * buckets];
             ReadExactly(handle, index, indexOffset, path);
-            if (XxHash64.Hash(index) != BinaryPrimitives.ReadUInt64LittleEndian(trailer[24..]))
+            if (XxHash64.Hash(index) != BinaryPrimitives.ReadUInt64BigEndian(trailer[24..]))
             {
                 throw new CorruptRunFileException(path, "index checksum mismatch");
             }
@@ -94,7 +109,7 @@ public sealed class IndexedRunFile : IDisposable
             long expected = 0;
             for (int b = 0; b < buckets; b++)
             {
-                offsets[b] = BinaryPrimitives.ReadInt64LittleEndian(index.AsSpan(8 * b));
+                offsets[b] = BinaryPrimitives.ReadInt64BigEndian(index.AsSpan(8 * b));
                 if (offsets[b] != expected)
                 {
                     throw new CorruptRunFileException(path, $"index entry {b} points at {offsets[b]}, expected {expected}");

@@ -119,19 +119,19 @@ internal sealed class IndexedRunFileSink : IBucketSink, IDisposable
         var index = new byte[8 * _offsets.Length];
         for (int b = 0; b < _offsets.Length; b++)
         {
-            BinaryPrimitives.WriteInt64LittleEndian(index.AsSpan(8 * b), _offsets[b]);
+            BinaryPrimitives.WriteInt64BigEndian(index.AsSpan(8 * b), _offsets[b]);
         }
         long indexOffset = _file.Position;
         _file.Write(index);
         Span<byte> trailer = stackalloc byte[IndexedRunFile.TrailerSize];
         trailer.Clear();
-        BinaryPrimitives.WriteUInt32LittleEndian(trailer, IndexedRunFile.TrailerMagic);
-        BinaryPrimitives.WriteUInt16LittleEndian(trailer[4..], IndexedRunFile.Version);
-        BinaryPrimitives.WriteInt32LittleEndian(trailer[8..], _offsets.Length);
-        BinaryPrimitives.WriteInt32LittleEndian(trailer[12..], _reduceTasks);
-        BinaryPrimitives.WriteInt64LittleEndian(trailer[16..], indexOffset);
-        BinaryPrimitives.WriteUInt64LittleEndian(trailer[24..], XxHash64.Hash(index));
-        BinaryPrimitives.WriteUInt64LittleEndian(trailer[32..], XxHash64.Hash(trailer[..32]));
+        BinaryPrimitives.WriteUInt32BigEndian(trailer, IndexedRunFile.TrailerMagic);
+        BinaryPrimitives.WriteUInt16BigEndian(trailer[4..], IndexedRunFile.Version);
+        BinaryPrimitives.WriteInt32BigEndian(trailer[8..], _offsets.Length);
+        BinaryPrimitives.WriteInt32BigEndian(trailer[12..], _reduceTasks);
+        BinaryPrimitives.WriteInt64BigEndian(trailer[16..], indexOffset);
+        BinaryPrimitives.WriteUInt64BigEndian(trailer[24..], XxHash64.Hash(index));
+        BinaryPrimitives.WriteUInt64BigEndian(trailer[32..], XxHash64.Hash(trailer[..32]));
         _file.Write(trailer);
         _file.Dispose();
         _completed = true;
