@@ -7,8 +7,8 @@ namespace Camdoop.Runtime.Hosting;
 
 /// <summary>
 /// A measurement service: while flooding, keeps its queue on one port full of maximum-size frames to the neighbour,
-/// each stamped with a sequence number; counts what it receives and the gaps in the neighbour's sequence (frames lost
-/// on the way). With a rate set it paces itself with a token bucket refilled every millisecond, so a probe can
+/// each stamped with a sequence number (an i64, big-endian, at payload offset 0); counts what it receives and the
+/// gaps in the neighbour's sequence (frames lost on the way). With a rate set it paces itself with a token bucket refilled every millisecond, so a probe can
 /// measure the CPU cost of a given frame rate rather than of flat-out flooding. Only for probes and benchmarks.
 /// </summary>
 public sealed class FloodService : IService
@@ -72,7 +72,7 @@ public sealed class FloodService : IService
         BytesReceived += FrameLayout.PayloadOffset(frame.Header.IsKeyRouted) + payload.Length;
         if (payload.Length >= sizeof(long))
         {
-            long sequence = BinaryPrimitives.ReadInt64LittleEndian(payload);
+            long sequence = BinaryPrimitives.ReadInt64BigEndian(payload);
             if (sequence > _expected)
             {
                 SequenceGaps += sequence - _expected;
@@ -113,7 +113,7 @@ public sealed class FloodService : IService
         var header = new FrameHeader(Id, ctx.Self, ctx.Torus.Neighbour(ctx.Self, _port), ttl: 1);
         while (!paced || _tokens >= 1)
         {
-            BinaryPrimitives.WriteInt64LittleEndian(_payload, _nextSequence);
+            BinaryPrimitives.WriteInt64BigEndian(_payload, _nextSequence);
             if (ctx.TrySend(_port, ref header, default, _payload) != SendStatus.Queued)
             {
                 return; // resumed by OnSendReady (queue full) or OnLinkChanged (link down)
