@@ -14,6 +14,16 @@ public interface IOwnershipListener
     void OnOwnershipChanged(OwnershipChange change);
 }
 
+/// <summary>
+/// Told after the routes were recomputed for a change of link state, whether or not any owner changed (a cut cable
+/// changes paths only): a service that keeps per-destination state on the first hop (which port a stream's frames
+/// leave on) looks again. Same calling contract as <see cref="IOwnershipListener"/>; called before it.
+/// </summary>
+public interface IRouteListener
+{
+    void OnRoutesChanged();
+}
+
 /// <summary>Which servers became unreachable or reachable again since the previous notification.</summary>
 public sealed record OwnershipChange(
     IReadOnlyList<Runtime.Topology.Coordinate> BecameUnreachable,

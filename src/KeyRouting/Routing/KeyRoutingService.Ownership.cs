@@ -9,6 +9,7 @@ namespace Camdoop.KeyRouting;
 public sealed partial class KeyRoutingService
 {
     private readonly List<IOwnershipListener> _listeners = [];
+    private readonly List<IRouteListener> _routeListeners = [];
     private ServerSet _notified = null!;
     private bool _dirty;
     private bool _recomputeScheduled;
@@ -22,6 +23,13 @@ public sealed partial class KeyRoutingService
     }
 
     public bool RemoveOwnershipListener(IOwnershipListener listener) => _listeners.Remove(listener);
+
+    /// <summary>Registers a listener for route changes (see <see cref="IRouteListener"/>).</summary>
+    public void AddRouteListener(IRouteListener listener)
+    {
+        ArgumentNullException.ThrowIfNull(listener);
+        _routeListeners.Add(listener);
+    }
 
     private void MarkDirty()
     {
@@ -47,6 +55,19 @@ public sealed partial class KeyRoutingService
     {
         _recomputeScheduled = false;
         EnsureFresh();
+        foreach (var listener in _routeListeners.ToArray())
+        {
+            try
+            {
+                listener.OnRoutesChanged();
+            }
+            // one listener's bug must not keep the others uninformed
+            catch (Exception ex)
+            {
+                Context.Counters.ServiceFaults++;
+                Context.Log(LogLevel.Error, $"route listener {listener.GetType().Name} failed: {ex}");
+            }
+        }
         var reachable = _table.Reachable;
         if (reachable.Equals(_notified))
         {

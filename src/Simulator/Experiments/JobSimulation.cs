@@ -113,7 +113,8 @@ public static class JobSimulation
         long t0 = sim.Now;
         // On the partitions' threads: building the vertices is a run's only serial work otherwise (R = 512 on 8x8x8:
         // 4.1 s on one thread).
-        sim.Schedule(t0, () => sim.ForEachServer(s => services[s].StartJob(description, [maps[s]])));
+        var mapTasks = new SimulatedMapTasks(torus, input);
+        sim.Schedule(t0, () => sim.ForEachServer(s => services[s].StartJob(description, [maps[s]], mapTasks)));
         long nextReport = 0;
         // Hundreds of thousands of long-lived vertex objects: favour throughput over GC pause times while running.
         var latency = GCSettings.LatencyMode;

@@ -16,8 +16,12 @@ public sealed class JobSimulationInput : IDisposable
 {
     private readonly string? _directory;
 
-    private JobSimulationInput(IMapReduceJob job, int reduceTasks, MapOutput[] maps, IReadOnlyList<byte[]>? inputs, long inputBytes, double wallSeconds, string? directory)
+    private readonly Func<int, MapOutput> _remap;
+
+    private JobSimulationInput(IMapReduceJob job, int reduceTasks, MapOutput[] maps, IReadOnlyList<byte[]>? inputs, long inputBytes, double wallSeconds, string? directory,
+        Func<int, MapOutput> remap)
     {
+        _remap = remap;
         Job = job;
         ReduceTasks = reduceTasks;
         MapOutputs = maps;
@@ -41,6 +45,12 @@ public sealed class JobSimulationInput : IDisposable
 
     /// <summary>Wall time spent generating and mapping.</summary>
     public double WallSeconds { get; }
+
+    /// <summary>
+    /// Maps server <paramref name="server"/>'s input again, in memory (a map task of a failed server run again
+    /// elsewhere): the same input, generated or read again, gives the same output. Thread-safe.
+    /// </summary>
+    public MapOutput Remap(int server) => _remap(server);
 
     /// <summary>Whether the map outputs are run files on disk (else runs in memory).</summary>
     public bool OnDisk => _directory is not null;
@@ -114,7 +124,17 @@ public sealed class JobSimulationInput : IDisposable
             }
             throw;
         }
-        return new JobSimulationInput(job, options.ReduceTasks, maps, inputs, inputBytes, wall.Elapsed.TotalSeconds, directory);
+        MapOutput Remap(int s)
+        {
+            var input = rawInputs is not null ? rawInputs[s] : inputs is not null ? inputs[s] : source!.Server(s);
+            return MapTask.Run(job, input, new MapTaskOptions
+            {
+                ReduceTasks = options.ReduceTasks,
+                JobId = options.JobId,
+                MapTaskId = maps[s].MapTaskId,
+            });
+        }
+        return new JobSimulationInput(job, options.ReduceTasks, maps, inputs, inputBytes, wall.Elapsed.TotalSeconds, directory, Remap);
     }
 
     /// <summary>
@@ -143,7 +163,17 @@ public sealed class JobSimulationInput : IDisposable
                 JobId = options.JobId,
                 MapTaskId = oneTask.MapOutputs[s].MapTaskId,
             }));
-        return new JobSimulationInput(job, options.ReduceTasks, maps, oneTask.Inputs, oneTask.InputBytes, wall.Elapsed.TotalSeconds, directory: null);
+        MapOutput Remap(int s)
+        {
+            using var whole = oneTask.Remap(s);
+            return MapOutputSplitter.Split(job, whole, new MapTaskOptions
+            {
+                ReduceTasks = options.ReduceTasks,
+                JobId = options.JobId,
+                MapTaskId = whole.MapTaskId,
+            });
+        }
+        return new JobSimulationInput(job, options.ReduceTasks, maps, oneTask.Inputs, oneTask.InputBytes, wall.Elapsed.TotalSeconds, directory: null, Remap);
     }
 
     /// <summary>Whether <see cref="Split"/> can make the input of <paramref name="options"/> from <paramref name="oneTask"/>.</summary>

@@ -103,10 +103,57 @@ public sealed class ShuffleWireTests
         var coordinate = (byte[])good.Clone();
         coordinate[ShuffleWire.FrameHeaderSize + 9] = 4; // y = 4 on a 4x4x4 torus
         Assert.Equal(WireError.BadCoordinate, Read(coordinate));
-        var reduceTask = (byte[])good.Clone();
-        BinaryPrimitives.WriteUInt32BigEndian(reduceTask.AsSpan(ShuffleWire.FrameHeaderSize), uint.MaxValue);
-        Assert.Equal(WireError.BadSegment, Read(reduceTask));
         Assert.Equal(WireError.Truncated, Read(good[..(ShuffleWire.FrameHeaderSize + 10)]));
+    }
+
+    [Fact]
+    public void TheFirstWordCarriesTheSourceAboveA24BitReduceTaskAndByte11TheEpoch()
+    {
+        var frame = DataFrame((1, 1, new Coordinate(0, 0, 0), 0, SegmentFlags.None, [9, 9]));
+        BinaryPrimitives.WriteUInt32BigEndian(frame.AsSpan(ShuffleWire.FrameHeaderSize), 0x03_00_01_02);
+        frame[ShuffleWire.FrameHeaderSize + 11] = 7;
+        int position = ShuffleWire.FrameHeaderSize;
+        Assert.Equal(WireError.None, ShuffleWire.TryReadSegment(frame, ref position, Cube, out var segment));
+        Assert.Equal((3, 0x0102, 7), (segment.Source, segment.ReduceTask, segment.Epoch));
+        var written = new byte[ShuffleWire.SegmentHeaderSize];
+        ShuffleWire.WriteSegmentHeader(written, 0x0102, 1, SegmentFlags.Restart, 0, new Coordinate(1, 2, 3), 5, source: 3, epoch: 7);
+        Assert.Equal("03000102" + "01" + "08" + "0000" + "010203" + "07" + "0000000000000005", Convert.ToHexString(written));
+    }
+
+    [Fact]
+    public void ResumeRequestsRoundTripAndMalformedOnesAreRejected()
+    {
+        var key = "corpus"u8.ToArray();
+        var request = new ResumeRequest(new StreamId(513, 4, new Coordinate(3, 2, 1), 2), new Coordinate(0, 1, 2), 9, true, key, 3);
+        var entry = new byte[ShuffleWire.ResumeEntrySize(key.Length)];
+        Assert.Equal(entry.Length, ShuffleWire.WriteResume(entry, request));
+        // u8 source | u24 reduce task | tree | flags (HasKey) | key length | child | known epoch | requester | 0 | skip | key
+        Assert.Equal("02000201" + "04" + "01" + "0006" + "030201" + "09" + "000102" + "00" + "00000003" + Convert.ToHexString(key), Convert.ToHexString(entry));
+        int position = 0;
+        Assert.Equal(WireError.None, ShuffleWire.TryReadResume(entry, ref position, Cube, out var read));
+        Assert.Equal(entry.Length, position);
+        Assert.Equal((request.Stream, request.Requester, request.KnownEpoch, true, 3u), (read.Stream, read.Requester, read.KnownEpoch, read.HasKey, read.Skip));
+        Assert.Equal(key, read.Key.ToArray());
+
+        WireError Read(byte[] bytes)
+        {
+            int p = 0;
+            return ShuffleWire.TryReadResume(bytes, ref p, Cube, out _);
+        }
+        Assert.Equal(WireError.Truncated, Read(entry[..10]));
+        Assert.Equal(WireError.BadSegment, Read(entry[..^1])); // the key runs past the entry
+        var flags = (byte[])entry.Clone();
+        flags[5] = 0x10;
+        Assert.Equal(WireError.BadFlags, Read(flags));
+        var keyWithoutFlag = (byte[])entry.Clone();
+        keyWithoutFlag[5] = 0;
+        Assert.Equal(WireError.BadFlags, Read(keyWithoutFlag));
+        var requester = (byte[])entry.Clone();
+        requester[13] = 9;
+        Assert.Equal(WireError.BadCoordinate, Read(requester));
+        var tree = (byte[])entry.Clone();
+        tree[4] = 6;
+        Assert.Equal(WireError.BadSegment, Read(tree));
     }
 
     [Fact]
@@ -119,7 +166,7 @@ public sealed class ShuffleWireTests
         {
             random.NextBytes(frame);
             // A plausible header, so that the random part is the entries.
-            frame[0] = (byte)random.Next(1, 3);
+            frame[0] = (byte)random.Next(1, 4);
             frame[1] = ShuffleWire.Version;
             frame[2] = 0;
             frame[3] = (byte)random.Next(1, 4);
@@ -133,9 +180,12 @@ public sealed class ShuffleWireTests
             int position = ShuffleWire.FrameHeaderSize;
             for (int k = 0; k < count; k++)
             {
-                var error = kind == ShuffleFrameKind.Data
-                    ? ShuffleWire.TryReadSegment(payload, ref position, Cube, out _)
-                    : ShuffleWire.TryReadAck(payload, ref position, Cube, out _);
+                var error = kind switch
+                {
+                    ShuffleFrameKind.Data => ShuffleWire.TryReadSegment(payload, ref position, Cube, out _),
+                    ShuffleFrameKind.Ack => ShuffleWire.TryReadAck(payload, ref position, Cube, out _),
+                    _ => ShuffleWire.TryReadResume(payload, ref position, Cube, out _),
+                };
                 if (error != WireError.None)
                 {
                     rejected++;

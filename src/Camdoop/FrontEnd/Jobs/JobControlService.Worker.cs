@@ -204,7 +204,8 @@ public sealed partial class JobControlService
         work.Shuffling = true;
         try
         {
-            work.ServerJob = Camdoop.StartJob(work.Description, work.MapOutputs);
+            var directory = new Dictionary<Coordinate, IReadOnlyList<Key>> { [Context.Self] = [.. work.Chunks.Order()] };
+            work.ServerJob = Camdoop.StartJob(work.Description, work.MapOutputs, new WorkerMapTasks(this, work, directory));
         }
         // a job that cannot start fails, the server carries on
         catch (Exception e)

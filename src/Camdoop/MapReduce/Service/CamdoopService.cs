@@ -12,9 +12,11 @@ namespace Camdoop.MapReduce.Service;
 /// The Camdoop MapReduce service of one server (the Camdoop paper, §4): runs the server's part of every job (map tasks, one
 /// vertex per reduce task and tree, the root reducers placed here) and the shuffle transport that links vertices
 /// over one-hop key-routed frames. The same code runs in the simulator and on real links: single-threaded, driven
-/// by frames, timers and send-ready callbacks, acting only through its node context and the key-routing service.
+/// by frames, timers and send-ready callbacks, acting only through its node context and the key-routing service. It
+/// listens to key routing for failed servers and changed routes, which every running job recovers from (the Camdoop
+/// paper, §4.2).
 /// </summary>
-public sealed class CamdoopService : IService
+public sealed class CamdoopService : IService, IOwnershipListener, IRouteListener
 {
     private readonly Dictionary<ulong, ServerJob> _jobs = [];
     private readonly List<VertexBase> _dirty = [];
@@ -67,17 +69,22 @@ public sealed class CamdoopService : IService
         _router = context.GetService<KeyRoutingService>()
             ?? throw new InvalidOperationException("the Camdoop service needs the key-routing service on the same node");
         _transport = new ShuffleTransport(context, _router, Options.Shuffle, Flush);
+        _router.AddOwnershipListener(this);
+        _router.AddRouteListener(this);
     }
 
     /// <summary>
     /// Starts this server's part of a job now, on the outputs of the map tasks that ran here (mapped off the event
     /// loop: by the job-control worker on a node, outside virtual time in the simulator): builds the vertices and
-    /// root reducers, advertises receive windows and starts sending.
+    /// root reducers, advertises receive windows and starts sending. <paramref name="mapTasks"/> tells which map
+    /// tasks ran where and runs a failed server's again. Servers unreachable now take no part in the job: their
+    /// vertices and root reducers run on the servers their keys map to.
     /// </summary>
-    public ServerJob StartJob(JobDescription description, IReadOnlyList<MapOutput> mapOutputs)
+    public ServerJob StartJob(JobDescription description, IReadOnlyList<MapOutput> mapOutputs, IMapTaskSource mapTasks)
     {
         ArgumentNullException.ThrowIfNull(description);
         ArgumentNullException.ThrowIfNull(mapOutputs);
+        ArgumentNullException.ThrowIfNull(mapTasks);
         var context = Context;
         description.Validate(context.Torus.Count);
         if (_jobs.ContainsKey(description.JobId))
@@ -85,7 +92,15 @@ public sealed class CamdoopService : IService
             throw new InvalidOperationException($"job {description.JobId:x16} is already running on {context.Self}");
         }
         var job = JobRegistry.Create(description.Job);
-        var serverJob = new ServerJob(this, description, job, mapOutputs);
+        var view = new ServerSet(context.Torus.Count);
+        for (int i = 0; i < context.Torus.Count; i++)
+        {
+            if (_router!.IsReachable(context.Torus.CoordinateOf(i)))
+            {
+                view.Add(i);
+            }
+        }
+        var serverJob = new ServerJob(this, description, job, mapOutputs, mapTasks, view);
         _jobs[description.JobId] = serverJob;
         RebalanceWindows();
         serverJob.Start();
@@ -123,6 +138,29 @@ public sealed class CamdoopService : IService
         }
         var torus = Context.Torus;
         int position = ShuffleWire.FrameHeaderSize;
+        if (kind == ShuffleFrameKind.Control)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                error = ShuffleWire.TryReadResume(payload, ref position, torus, out var request);
+                if (error != WireError.None)
+                {
+                    counters.Malformed[(int)error]++;
+                    return;
+                }
+                try
+                {
+                    job.OnResume(request);
+                }
+                // corrupt data or a job function's bug fails the job on this server, never the server
+                catch (Exception e)
+                {
+                    FailJob(job, e);
+                }
+            }
+            Flush();
+            return;
+        }
         if (kind == ShuffleFrameKind.Data)
         {
             counters.DataFramesReceived++;
@@ -148,7 +186,7 @@ public sealed class CamdoopService : IService
                 for (int i = 0; i < count; i++)
                 {
                     ShuffleWire.TryReadSegment(payload, ref position, torus, out var segment);
-                    job.OnSegment(segment, hops);
+                    job.OnSegment(segment, hops, frame.Header.Source);
                 }
             }
             // corrupt data or a job function's bug fails the job on this server, never the server
@@ -242,6 +280,58 @@ public sealed class CamdoopService : IService
         }
     }
 
+    /// <summary>Servers became unreachable: every running job takes over what they ran (see <see cref="ServerJob"/>).</summary>
+    public void OnOwnershipChanged(OwnershipChange change)
+    {
+        ArgumentNullException.ThrowIfNull(change);
+        if (change.BecameUnreachable.Count == 0)
+        {
+            return;
+        }
+        foreach (var job in _jobs.Values)
+        {
+            if (job.Failure is not null)
+            {
+                continue;
+            }
+            try
+            {
+                job.OnServersLost(change.BecameUnreachable);
+            }
+            // a bug in one job's recovery fails that job on this server, never the server
+            catch (Exception e)
+            {
+                FailJob(job, e);
+            }
+        }
+        RebalanceWindows();
+        Flush();
+    }
+
+    /// <summary>Routes changed (a link went down or up): streams move to the first hops of the new shortest paths.</summary>
+    public void OnRoutesChanged()
+    {
+        foreach (var job in _jobs.Values)
+        {
+            if (job.Failure is null)
+            {
+                job.UpdatePorts();
+            }
+        }
+        Flush();
+    }
+
+    /// <summary>After recovery work outside a frame or send-ready callback (a retry timer, a map task run again).</summary>
+    internal void FlushAfterRecovery() => Flush();
+
+    internal void FailJob(ServerJob job, string reason)
+    {
+        job.Fail(reason);
+        Context.Log(LogLevel.Error, $"job {job.JobId:x16} failed on {Context.Self}: {job.Failure}");
+        RebalanceWindows();
+        JobFailed?.Invoke(job);
+    }
+
     internal void OnReduceTaskCompleted(ServerJob job, ReduceTaskResult result)
     {
         ReduceTaskCompleted?.Invoke(result);
@@ -256,13 +346,7 @@ public sealed class CamdoopService : IService
         }
     }
 
-    private void FailJob(ServerJob job, Exception error)
-    {
-        job.Fail($"{error.GetType().Name}: {error.Message}");
-        Context.Log(LogLevel.Error, $"job {job.JobId:x16} failed on {Context.Self}: {job.Failure}");
-        RebalanceWindows();
-        JobFailed?.Invoke(job);
-    }
+    private void FailJob(ServerJob job, Exception error) => FailJob(job, $"{error.GetType().Name}: {error.Message}");
 
     /// <summary>Splits the packet-buffer budget evenly over the inbound streams of the jobs still running here.</summary>
     private void RebalanceWindows()

@@ -23,6 +23,14 @@ public sealed record CamdoopServiceOptions
     /// </summary>
     public int MergerInitialInputBytes { get; init; }
 
+    /// <summary>
+    /// Bytes each merging vertex's output keeps before its acknowledged offset, so that when its parent fails it can
+    /// start again from the parent's last key without merging anything again (the Camdoop paper, §4.2). -1 (the
+    /// default) sizes it to cover what a parent holds unforwarded: its receive window, its own output window and two
+    /// segments. 0 keeps nothing: every restart regenerates.
+    /// </summary>
+    public long ResumeRetentionBytes { get; init; } = -1;
+
     public void Validate()
     {
         ArgumentNullException.ThrowIfNull(Shuffle);

@@ -12,6 +12,9 @@ namespace Camdoop.MapReduce.Service;
 /// </summary>
 public sealed class JobPlacement
 {
+    /// <summary>The tree index that names a root reducer in <see cref="VertexKey"/> (trees are 0 to 5).</summary>
+    public const int RootTree = TreeTopology.TreeCount;
+
     private readonly int[] _rootIndex;
     private readonly KeyMapper _mapper;
 
@@ -94,8 +97,31 @@ public sealed class JobPlacement
     /// <summary>Every reduce task's root server index, in task order.</summary>
     public IReadOnlyList<int> RootIndices => _rootIndex;
 
-    /// <summary>The job's vertex id on <paramref name="server"/>: one per server, shared by all reduce tasks and trees.</summary>
+    /// <summary>
+    /// The job's vertex id on <paramref name="server"/>: one per server, shared by all reduce tasks and trees. Frames
+    /// to a server's vertices are routed by it, so segments of several streams to one server share a frame.
+    /// </summary>
     public Key VertexId(Coordinate server) => Key.FromCoordinate(Torus, server, JobKey);
+
+    /// <summary>
+    /// The key one vertex (reduce task, tree, the server it sits on in the tree) is owned by: while that server is up it
+    /// owns it; after it fails, the server the key maps to in the job's view runs the vertex. Keys differ per reduce task
+    /// and tree, so a failed server's vertices spread over its neighbours (the Camdoop paper, §4.2).
+    /// <paramref name="tree"/> is <see cref="RootTree"/> for the root reducer.
+    /// </summary>
+    public Key VertexKey(Coordinate home, int reduceTask, int tree)
+    {
+        ulong mixed = Mix(JobKey.Middle ^ Mix(((ulong)(uint)reduceTask << 8) | (uint)tree));
+        return Key.FromCoordinate(Torus, home, new Key(mixed, Mix(mixed ^ JobKey.High), 0));
+    }
+
+    /// <summary>The splitmix64 finaliser.</summary>
+    private static ulong Mix(ulong z)
+    {
+        z = (z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9UL;
+        z = (z ^ (z >> 27)) * 0x94D0_49BB_1331_11EBUL;
+        return z ^ (z >> 31);
+    }
 
     /// <summary>rootId of reduce task <paramref name="reduceTask"/>.</summary>
     public Key RootId(int reduceTask) => VertexId(Root(reduceTask));

@@ -1,5 +1,7 @@
+using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Merge;
+using Camdoop.MapReduce.Shuffle;
 
 namespace Camdoop.MapReduce.Service;
 
@@ -14,14 +16,15 @@ public sealed class LocalRun
     private readonly MapOutput _output;
     private readonly int _reduceTask;
     private readonly int _stripe;
-    private readonly ReadOnlyMemory<byte> _memory;
-    private readonly bool _inMemory;
+    private ReadOnlyMemory<byte> _memory;
+    private bool _inMemory;
     private RunSegmentReader? _reader;
     private long _position;
 
     public LocalRun(MapOutput output, int reduceTask, int stripe)
     {
         ArgumentNullException.ThrowIfNull(output);
+        Output = output;
         _output = output;
         _reduceTask = reduceTask;
         _stripe = stripe;
@@ -33,7 +36,14 @@ public sealed class LocalRun
         }
     }
 
+    /// <summary>The map output the run belongs to.</summary>
+    public MapOutput Output { get; }
+
     public long Length { get; }
+
+    public int ReduceTask => _reduceTask;
+
+    public int Stripe => _stripe;
 
     public bool IsEmpty => Length == 0;
 
@@ -107,6 +117,38 @@ public sealed class LocalRun
             Release();
         }
         return count;
+    }
+
+    /// <summary>
+    /// Moves to the first record after <paramref name="point"/> (failure recovery: the run is handed over again from
+    /// there). A run on disk is read into memory first: this happens only after a failure, once per run.
+    /// </summary>
+    public void SeekAfter(ResumePoint point, IKeyComparer? comparer)
+    {
+        ArgumentNullException.ThrowIfNull(point);
+        Release();
+        if (!_inMemory)
+        {
+            var bytes = new byte[Length + Merge.StreamMerger.LendSlackBytes];
+            using (var reader = _output.OpenRun(_reduceTask, _stripe))
+            {
+                int read = 0;
+                while (read < Length)
+                {
+                    int n = reader.Read(bytes.AsSpan(read, (int)(Length - read)));
+                    if (n == 0)
+                    {
+                        throw new InvalidDataException($"the run of reduce task {_reduceTask}, stripe {_stripe} ended early");
+                    }
+                    read += n;
+                }
+            }
+            _memory = bytes.AsMemory(0, (int)Length);
+            _inMemory = true;
+        }
+        uint skipped = 0;
+        int found = point.FindFirstAfter(_memory.Span, comparer, ref skipped, out int consumed);
+        _position = found >= 0 ? found : consumed;
     }
 
     private RunSegmentReader Reader => _reader ??= _output.OpenRun(_reduceTask, _stripe);

@@ -1,5 +1,6 @@
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Service;
 
@@ -10,6 +11,11 @@ namespace Camdoop.MapReduce.Service;
 /// reduce only passes the folded value on (<see cref="Jobs.IMapReduceJob.ReduceIsIdentity"/>) it merges in Combine
 /// mode, whose output is the same record stream, on the merger's fast paths (on 8x8x8 R = 1 the root's reduce calls
 /// were a third of its work).
+/// <para>
+/// A root reducer whose server failed runs again from the start on the server that owns its key: it asks every child
+/// for its whole stream (the failed reducer's output is lost with it), including the failed server's map tasks, run
+/// again where their ids now live (the Camdoop paper, §4.2).
+/// </para>
 /// </summary>
 public sealed class RootReducer : VertexBase
 {
@@ -25,8 +31,8 @@ public sealed class RootReducer : VertexBase
     private StreamMerger? _localMerger;
     private bool _localDone;
 
-    public RootReducer(ServerJob owner, int reduceTask, InboundStream[] children, LocalRun[] locals, ReduceOutput output)
-        : base(owner, reduceTask, children, locals, ModeFor(owner.Job))
+    public RootReducer(ServerJob owner, int reduceTask, Coordinate home, InboundStream[] children, LocalRun[] locals, ReduceOutput output)
+        : base(owner, reduceTask, JobPlacement.RootTree, home, children, locals, ModeFor(owner.Job))
     {
         _output = output;
     }
@@ -84,6 +90,18 @@ public sealed class RootReducer : VertexBase
     public long CompletedAt { get; private set; } = -1;
 
     public override void Start() => Owner.MarkDirty(this);
+
+    /// <summary>Starts the reduce task over (it was adopted: nothing is written yet), asking every child for its whole stream.</summary>
+    internal void RestartFromStart()
+    {
+        _chunk = null;
+        _localMerger = null;
+        _localDone = false;
+        IsFinished = false;
+        CompletedAt = -1;
+        RestartInputs(ResumePoint.Start);
+        Owner.MarkDirty(this);
+    }
 
     public override void Pump()
     {

@@ -1,3 +1,4 @@
+using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
@@ -10,29 +11,39 @@ namespace Camdoop.MapReduce.Service;
 
 /// <summary>
 /// One job on one server: its local map outputs, a vertex for every (reduce task, tree) whose root is elsewhere,
-/// and a root reducer for each reduce task rooted here. Created by <see cref="CamdoopService.StartJob"/>; routes
-/// segments and acks of the job to the right vertex.
+/// and a root reducer for each reduce task rooted here; after failures also the vertices, root reducers and map tasks
+/// of failed servers that this server took over (ServerJob.Recovery.cs). Created by <see cref="CamdoopService.StartJob"/>;
+/// routes segments, acks and restart requests of the job to the right vertex.
 /// </summary>
-public sealed class ServerJob
+public sealed partial class ServerJob
 {
     private readonly CamdoopService _service;
     private readonly Vertex?[] _vertices;
     private readonly Dictionary<int, RootReducer> _roots = [];
     private readonly List<ReduceTaskResult> _completed = [];
     private readonly Dictionary<(int Inputs, MergeMode Mode), Stack<StreamMerger>> _mergers = [];
+    private readonly int _selfIndex;
     private int _unfinishedVertices;
 
-    internal ServerJob(CamdoopService service, JobDescription description, IMapReduceJob job, IReadOnlyList<MapOutput> mapOutputs)
+    internal ServerJob(CamdoopService service, JobDescription description, IMapReduceJob job, IReadOnlyList<MapOutput> mapOutputs,
+        IMapTaskSource mapTasks, ServerSet view)
     {
         _service = service;
         Description = description;
         Job = job;
         MapOutputs = mapOutputs;
+        MapTasks = mapTasks;
         var context = service.Context;
         Self = context.Self;
+        _selfIndex = context.Torus.IndexOf(Self);
         Placement = new JobPlacement(context.Torus, description.JobId, description.ReduceTasks, description.Trees);
+        _view = view;
         // Non-associative reduce functions are merged only, whatever the mode (the Camdoop paper, §4.3).
         VertexMode = job.IsAssociativeCommutative && description.Mode == ShuffleMode.Camdoop ? MergeMode.Combine : MergeMode.Merge;
+        var shuffle = service.Options.Shuffle;
+        RetentionBytes = service.Options.ResumeRetentionBytes >= 0
+            ? service.Options.ResumeRetentionBytes
+            : (2L * shuffle.MaxWindowBytes) + (2L * ShuffleWire.MaxSegmentBytes) + (16 * 1024);
         _vertices = new Vertex?[description.ReduceTasks * TreeTopology.TreeCount];
         Build();
         long budget = description.MemoryBudgetBytes > 0 ? description.MemoryBudgetBytes : service.Options.MemoryBudgetBytes;
@@ -58,6 +69,12 @@ public sealed class ServerJob
 
     public IReadOnlyList<MapOutput> MapOutputs { get; }
 
+    /// <summary>Which map tasks ran where, and how to run one again (failure recovery).</summary>
+    public IMapTaskSource MapTasks { get; }
+
+    /// <summary>Bytes each merging vertex's output keeps before its acknowledged offset, for a restart without regenerating.</summary>
+    public long RetentionBytes { get; }
+
     public ShuffleTransport Transport => _service.Transport;
 
     public CamdoopServiceOptions Options => _service.Options;
@@ -65,8 +82,8 @@ public sealed class ServerJob
     /// <summary>Network streams this server receives for the job (children of its vertices and root reducers).</summary>
     public int InboundStreams { get; private set; }
 
-    /// <summary>Every vertex output acknowledged and every local reduce task written.</summary>
-    public bool IsFinished => _unfinishedVertices == 0 && _completed.Count == _roots.Count;
+    /// <summary>Every vertex output hosted here acknowledged and every reduce task rooted here written.</summary>
+    public bool IsFinished => _unfinishedVertices == 0 && _roots.Values.All(r => r.IsFinished);
 
     /// <summary>Set when the job failed on this server (corrupt data, a job function threw); the reason.</summary>
     public string? Failure { get; private set; }
@@ -74,15 +91,19 @@ public sealed class ServerJob
     /// <summary>The reduce tasks rooted here that completed.</summary>
     public IReadOnlyList<ReduceTaskResult> CompletedReduceTasks => _completed;
 
+    /// <summary>The root reducers hosted here: this server's own and those it took over from failed servers.</summary>
     public IEnumerable<RootReducer> RootReducers => _roots.Values;
 
-    public IEnumerable<Vertex> Vertices => _vertices.Where(v => v is not null)!;
+    /// <summary>Every vertex hosted here: this server's own, those taken over, and the leaves of map tasks run again.</summary>
+    public IEnumerable<Vertex> Vertices => _vertices.Where(v => v is not null).Concat(_adopted.Values).Concat(_reruns.Values.SelectMany(r => r.Leaves))!;
 
     /// <summary>Bytes that entered this server's vertices and reducers (children and local runs).</summary>
     public long AggregatedBytes => Vertices.Sum(v => v.AggregatedBytes) + _roots.Values.Sum(r => r.AggregatedBytes);
 
+    /// <summary>This server's own vertex of (<paramref name="reduceTask"/>, <paramref name="tree"/>), or null.</summary>
     public Vertex? Vertex(int reduceTask, int tree) => _vertices[(reduceTask * TreeTopology.TreeCount) + tree];
 
+    /// <summary>The root reducer of <paramref name="reduceTask"/> hosted here (own or taken over), or null.</summary>
     public RootReducer? Root(int reduceTask) => _roots.GetValueOrDefault(reduceTask);
 
     internal void MarkDirty(VertexBase vertex) => _service.MarkDirty(vertex);
@@ -122,9 +143,8 @@ public sealed class ServerJob
         var torus = Placement.Torus;
         var trees = Placement.Trees;
         var self = Self;
-        int selfIndex = torus.IndexOf(self);
-        var parentIds = new Dictionary<Coordinate, KeyRouting.Key>();
-        KeyRouting.Key VertexId(Coordinate c)
+        var parentIds = new Dictionary<Coordinate, Key>();
+        Key VertexId(Coordinate c)
         {
             if (!parentIds.TryGetValue(c, out var id))
             {
@@ -132,50 +152,63 @@ public sealed class ServerJob
             }
             return id;
         }
-        Func<Coordinate, KeyRouting.Key> vertexId = VertexId; // one delegate, not one per vertex
+        Func<Coordinate, Key> vertexId = VertexId; // one delegate, not one per vertex
         Span<Port> ports = stackalloc Port[Ports.Count];
         var children = new List<InboundStream>();
         var locals = new List<LocalRun>();
         for (int r = 0; r < Description.ReduceTasks; r++)
         {
             var root = Placement.Root(r);
-            if (Placement.RootIndex(r) == selfIndex)
+            if (Placement.RootIndex(r) == _selfIndex)
             {
                 children.Clear();
                 locals.Clear();
                 for (int t = 0; t < TreeTopology.TreeCount; t++)
                 {
-                    AddChildren(r, t, root, ports, children, vertexId);
+                    AddChildren(r, t, root, self, ports, children, vertexId);
                     AddLocals(r, t, locals);
                 }
                 string? path = Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(r) : null;
-                _roots[r] = new RootReducer(this, r, [.. children], [.. locals], new ReduceOutput(Job, path));
+                _roots[r] = new RootReducer(this, r, self, [.. children], [.. locals], new ReduceOutput(Job, path));
                 continue;
             }
             for (int t = 0; t < TreeTopology.TreeCount; t++)
             {
                 children.Clear();
                 locals.Clear();
-                AddChildren(r, t, root, ports, children, vertexId);
+                AddChildren(r, t, root, self, ports, children, vertexId);
                 AddLocals(r, t, locals);
                 var parentPort = trees.ParentPort(root, self, t)!.Value;
                 var parent = torus.Neighbour(self, parentPort);
                 var output = new OutboundStream(JobId, r, t, self, VertexId(parent), parentPort, Options.Shuffle.InitialWindowBytes, Options.Shuffle.MaxWindowBytes,
                     _service.Transport.Buffers);
-                _vertices[(r * TreeTopology.TreeCount) + t] = new Vertex(this, r, t, [.. children], [.. locals], VertexMode, output);
+                var vertex = new Vertex(this, r, t, self, [.. children], [.. locals], VertexMode, output)
+                {
+                    OutputHost = torus.IndexOf(parent),
+                };
+                if (!vertex.IsPassThrough)
+                {
+                    output.SetRetention(RetentionBytes);
+                }
+                _vertices[(r * TreeTopology.TreeCount) + t] = vertex;
                 _unfinishedVertices++;
             }
         }
     }
 
-    private void AddChildren(int reduceTask, int tree, Coordinate root, Span<Port> ports, List<InboundStream> children, Func<Coordinate, KeyRouting.Key> vertexId)
+    private void AddChildren(int reduceTask, int tree, Coordinate root, Coordinate home, Span<Port> ports, List<InboundStream> children, Func<Coordinate, Key> vertexId)
     {
         var torus = Placement.Torus;
-        int count = Placement.Trees.GetChildPorts(root, Self, tree, ports);
+        int count = Placement.Trees.GetChildPorts(root, home, tree, ports);
         for (int i = 0; i < count; i++)
         {
-            var child = torus.Neighbour(Self, ports[i]);
-            children.Add(new InboundStream(JobId, reduceTask, tree, child, vertexId(child), ports[i], children.Count));
+            var child = torus.Neighbour(home, ports[i]);
+            var stream = new InboundStream(JobId, reduceTask, tree, child, vertexId(child), ports[i], children.Count)
+            {
+                ChildHost = torus.IndexOf(child),
+            };
+            stream.TrackRecords();
+            children.Add(stream);
             InboundStreams++;
         }
     }
@@ -232,43 +265,93 @@ public sealed class ServerJob
             }
             root.Start();
         }
+        // Servers down when the job started are failures at time zero.
+        var lost = new List<Coordinate>();
+        for (int i = 0; i < Placement.Torus.Count; i++)
+        {
+            if (!_view.Contains(i))
+            {
+                lost.Add(Placement.Torus.CoordinateOf(i));
+            }
+        }
+        if (lost.Count > 0)
+        {
+            OnServersLost(lost);
+        }
     }
 
-    internal void OnSegment(in DataSegment segment, int hops)
+    internal void OnSegment(in DataSegment segment, int hops, Coordinate sender)
     {
-        if (segment.ReduceTask >= Description.ReduceTasks)
-        {
-            Transport.Counters.UnknownStream++;
-            return;
-        }
-        VertexBase? target = _roots.TryGetValue(segment.ReduceTask, out var root) ? root : Vertex(segment.ReduceTask, segment.Tree);
-        var child = target?.FindChild(segment.Tree, segment.Child);
+        var target = ParentOf(segment.Stream);
+        var child = target?.FindChild(segment.Tree, segment.Child, segment.Source);
         if (child is null)
         {
             Transport.Counters.UnknownStream++;
             return;
         }
         long before = child.Received;
-        target!.OnSegment(child, segment);
+        target!.OnSegment(child, segment, sender);
         Transport.Counters.DataByteHops += (child.Received - before) * hops;
+    }
+
+    /// <summary>The vertex hosted here that receives stream <paramref name="id"/>, or null.</summary>
+    private VertexBase? ParentOf(in StreamId id)
+    {
+        if ((uint)id.ReduceTask >= (uint)Description.ReduceTasks)
+        {
+            return null;
+        }
+        var root = Placement.Root(id.ReduceTask);
+        Coordinate home;
+        if (id.Source == 0)
+        {
+            if (id.Child == root || Placement.Trees.GetParent(root, id.Child, id.Tree) is not { } parent)
+            {
+                return null;
+            }
+            home = parent;
+        }
+        else
+        {
+            home = id.Child; // a map task's parent is the vertex on its own server
+        }
+        if (home == root)
+        {
+            return _roots.GetValueOrDefault(id.ReduceTask);
+        }
+        return home == Self ? Vertex(id.ReduceTask, id.Tree) : _adopted.GetValueOrDefault((id.ReduceTask, id.Tree, Placement.Torus.IndexOf(home)));
+    }
+
+    /// <summary>The vertex hosted here that sends stream <paramref name="id"/>, or null.</summary>
+    private Vertex? SenderOf(in StreamId id)
+    {
+        if ((uint)id.ReduceTask >= (uint)Description.ReduceTasks)
+        {
+            return null;
+        }
+        if (id.Source != 0)
+        {
+            return _reruns.GetValueOrDefault((Placement.Torus.IndexOf(id.Child), id.Source))?.Leaf(id.ReduceTask, id.Tree);
+        }
+        return id.Child == Self ? Vertex(id.ReduceTask, id.Tree) : _adopted.GetValueOrDefault((id.ReduceTask, id.Tree, Placement.Torus.IndexOf(id.Child)));
     }
 
     internal void OnAck(in AckEntry ack)
     {
         var counters = Transport.Counters;
-        if (ack.ReduceTask >= Description.ReduceTasks || ack.Child != Self)
-        {
-            counters.UnknownStream++;
-            return;
-        }
-        var vertex = Vertex(ack.ReduceTask, ack.Tree);
+        var vertex = SenderOf(ack.Stream);
         if (vertex is null)
         {
             counters.UnknownStream++;
             return;
         }
         var stream = vertex.Output;
-        if (stream.IsComplete)
+        if (ack.Epoch != stream.Epoch)
+        {
+            counters.StaleEpoch++;
+            return;
+        }
+        if (stream.IsComplete || stream.Suspended)
         {
             return;
         }
@@ -297,6 +380,7 @@ public sealed class ServerJob
         var result = new ReduceTaskResult(JobId, root.ReduceTask, Self, root.CompletedAt, output.Records, output.LogicalBytes,
             output.StreamBytes, output.FileBytes, output.Checksum, output.Path);
         _completed.Add(result);
+        _doneReduceTasks.Add(root.ReduceTask);
         _service.OnReduceTaskCompleted(this, result);
     }
 

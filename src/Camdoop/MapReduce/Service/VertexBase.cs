@@ -1,3 +1,4 @@
+using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Topology;
@@ -12,6 +13,11 @@ namespace Camdoop.MapReduce.Service;
 /// then and gives it back when its output is complete. With R = N a server hosts thousands of vertices, but only
 /// those whose children are all streaming hold a merger (a few thousand at once on 8x8x8, not a million).
 /// Receive windows follow what has been consumed.
+/// <para>
+/// A vertex belongs to a place in a tree: reduce task, tree and the server it sits on in the tree (its
+/// <see cref="Home"/>). After its home fails it lives on another server (adopted), which its own key
+/// (<see cref="OwnerKey"/>) decides: every server with the same view of failures agrees where (the Camdoop paper, §4.2).
+/// </para>
 /// </summary>
 public abstract class VertexBase
 {
@@ -20,10 +26,12 @@ public abstract class VertexBase
     private readonly MergeMode _mode;
     private StreamMerger? _merger;
 
-    protected VertexBase(ServerJob owner, int reduceTask, InboundStream[] children, LocalRun[] locals, MergeMode mode)
+    protected VertexBase(ServerJob owner, int reduceTask, int treeIndex, Coordinate home, InboundStream[] children, LocalRun[] locals, MergeMode mode)
     {
         Owner = owner;
         ReduceTask = reduceTask;
+        TreeIndex = treeIndex;
+        Home = home;
         _children = children;
         _locals = locals;
         _mode = mode;
@@ -32,6 +40,18 @@ public abstract class VertexBase
     public ServerJob Owner { get; }
 
     public int ReduceTask { get; }
+
+    /// <summary>The tree (0 to 5) of a vertex, <see cref="JobPlacement.RootTree"/> for a root reducer.</summary>
+    public int TreeIndex { get; }
+
+    /// <summary>The server this vertex sits on in the trees (where it runs unless that server failed).</summary>
+    public Coordinate Home { get; }
+
+    /// <summary>Where the vertex lives after a failure: the server that owns this key in the job's view.</summary>
+    public Key OwnerKey => Owner.Placement.VertexKey(Home, ReduceTask, TreeIndex);
+
+    /// <summary>Whether this vertex runs here in place of its failed home server.</summary>
+    public bool IsAdopted => Home != Owner.Self;
 
     public IReadOnlyList<InboundStream> Children => _children;
 
@@ -51,11 +71,11 @@ public abstract class VertexBase
     protected virtual int MergerInputs => _children.Length + _locals.Length;
 
     /// <summary>The child stream of tree <paramref name="tree"/> from vertex <paramref name="child"/>, or null.</summary>
-    public InboundStream? FindChild(int tree, Coordinate child)
+    public InboundStream? FindChild(int tree, Coordinate child, byte source = 0)
     {
         foreach (var s in _children)
         {
-            if (s.Tree == tree && s.Child == child)
+            if (s.Tree == tree && s.Child == child && s.Source == source)
             {
                 return s;
             }
@@ -73,12 +93,18 @@ public abstract class VertexBase
         return _merger is null ? default : _merger.LastConsumedKey(child.InputIndex);
     }
 
-    /// <summary>Handles a data segment of one of this vertex's children.</summary>
-    public void OnSegment(InboundStream child, in DataSegment segment)
+    /// <summary>Handles a data segment of one of this vertex's children, sent by server <paramref name="sender"/>.</summary>
+    public void OnSegment(InboundStream child, in DataSegment segment, Coordinate sender)
     {
         var transport = Owner.Transport;
+        bool awaited = child.PendingResume is not null;
         var outcome = child.Receive(segment, transport.AckEveryBytes, out var fresh, out bool finished, out bool ackNow);
         var counters = transport.Counters;
+        if (awaited && child.PendingResume is null)
+        {
+            // The restart began: acks go to the server it comes from.
+            Owner.OnChildRestarted(child, sender);
+        }
         switch (outcome)
         {
             case ReceiveOutcome.Accepted:
@@ -101,6 +127,9 @@ public abstract class VertexBase
             case ReceiveOutcome.Duplicate:
                 counters.DuplicateSegments++;
                 break;
+            case ReceiveOutcome.Stale:
+                counters.StaleEpoch++;
+                return;
             default:
                 counters.OutOfOrderSegments++;
                 break;
@@ -214,6 +243,44 @@ public abstract class VertexBase
                 transport.QueueAck(child);
             }
         }
+    }
+
+    /// <summary>
+    /// Merges again from <paramref name="point"/> (failure recovery): drops the merger and what the children sent,
+    /// asks every child to start again from the point's key (its records with that key included: the caller drops
+    /// the ones its consumer holds), and moves every local run to the same key.
+    /// </summary>
+    protected void RestartInputs(ResumePoint point)
+    {
+        var transport = Owner.Transport;
+        if (_merger is not null)
+        {
+            Owner.ReturnMerger(_merger);
+            _merger = null;
+        }
+        var inner = point.WithoutSkip();
+        foreach (var child in _children)
+        {
+            child.Restart(inner, transport.Buffers);
+            Owner.RequestResume(this, child);
+        }
+        foreach (var local in _locals)
+        {
+            local.SeekAfter(inner, Owner.Job.KeyComparer);
+        }
+        transport.Counters.Regenerations++;
+    }
+
+    /// <summary>
+    /// A child's server was lost: ask the child's new owner to start its stream again after the last complete record
+    /// held (the Camdoop paper, §4.2). Nothing held is dropped; a record the failure cut comes again whole.
+    /// </summary>
+    internal void OnChildLost(InboundStream child)
+    {
+        ArgumentNullException.ThrowIfNull(child);
+        var tail = child.Tail!;
+        child.BeginResume(tail.Point, tail.CompleteEnd);
+        Owner.RequestResume(this, child);
     }
 
     /// <summary>Gives the merger back to the job's pool (every input consumed, everything emitted).</summary>

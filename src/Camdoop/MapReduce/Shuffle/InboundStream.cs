@@ -15,6 +15,9 @@ public enum ReceiveOutcome : byte
 
     /// <summary>Bytes beyond a gap (an earlier frame was lost): dropped and answered with a Gap ack.</summary>
     OutOfOrder,
+
+    /// <summary>A segment of an epoch the stream has left, or, while a restart is awaited, not the restart: dropped.</summary>
+    Stale,
 }
 
 /// <summary>
@@ -22,13 +25,19 @@ public enum ReceiveOutcome : byte
 /// edge, and when to acknowledge. Acks are cumulative (offset = bytes held) and carry the window beyond it, computed
 /// from the bytes the merger has consumed: edge = consumed + window. The state outlives the vertex's merger so that
 /// late retransmissions are still answered.
+/// <para>
+/// Failure recovery: when the child is lost, the parent asks its replacement to restart the stream after the last
+/// complete record held (<see cref="BeginResume"/>) and takes only that restart's segments (epoch and offsets start
+/// again from 0). Internally offsets go on from the last complete record, so the merger's input simply continues:
+/// the bytes of a record cut by the failure, already held, come again and are dropped as duplicates.
+/// </para>
 /// </summary>
 public sealed class InboundStream
 {
     /// <summary>Bytes a stash keeps free after its data: what a merger needs past an input's bytes.</summary>
     public const int StashSlackBytes = Merge.StreamMerger.LendSlackBytes;
 
-    public InboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key childVertexId, Port port, int inputIndex)
+    public InboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key childVertexId, Port port, int inputIndex, byte source = 0)
     {
         JobId = jobId;
         ReduceTask = reduceTask;
@@ -37,6 +46,7 @@ public sealed class InboundStream
         ChildVertexId = childVertexId;
         Port = port;
         InputIndex = inputIndex;
+        Source = source;
     }
 
     public ulong JobId { get; }
@@ -47,8 +57,35 @@ public sealed class InboundStream
 
     public Coordinate Child { get; }
 
-    /// <summary>Acks are key-routed to the child's vertex id.</summary>
-    public Key ChildVertexId { get; }
+    /// <summary>0 for a vertex's stream, j &gt; 0 for a re-run map task's (see <see cref="StreamId"/>).</summary>
+    public byte Source { get; }
+
+    public StreamId Id => new(ReduceTask, Tree, Child, Source);
+
+    /// <summary>Acks are key-routed to the vertex id of the server the child's segments come from.</summary>
+    public Key ChildVertexId { get; internal set; }
+
+    /// <summary>The epoch whose segments are taken (see <see cref="OutboundStream.Epoch"/>).</summary>
+    public byte Epoch { get; private set; }
+
+    /// <summary>The server that hosted the child when last looked at (its owner in this server's view); -1 unknown.</summary>
+    public int ChildHost { get; set; } = -1;
+
+    /// <summary>Where a restart was asked to start, while it has not begun; null otherwise.</summary>
+    public ResumePoint? PendingResume { get; private set; }
+
+    /// <summary>The server the pending restart was asked of, and when (for retries).</summary>
+    public int ResumeTarget { get; set; } = -1;
+
+    public long ResumeSentAt { get; set; }
+
+    public int ResumeAttempts { get; set; }
+
+    /// <summary>Follows the received records, where a restart point must be known exactly (null: computed otherwise).</summary>
+    public RecordTail? Tail { get; private set; }
+
+    // Internal offset of the current epoch's offset 0.
+    private long _origin;
 
     /// <summary>The port whose scheduler sends this stream's acks (towards the child).</summary>
     public Port Port { get; internal set; }
@@ -86,7 +123,20 @@ public sealed class InboundStream
     {
         fresh = default;
         finished = false;
-        long offset = (long)segment.Offset;
+        ackNow = false;
+        if (PendingResume is not null || segment.Epoch != Epoch)
+        {
+            if (PendingResume is null || (segment.Flags & SegmentFlags.Restart) == 0 || segment.Offset != 0)
+            {
+                return ReceiveOutcome.Stale;
+            }
+            // The restart asked for has begun: take its epoch from here on.
+            Epoch = segment.Epoch;
+            PendingResume = null;
+            ResumeTarget = -1;
+            ResumeAttempts = 0;
+        }
+        long offset = _origin + (long)segment.Offset;
         long end = offset + segment.Bytes.Length;
         bool fin = (segment.Flags & SegmentFlags.Fin) != 0;
         ackNow = (segment.Flags & (SegmentFlags.AckNow | SegmentFlags.Probe | SegmentFlags.Fin)) != 0;
@@ -103,6 +153,7 @@ public sealed class InboundStream
         }
         fresh = segment.Bytes[(int)(Received - offset)..];
         Received = end;
+        Tail?.Feed(fresh);
         if (fin)
         {
             FinReceived = true;
@@ -187,6 +238,42 @@ public sealed class InboundStream
         var flags = _pendingFlags | (FinReceived ? AckFlags.FinReceived : AckFlags.None);
         _pendingFlags = AckFlags.None;
         AckQueued = false;
-        return new AckEntry(ReduceTask, Tree, Child, (ulong)Received, (uint)Math.Min(edge - Received, uint.MaxValue), flags);
+        return new AckEntry(ReduceTask, Tree, Child, (ulong)(Received - _origin), (uint)Math.Min(edge - Received, uint.MaxValue), flags, Source, Epoch);
+    }
+
+    /// <summary>Starts following the received records (before any arrive): see <see cref="Tail"/>.</summary>
+    public void TrackRecords() => Tail ??= new RecordTail();
+
+    /// <summary>
+    /// The child was lost: from now on only the restart of its stream at <paramref name="point"/> is taken, its offsets
+    /// counting from <paramref name="alignedReceived"/>, the end of the last complete record held (bytes of a record
+    /// cut there, already held, come again and are dropped as duplicates).
+    /// </summary>
+    public void BeginResume(ResumePoint point, long alignedReceived)
+    {
+        ArgumentNullException.ThrowIfNull(point);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(alignedReceived, Received);
+        PendingResume = point;
+        FinReceived = false;
+        _origin = alignedReceived;
+        AdvertisedEdge = Math.Min(AdvertisedEdge, Received);
+        LastAckedOffset = -1;
+        _pendingFlags = AckFlags.None;
+        ResumeAttempts = 0;
+    }
+
+    /// <summary>
+    /// Forgets everything received (the vertex merges again from a restart point it asks of every child): like a new
+    /// stream waiting for the restart at <paramref name="point"/>.
+    /// </summary>
+    public void Restart(ResumePoint point, ShuffleBufferPool pool)
+    {
+        ArgumentNullException.ThrowIfNull(point);
+        ReleaseStash(pool);
+        Received = 0;
+        Consumed = 0;
+        AdvertisedEdge = 0;
+        Tail?.Clear();
+        BeginResume(point, 0);
     }
 }

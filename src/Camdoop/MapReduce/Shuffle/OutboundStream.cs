@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Buffers;
+using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Records;
 using Camdoop.Runtime.Topology;
 
@@ -14,9 +15,17 @@ namespace Camdoop.MapReduce.Shuffle;
 /// Loss recovery is go-back-N from the acknowledged offset: on a Gap ack at once (fast retransmit), else when the
 /// port's retransmission timer finds the stream without progress for an RTO. A closed window is probed.
 /// <para>
-/// Buffering: bytes [acked, end) live in one linear buffer rented from the array pool while the stream is active
-/// (compacted when the acknowledged prefix outgrows the live part, grown on demand up to the window cap) and
-/// returned when the FIN is acknowledged. The owner may run at most one segment ahead of the window.
+/// Buffering: bytes [acked, end) live in one linear buffer rented from the server's <see cref="ShuffleBufferPool"/>
+/// while the stream is active (compacted when the acknowledged prefix outgrows the live part, grown on demand up to
+/// the window cap) and returned when the FIN is acknowledged. The owner may run at most one segment ahead of the
+/// window.
+/// </para>
+/// <para>
+/// Failure recovery (the Camdoop paper, §4.2): a stream may keep the last <see cref="Retention"/> bytes before its
+/// acknowledged offset (from a record boundary its owner noted), so that when its parent is lost it can start again
+/// from the parent's last key without regenerating anything (<see cref="TryRestartAt"/>); otherwise its owner
+/// regenerates it (<see cref="Reset"/>). Each start after the first is an epoch: offsets count from 0 again, and the
+/// segments at offset 0 carry <see cref="SegmentFlags.Restart"/>.
 /// </para>
 /// </summary>
 public sealed class OutboundStream
@@ -27,7 +36,9 @@ public sealed class OutboundStream
     private const int MinDrain = 512;
     private const int GrowToWindowAbove = 16 * 1024;
 
-    private int _releasedLength; // length of the buffer last given back while the stream goes on
+    private int _releasedLength; // length of the notional buffer when the real one was last given back
+    private int _notional; // the notional send buffer's length (0: none): see DrainSpace
+    private long _notionalOffset; // stream offset of its first byte
 
     private byte[]? _buffer;
     private long _bufferOffset; // stream offset of _buffer[0]
@@ -53,17 +64,32 @@ public sealed class OutboundStream
     private long _walkPrefixAt = -1; // the offset _walkPrefix was read at
 
     private readonly ShuffleBufferPool _pool;
+    private readonly int _initialWindow;
+    private int _externalStart; // an external run's first byte in _buffer
 
-    public OutboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key destination, Port port, int initialWindow, int maxWindow, ShuffleBufferPool pool)
+    // Recovery: bytes from _retainFrom (a record start) on stay in the buffer; record starts the owner noted, oldest
+    // first, are where _retainFrom may move to. long.MaxValue when nothing is kept.
+    private long _retainFrom = long.MaxValue;
+    private long[]? _boundaries;
+    private int _boundaryHead;
+    private int _boundaryCount;
+    private long _lastBoundary;
+    private bool _restarted; // epoch > 0: segments at offset 0 carry Restart
+    private long _resend; // bytes from offset 0 of this epoch that were sent before the restart
+
+    public OutboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key destination, Port port, int initialWindow, int maxWindow, ShuffleBufferPool pool,
+        byte source = 0)
     {
         _pool = pool;
         JobId = jobId;
         ReduceTask = reduceTask;
         Tree = tree;
         Child = child;
-        Destination = destination;
+        Source = source;
+        _destination = destination;
         Port = port;
         _edge = initialWindow;
+        _initialWindow = initialWindow;
         _maxWindow = maxWindow;
     }
 
@@ -73,11 +99,41 @@ public sealed class OutboundStream
 
     public int Tree { get; }
 
-    /// <summary>The sending vertex's coordinate (its vertex id's top bits).</summary>
+    /// <summary>The sending vertex's coordinate (its vertex id's top bits), or the server a re-run map task ran on first.</summary>
     public Coordinate Child { get; }
 
-    /// <summary>The parent's vertex id: frames are key-routed to its current owner.</summary>
-    public Key Destination { get; }
+    /// <summary>0 for a vertex's stream, j &gt; 0 for the j-th map task of <see cref="Child"/> re-run after a failure.</summary>
+    public byte Source { get; }
+
+    /// <summary>Which start of the stream this is: 0, then one more at each restart.</summary>
+    public byte Epoch { get; private set; }
+
+    public StreamId Id => new(ReduceTask, Tree, Child, Source);
+
+    /// <summary>The key frames are routed by: the vertex id of the server hosting the parent vertex.</summary>
+    public Key Destination
+    {
+        get => _destination;
+        internal set
+        {
+            Changed();
+            _destination = value;
+        }
+    }
+
+    private Key _destination;
+
+    /// <summary>
+    /// The parent was lost: nothing is sent until it asks for a restart (<see cref="TryRestartAt"/> or <see cref="Reset"/>).
+    /// The owner may go on filling the buffer meanwhile.
+    /// </summary>
+    public bool Suspended { get; private set; }
+
+    /// <summary>Bytes kept before the acknowledged offset for a restart (0: none).</summary>
+    public long Retention { get; private set; }
+
+    /// <summary>Where the bytes kept for a restart begin (long.MaxValue: none kept); record starts noted ahead of it.</summary>
+    public (long From, int Noted) Kept => (_retainFrom, _boundaryCount);
 
     /// <summary>The port whose scheduler sends this stream (the route's first hop).</summary>
     public Port Port { get; internal set; }
@@ -155,16 +211,16 @@ public sealed class OutboundStream
     public bool HasInFlight => _sentHigh > _acked || (_finSent && !IsComplete);
 
     /// <summary>Bytes a segment could carry now (inside the window).</summary>
-    public long SendableBytes => IsComplete ? 0 : Math.Max(0, Math.Min(_end, _edge) - _sent);
+    public long SendableBytes => IsComplete || Suspended ? 0 : Math.Max(0, Math.Min(_end, _edge) - _sent);
 
     /// <summary>The FIN could go now (everything else sent).</summary>
-    public bool FinPending => !IsComplete && _sourceDone && !_finSent && _sent == _end;
+    public bool FinPending => !IsComplete && !Suspended && _sourceDone && !_finSent && _sent == _end;
 
     /// <summary>Whether a segment could go out now: data inside the window, or the FIN.</summary>
-    public bool HasSendable => !IsComplete && (_sent < Math.Min(_end, _edge) || (_sourceDone && !_finSent && _sent == _end));
+    public bool HasSendable => !IsComplete && !Suspended && (_sent < Math.Min(_end, _edge) || (_sourceDone && !_finSent && _sent == _end));
 
     /// <summary>Data waits but the window is closed and nothing is in flight: only a probe can reopen it if an update was lost.</summary>
-    public bool IsWindowBlocked => !IsComplete && !HasInFlight && _sent < _end && _sent >= _edge;
+    public bool IsWindowBlocked => !IsComplete && !Suspended && !HasInFlight && _sent < _end && _sent >= _edge;
 
     /// <summary>
     /// Key prefix of the next record to send (the lowest key first across streams keeps reducers from stalling).
@@ -194,6 +250,7 @@ public sealed class OutboundStream
         _buffer = segment.Array;
         _bufferOffset = -segment.Offset;
         _external = true;
+        _externalStart = segment.Offset;
         _end = segment.Count;
         _sourceDone = true;
     }
@@ -201,6 +258,12 @@ public sealed class OutboundStream
     /// <summary>
     /// Space the owner may fill now (commit with <see cref="CommitDrained"/>): at most one segment beyond the
     /// window cap past the acknowledged offset. Empty when the owner must wait for acks.
+    /// <para>
+    /// How much it hands out follows a notional send buffer that holds only the bytes not yet acknowledged: it starts
+    /// small, doubles while small, then takes what the window allows at once, and is compacted when the acknowledged
+    /// part outgrows the rest. The real buffer also holds the bytes kept for a restart, so that keeping them changes
+    /// memory, never what is sent when.
+    /// </para>
     /// </summary>
     public Span<byte> DrainSpace()
     {
@@ -215,48 +278,76 @@ public sealed class OutboundStream
         {
             return default;
         }
-        // Bytes before `keep` are no longer needed (the walker may still need the header at its position).
+        // Bytes before `keep` are no longer needed to send (the walker may still need the header at its position).
         long keep = TracksPriority ? Math.Min(_acked, _walk) : _acked;
         int live = (int)(_end - keep);
         int want = (int)Math.Min(allowed, int.MaxValue);
-        if (_buffer is null)
+        if (_notional == 0)
         {
             // Start small: most streams at large R carry a few hundred bytes. Grow only when the buffer fills. A stream
             // that gave its buffer back between flights takes the size it grew to again rather than regrowing it.
-            _buffer = _pool.Rent(Math.Min(want, Math.Max(InitialBuffer, _releasedLength)));
-            _bufferOffset = keep;
+            _notional = ShuffleBufferPool.SizeFor(Math.Min(want, Math.Max(InitialBuffer, _releasedLength)));
+            _notionalOffset = keep;
         }
-        int garbage = (int)(keep - _bufferOffset);
-        int tail = _buffer.Length - garbage - live;
+        int garbage = (int)(keep - _notionalOffset);
+        int tail = _notional - garbage - live;
         int needed = Math.Min(want, MinDrain);
-        if (tail >= needed)
+        if (tail < needed)
         {
-            return _buffer.AsSpan(garbage + live, Math.Min(tail, want));
+            if (garbage > 0 && garbage >= live)
+            {
+                // Moving the live bytes costs no more than the room it wins.
+                _notionalOffset = keep;
+                garbage = 0;
+                tail = _notional - live;
+            }
+            // The most a buffer needs: a full window plus a segment either side of it.
+            int largest = _maxWindow + (2 * ShuffleWire.MaxSegmentBytes);
+            if (tail < needed && _notional < largest)
+            {
+                // Double while small; a stream that outgrows 16 KB is a steady one: take what its window allows at once,
+                // rather than leaving a trail of 32, 64 and 128 KB buffers behind (700 MB on an 8x8x8 R = 1 run).
+                int grown = _notional < GrowToWindowAbove ? _notional * 2 : (int)Math.Min(live + want, largest);
+                _notional = ShuffleBufferPool.SizeFor(Math.Max(grown, live + needed));
+                _notionalOffset = keep;
+                tail = _notional - live;
+            }
         }
-        if (garbage > 0 && garbage >= live)
+        int length = Math.Min(tail, want);
+        return length <= 0 ? default : Room(Math.Min(keep, _retainFrom), length);
+    }
+
+    /// <summary>
+    /// The real buffer's room for <paramref name="length"/> more bytes, keeping everything from <paramref name="keep"/>
+    /// on: compacted when that makes room, else grown (by half again at least, so that kept bytes do not make it grow
+    /// step by step).
+    /// </summary>
+    private Span<byte> Room(long keep, int length)
+    {
+        long need = _end + length - keep;
+        if (_buffer is null)
         {
-            // Moving the live bytes costs no more than the room it wins.
-            Buffer.BlockCopy(_buffer, garbage, _buffer, 0, live);
+            _buffer = _pool.Rent((int)need);
             _bufferOffset = keep;
-            garbage = 0;
-            tail = _buffer.Length - live;
         }
-        // The most a buffer needs: a full window plus a segment either side of it.
-        int largest = _maxWindow + (2 * ShuffleWire.MaxSegmentBytes);
-        if (tail < needed && _buffer.Length < largest)
+        else if (_end + length - _bufferOffset > _buffer.Length)
         {
-            // Double while small; a stream that outgrows 16 KB is a steady one: take what its window allows at once,
-            // rather than leaving a trail of 32, 64 and 128 KB buffers behind (700 MB on an 8x8x8 R = 1 run).
-            int grown = _buffer.Length < GrowToWindowAbove ? _buffer.Length * 2 : (int)Math.Min(live + want, largest);
-            var bigger = _pool.Rent(Math.Max(grown, live + needed));
-            Buffer.BlockCopy(_buffer, garbage, bigger, 0, live);
-            _pool.Return(_buffer);
-            _buffer = bigger;
+            int live = (int)(_end - keep);
+            int garbage = (int)(keep - _bufferOffset);
+            if (live + length <= _buffer.Length && garbage >= live)
+            {
+                Buffer.BlockCopy(_buffer, garbage, _buffer, 0, live);
+            }
+            else
+            {
+                var bigger = _pool.Rent((int)Math.Max(need, Retention > 0 ? _buffer.Length + (_buffer.Length / 2) : need));
+                Buffer.BlockCopy(_buffer, garbage, bigger, 0, live);
+                _pool.Return(_buffer);
+                _buffer = bigger;
+            }
             _bufferOffset = keep;
-            garbage = 0;
-            tail = _buffer.Length - live;
         }
-        return _buffer.AsSpan(garbage + live, Math.Min(tail, want));
+        return _buffer.AsSpan((int)(_end - _bufferOffset), length);
     }
 
     public void CommitDrained(int count)
@@ -304,7 +395,11 @@ public sealed class OutboundStream
         // sends window updates every quarter window consumed (so a window-limited sender is clocked by those), and
         // the port timer probes a stream that has gone quiet with bytes unacknowledged.
         var flags = fin ? SegmentFlags.Fin | SegmentFlags.AckNow : SegmentFlags.None;
-        ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, flags, length, Child, (ulong)_sent);
+        if (_restarted && _sent == 0)
+        {
+            flags |= SegmentFlags.Restart;
+        }
+        ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, flags, length, Child, (ulong)_sent, Source, Epoch);
         if (length > 0)
         {
             _buffer.AsSpan((int)(_sent - _bufferOffset), length).CopyTo(destination[ShuffleWire.SegmentHeaderSize..]);
@@ -318,10 +413,17 @@ public sealed class OutboundStream
             counters.RetransmittedBytes += Math.Min(length, _sentHigh - _sent);
             _rttOffset = -1; // Karn: no RTT sample across a retransmission
         }
-        else if (_rttOffset < 0 && length > 0)
+        else
         {
-            _rttOffset = after;
-            _rttTime = now;
+            if (_rttOffset < 0 && length > 0)
+            {
+                _rttOffset = after;
+                _rttTime = now;
+            }
+            if (_resend > _sent)
+            {
+                counters.ResentBytes += Math.Min(length, _resend - _sent);
+            }
         }
         _sent = after;
         if (after > _sentHigh)
@@ -345,7 +447,8 @@ public sealed class OutboundStream
     public int WriteProbe(Span<byte> destination, ShuffleCounters counters)
     {
         Changed();
-        ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, SegmentFlags.Probe | SegmentFlags.AckNow, 0, Child, (ulong)_sent);
+        var flags = SegmentFlags.Probe | SegmentFlags.AckNow | (_restarted && _sent == 0 ? SegmentFlags.Restart : SegmentFlags.None);
+        ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, flags, 0, Child, (ulong)_sent, Source, Epoch);
         counters.ProbesSent++;
         return ShuffleWire.SegmentHeaderSize;
     }
@@ -397,6 +500,7 @@ public sealed class OutboundStream
             LastProgress = now;
             Backoff = 0;
             _probedSinceProgress = false;
+            AdvanceRetention(Retention);
             ReleaseIfEmpty();
         }
         return true;
@@ -456,7 +560,7 @@ public sealed class OutboundStream
     /// <summary>When the stream next needs the timer (RTO for data in flight, probe interval for a closed window).</summary>
     public long Deadline(long rto, long probeInterval)
     {
-        if (IsComplete)
+        if (IsComplete || Suspended)
         {
             return long.MaxValue;
         }
@@ -471,22 +575,208 @@ public sealed class OutboundStream
     private void Complete()
     {
         IsComplete = true;
+        if (_external)
+        {
+            return; // the lent run stays readable for a restart; it is not the pool's
+        }
+        if (_buffer is not null)
+        {
+            _pool.Return(_buffer);
+        }
+        _buffer = null;
+        _notional = 0;
+        _retainFrom = long.MaxValue;
+        _boundaryCount = 0;
+    }
+
+    /// <summary>Gives the buffer back while every byte is acknowledged (the walker, if any, past them all) and none is kept.</summary>
+    private void ReleaseIfEmpty()
+    {
+        if (_external || _acked != _end || (TracksPriority && _walk < _end))
+        {
+            return;
+        }
+        if (_notional != 0)
+        {
+            _releasedLength = _notional;
+            _notional = 0;
+        }
+        if (_buffer is not null && _retainFrom >= _end)
+        {
+            _pool.Return(_buffer);
+            _buffer = null;
+        }
+    }
+
+    /// <summary>
+    /// Keeps the last <paramref name="bytes"/> bytes before the acknowledged offset for a restart (0: none). Only record
+    /// starts the owner notes (<see cref="NoteRecordBoundary"/>) bound what is kept, so a stream whose owner notes none
+    /// keeps everything from its first byte.
+    /// </summary>
+    public void SetRetention(long bytes)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(bytes);
+        Retention = bytes;
+        _retainFrom = bytes > 0 && !IsComplete ? Math.Min(_retainFrom, 0) : long.MaxValue;
+    }
+
+    /// <summary>
+    /// The owner tells that <paramref name="offset"/> (at or past the stream's end: where the bytes its merger holds
+    /// for the stream will end) is a record boundary: a place retention may start from. Noted sparsely; costs nothing
+    /// without retention.
+    /// </summary>
+    public void NoteRecordBoundary(long offset)
+    {
+        if (Retention == 0)
+        {
+            return;
+        }
+        if (_retainFrom == long.MaxValue)
+        {
+            // Nothing is kept (retention gave way to the window): keep again from here, which is not written yet.
+            _retainFrom = offset;
+            _lastBoundary = offset;
+            return;
+        }
+        if (offset - _lastBoundary < Math.Max(4096, Retention / 16))
+        {
+            return;
+        }
+        var ring = _boundaries ??= new long[16];
+        if (_boundaryCount == ring.Length)
+        {
+            // Full: the oldest noted start is the least useful; drop it (retention keeps more, never less).
+            _boundaryHead = (_boundaryHead + 1) % ring.Length;
+            _boundaryCount--;
+        }
+        ring[(_boundaryHead + _boundaryCount) % ring.Length] = offset;
+        _boundaryCount++;
+        _lastBoundary = offset;
+    }
+
+    /// <summary>Lets go of kept bytes more than <paramref name="keep"/> before the acknowledged offset.</summary>
+    private void AdvanceRetention(long keep)
+    {
+        if (_boundaryCount == 0)
+        {
+            return;
+        }
+        var ring = _boundaries!;
+        long limit = _acked - keep;
+        while (_boundaryCount > 0 && ring[_boundaryHead] <= limit)
+        {
+            _retainFrom = ring[_boundaryHead];
+            _boundaryHead = (_boundaryHead + 1) % ring.Length;
+            _boundaryCount--;
+        }
+        if (_retainFrom != long.MaxValue && _acked - _retainFrom > (2 * Retention) + _maxWindow)
+        {
+            // No record start was noted for too long: keep nothing until the next one rather than grow without bound.
+            _retainFrom = long.MaxValue;
+            _boundaryCount = 0;
+        }
+    }
+
+
+    /// <summary>Stops sending: the parent was lost, and a restart request will say from where to go on.</summary>
+    public void Suspend()
+    {
+        Changed();
+        Suspended = true;
+    }
+
+    /// <summary>
+    /// Starts epoch <paramref name="epoch"/> at <paramref name="point"/> from the bytes still held (the kept ones, or an
+    /// external stream's whole run), so nothing has to be regenerated. False, changing nothing, when those bytes do not
+    /// reach back to the point (the owner then regenerates the stream: <see cref="Reset"/>).
+    /// </summary>
+    public bool TryRestartAt(ResumePoint point, IKeyComparer? comparer, byte epoch)
+    {
+        ArgumentNullException.ThrowIfNull(point);
+        long from = _external ? _externalStart + _bufferOffset : _retainFrom;
+        if (_buffer is null || from == long.MaxValue || from > _end)
+        {
+            return false;
+        }
+        var held = _buffer.AsSpan((int)(from - _bufferOffset), (int)(_end - from));
+        if (from > 0 && !point.IsBefore(held, comparer))
+        {
+            return false;
+        }
+        uint skipped = 0;
+        int found = point.FindFirstAfter(held, comparer, ref skipped, out int consumed);
+        long target = from + (found >= 0 ? found : consumed);
+        Rebase(target, epoch);
+        return true;
+    }
+
+    /// <summary>Drops everything: the owner regenerates the stream from scratch as epoch <paramref name="epoch"/>.</summary>
+    public void Reset(byte epoch)
+    {
+        Changed();
+        long resend = _sentHigh;
         if (_buffer is not null && !_external)
         {
             _pool.Return(_buffer);
         }
         _buffer = null;
+        _external = false;
+        _externalStart = 0;
+        _bufferOffset = 0;
+        _end = 0;
+        _sourceDone = false;
+        _retainFrom = Retention > 0 ? 0 : long.MaxValue;
+        _boundaryCount = 0;
+        _lastBoundary = 0;
+        StartEpoch(epoch);
+        // A regenerated stream repeats at most what its previous epoch sent (exactly that when it starts from the beginning).
+        _resend = resend;
     }
 
-    /// <summary>Gives the buffer back while every byte is acknowledged (the walker, if any, past them all).</summary>
-    private void ReleaseIfEmpty()
+    /// <summary>Makes <paramref name="offset"/> the new epoch's offset 0, keeping the bytes from there on.</summary>
+    private void Rebase(long offset, byte epoch)
     {
-        if (_buffer is not null && !_external && _acked == _end && (!TracksPriority || _walk >= _end))
+        Changed();
+        long resend = Math.Max(0, _sentHigh - offset);
+        _bufferOffset -= offset;
+        _end -= offset;
+        _retainFrom = Retention > 0 && !_external ? 0 : long.MaxValue;
+        int kept = 0;
+        for (int i = 0; i < _boundaryCount; i++)
         {
-            _releasedLength = _buffer.Length;
-            _pool.Return(_buffer);
-            _buffer = null;
+            long b = _boundaries![(_boundaryHead + i) % _boundaries.Length] - offset;
+            if (b > 0)
+            {
+                _boundaries[kept++] = b;
+            }
         }
+        _boundaryHead = 0;
+        _boundaryCount = kept;
+        _lastBoundary = Math.Max(0, _lastBoundary - offset);
+        StartEpoch(epoch);
+        _resend = resend;
+    }
+
+    private void StartEpoch(byte epoch)
+    {
+        Epoch = epoch;
+        _restarted = true;
+        Suspended = false;
+        IsComplete = false;
+        _acked = 0;
+        _sent = 0;
+        _sentHigh = 0;
+        _recover = 0;
+        _finSent = false;
+        _edge = _initialWindow;
+        _rttOffset = -1;
+        _probedSinceProgress = false;
+        _probeDue = false;
+        Backoff = 0;
+        _walk = 0;
+        _walkPrefixAt = -1;
+        _releasedLength = 0;
+        _notional = 0;
     }
 
     /// <summary>Moves the walker to the first record starting at or after the highest offset sent.</summary>

@@ -85,6 +85,36 @@ public sealed class PortScheduler
         }
     }
 
+    /// <summary>Takes a stream off this port (its first hop moved elsewhere after a failure).</summary>
+    internal void Detach(OutboundStream stream)
+    {
+        if (stream.InReadyList)
+        {
+            RemoveAt(stream.Queue!, stream.ReadyIndex);
+        }
+        if (stream.InWatchList)
+        {
+            _watch.Remove(stream);
+            stream.InWatchList = false;
+        }
+        if (stream.Queue is { } q && ReferenceEquals(q.FirstStream, stream))
+        {
+            q.FirstStream = null;
+        }
+        stream.Queue = null;
+    }
+
+    /// <summary>Takes an inbound stream's pending ack off this port.</summary>
+    internal void DetachAck(InboundStream stream)
+    {
+        if (stream.AckQueued && stream.Queue is { } q)
+        {
+            q.Acks.Remove(stream);
+            stream.AckQueued = false;
+        }
+        stream.Queue = null;
+    }
+
     internal void Unregister(ulong jobId)
     {
         int i = _jobs.FindIndex(q => q.JobId == jobId);

@@ -45,6 +45,29 @@ public sealed class ShuffleCounters
     /// <summary>Bytes handed from map outputs to the local vertices in memory (the loopback path: no frames).</summary>
     public long LocalBytes;
 
+    // Failure recovery (the Camdoop paper, §4.2).
+
+    /// <summary>Bytes sent again after a restart that the stream had sent before it (retransmissions aside).</summary>
+    public long ResentBytes;
+
+    /// <summary>Segments or acks of an epoch the other side has left (sent before a restart).</summary>
+    public long StaleEpoch;
+
+    public long ResumesSent;
+    public long ResumesReceived;
+
+    /// <summary>Streams restarted from the bytes they still held.</summary>
+    public long RestartsFromKept;
+
+    /// <summary>Streams regenerated (vertices merging again from a key, runs read again from a key).</summary>
+    public long Regenerations;
+
+    /// <summary>Vertices and root reducers of failed servers taken over here.</summary>
+    public long VerticesAdopted;
+
+    /// <summary>Map tasks of failed servers run again here.</summary>
+    public long MapTasksRerun;
+
     public long[] Malformed { get; } = new long[WireErrorCount];
 
     public long MalformedTotal => Malformed.Sum();

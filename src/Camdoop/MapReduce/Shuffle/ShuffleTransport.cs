@@ -72,6 +72,37 @@ public sealed class ShuffleTransport
 
     public void Register(OutboundStream stream) => _ports[(int)stream.Port].Register(stream);
 
+    /// <summary>Moves a stream to the scheduler of <paramref name="port"/> (its route's first hop changed).</summary>
+    public void Move(OutboundStream stream, Port port)
+    {
+        ArgumentNullException.ThrowIfNull(stream);
+        if (stream.Port == port)
+        {
+            return;
+        }
+        _ports[(int)stream.Port].Detach(stream);
+        stream.Port = port;
+        _ports[(int)port].Register(stream);
+        MarkReady(stream);
+    }
+
+    /// <summary>Moves where an inbound stream's acks are sent from.</summary>
+    public void Move(InboundStream stream, Port port)
+    {
+        ArgumentNullException.ThrowIfNull(stream);
+        if (stream.Port == port)
+        {
+            return;
+        }
+        bool queued = stream.AckQueued;
+        _ports[(int)stream.Port].DetachAck(stream);
+        stream.Port = port;
+        if (queued)
+        {
+            QueueAck(stream);
+        }
+    }
+
     public void Unregister(ulong jobId)
     {
         foreach (var p in _ports)
