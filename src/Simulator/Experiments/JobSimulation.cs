@@ -72,17 +72,23 @@ public static class JobSimulation
             Seed = options.Seed,
             LinkRateBitsPerSecond = options.LinkRateBitsPerSecond,
             LossRate = options.LossRate,
+            LogSink = options.LogSink,
             DataRoot = options.DataRoot,
             Threads = options.SimulationThreads > 0 ? options.SimulationThreads : Environment.ProcessorCount,
-            // No failures are injected here, so liveness beacons can be rare: they would otherwise be a third of the events.
-            Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * SimTime.Millisecond },
+            // Without failures liveness beacons can be rare: they would otherwise be a third of the events. With them,
+            // servers detect failures as a real node does.
+            Node = options.Failures.Count > 0 || options.NodeBeacons
+                ? SimulationOptions.DefaultNodeOptions
+                : SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * SimTime.Millisecond },
         };
         var serviceOptions = options.Service ?? new CamdoopServiceOptions();
         var services = new CamdoopService[n];
+        var watch = options.Failures.Count > 0 ? new FailureWatch() : null;
         using var sim = new Simulation(simOptions, host =>
         {
-            KeyRoutingService.Install(host);
+            var router = KeyRoutingService.Install(host);
             services[torus.IndexOf(host.Self)] = CamdoopService.Install(host, serviceOptions);
+            watch?.Attach(router, host);
         });
         options.Configure?.Invoke(sim);
         var maps = input.MapOutputs;
@@ -90,16 +96,21 @@ public static class JobSimulation
 
         // Shuffle and reduce: every server starts at t0.
         var completions = new List<ReduceTaskResult>();
+        var done = new HashSet<int>();
         var failures = new List<string>();
         sim.Start();
-        // Partitions may report at once (simulation threads).
+        // Partitions may report at once (simulation threads). A reduce task completes once; a second completion (a
+        // root taken over twice while views of a failure differed) changes nothing.
         foreach (var service in services)
         {
             service.ReduceTaskCompleted += c =>
             {
                 lock (completions)
                 {
-                    completions.Add(c);
+                    if (done.Add(c.ReduceTask))
+                    {
+                        completions.Add(c);
+                    }
                 }
             };
             service.JobFailed += j =>
@@ -115,6 +126,30 @@ public static class JobSimulation
         // 4.1 s on one thread).
         var mapTasks = new SimulatedMapTasks(torus, input);
         sim.Schedule(t0, () => sim.ForEachServer(s => services[s].StartJob(description, [maps[s]], mapTasks)));
+        foreach (var failure in options.Failures)
+        {
+            long at = t0 + failure.AtNanoseconds;
+            // The job's coordinator knows which reduce tasks have written their output: a root that fails after it did
+            // is not started over.
+            sim.Schedule(at, () =>
+            {
+                foreach (var c in completions)
+                {
+                    foreach (var service in services)
+                    {
+                        service.GetJob(description.JobId)?.NoteReduceTaskDone(c.ReduceTask);
+                    }
+                }
+            });
+            if (failure.LinkPort is { } port)
+            {
+                sim.FailLink(failure.Server, port, at);
+            }
+            else
+            {
+                sim.FailServer(failure.Server, at);
+            }
+        }
         long nextReport = 0;
         // Hundreds of thousands of long-lived vertex objects: favour throughput over GC pause times while running.
         var latency = GCSettings.LatencyMode;
@@ -143,6 +178,10 @@ public static class JobSimulation
         double cpuSeconds = cpu.Seconds(sim);
         options.Inspect?.Invoke(sim, services);
         var result = Collect(options, description, sim, services, maps, completions, failures, completed, t0, input.InputBytes);
+        if (watch is not null)
+        {
+            result = result with { Failures = watch.Report(options.Failures, torus, t0), Recovery = Recovery(services) };
+        }
         result = result with
         {
             SimulationCpuSeconds = cpuSeconds,
@@ -258,7 +297,7 @@ public static class JobSimulation
             Reducers = completions.OrderBy(c => c.ReduceTask).Select(c => new ReducerOutcome(
                 c.ReduceTask, c.Server.ToString(), (c.CompletedAt - t0) / 1e9, c.Records, c.LogicalBytes,
                 c.Checksum.ToString("x16", CultureInfo.InvariantCulture), c.OutputPath)).ToList(),
-            Failures = failures,
+            Errors = failures,
             WallSeconds = 0,
             MapWallSeconds = 0,
             SimulationWallSeconds = sim.WallTime.TotalSeconds,
@@ -266,6 +305,22 @@ public static class JobSimulation
             FrameEvents = sim.FrameEventsProcessed,
             SimulationCpuSeconds = 0,
         };
+    }
+
+    private static RecoveryReport Recovery(CamdoopService[] services)
+    {
+        long resent = 0, reruns = 0, adopted = 0, kept = 0, regenerated = 0, resumes = 0;
+        foreach (var service in services)
+        {
+            var c = service.Counters;
+            resent += c.ResentBytes;
+            reruns += c.MapTasksRerun;
+            adopted += c.VerticesAdopted;
+            kept += c.RestartsFromKept;
+            regenerated += c.Regenerations;
+            resumes += c.ResumesSent;
+        }
+        return new RecoveryReport(resent, reruns, adopted, kept, regenerated, resumes, null, null);
     }
 
     /// <summary>Compares every reduce output with the single-process reference MapReduce over the same inputs.</summary>

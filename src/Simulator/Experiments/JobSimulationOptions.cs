@@ -80,6 +80,19 @@ public sealed record JobSimulationOptions
     /// <summary>Called with the simulation before it starts (tests inject drops or faults here).</summary>
     public Action<Simulation>? Configure { get; init; }
 
+    /// <summary>
+    /// Failures to inject, at simulated times after the shuffle starts (the Camdoop paper, §4.2, §5.4). With any,
+    /// servers detect failures with a real node's beacons (every 10 ms, down after 3 misses), so detection is part
+    /// of the cost.
+    /// </summary>
+    public IReadOnlyList<InjectedFailure> Failures { get; init; } = [];
+
+    /// <summary>Receives the servers' log entries (Info and above), e.g. to follow a recovery.</summary>
+    public Action<LogEntry>? LogSink { get; init; }
+
+    /// <summary>Beacons as a real node sends them (10 ms, 3 misses) even without failures: a baseline for runs with them.</summary>
+    public bool NodeBeacons { get; init; }
+
     /// <summary>Called with the simulation and every server's service after the run, before they are torn down.</summary>
     public Action<Simulation, IReadOnlyList<CamdoopService>>? Inspect { get; init; }
 

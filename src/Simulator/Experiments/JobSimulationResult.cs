@@ -27,6 +27,29 @@ public sealed record LowerBounds(
     [property: JsonPropertyName("switch6G")] double Switch6G,
     [property: JsonPropertyName("switch1GOversub")] double Switch1GOversubscribed);
 
+/// <summary>An injected failure: what failed, when, and when a server noticed (its routing changed).</summary>
+public sealed record FailureReport(
+    [property: JsonPropertyName("what")] string What,
+    [property: JsonPropertyName("server")] string? Server,
+    [property: JsonPropertyName("link")] string? Link,
+    [property: JsonPropertyName("atSeconds")] double AtSeconds,
+    [property: JsonPropertyName("detectedAtSeconds")] double? DetectedAtSeconds);
+
+/// <summary>
+/// What recovering from the injected failures cost: bytes sent again that had been sent before, map tasks run again,
+/// vertices and root reducers taken over, streams restarted from kept bytes or regenerated, and the stretch of the
+/// shuffle-and-reduce time over the failure-free baseline T (when it was run).
+/// </summary>
+public sealed record RecoveryReport(
+    [property: JsonPropertyName("resentBytes")] long ResentBytes,
+    [property: JsonPropertyName("mapTasksRerun")] long MapTasksRerun,
+    [property: JsonPropertyName("verticesAdopted")] long VerticesAdopted,
+    [property: JsonPropertyName("restartsFromKept")] long RestartsFromKept,
+    [property: JsonPropertyName("regenerations")] long Regenerations,
+    [property: JsonPropertyName("resumeRequests")] long ResumeRequests,
+    [property: JsonPropertyName("baselineSeconds")] double? BaselineSeconds,
+    [property: JsonPropertyName("stretch")] double? Stretch);
+
 /// <summary>One reduce task's outcome.</summary>
 public sealed record ReducerOutcome(
     [property: JsonPropertyName("reduceTask")] int ReduceTask,
@@ -158,8 +181,17 @@ public sealed record JobSimulationResult
     [JsonPropertyName("verificationError")]
     public string? VerificationError { get; init; }
 
+    /// <summary>Why the job failed on a server (corrupt data, a job function threw), if it did.</summary>
+    [JsonPropertyName("errors")]
+    public required IReadOnlyList<string> Errors { get; init; }
+
+    /// <summary>The injected failures (empty without any).</summary>
     [JsonPropertyName("failures")]
-    public required IReadOnlyList<string> Failures { get; init; }
+    public IReadOnlyList<FailureReport> Failures { get; init; } = [];
+
+    /// <summary>What recovery cost (null without injected failures).</summary>
+    [JsonPropertyName("recovery")]
+    public RecoveryReport? Recovery { get; init; }
 
     [JsonPropertyName("wallSeconds")]
     public required double WallSeconds { get; init; }

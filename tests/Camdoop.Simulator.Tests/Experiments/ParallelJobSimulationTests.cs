@@ -38,7 +38,7 @@ public sealed class ParallelJobSimulationTests
         var one = JobSimulation.Run(options);
         var two = JobSimulation.Run(options with { SimulationThreads = 2 });
         var four = JobSimulation.Run(options with { SimulationThreads = 4 });
-        Assert.True(one.Completed, string.Join("; ", one.Failures));
+        Assert.True(one.Completed, string.Join("; ", one.Errors));
         Assert.True(one.Verified, one.VerificationError);
         if (loss > 0)
         {

@@ -52,7 +52,7 @@ public sealed class ShuffleCorrectnessTests
             WriteOutputFiles = true,
             MapParallelism = 1,
         });
-        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.Verified, result.VerificationError);
         Assert.Equal(reduceTasks, result.Reducers.Count);
         Assert.True(result.OutputRecords > 0);
@@ -80,7 +80,7 @@ public sealed class ShuffleCorrectnessTests
             Verify = true,
             MapParallelism = 1,
         });
-        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.OutputRecords > 100);
         Assert.True(matchesReference == result.Verified, result.VerificationError);
     }

@@ -95,7 +95,7 @@ public sealed class ShuffleTransportTests
                 }
             }),
         });
-        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.Verified, result.VerificationError);
         Assert.Equal(Cube.Count, seen.Count);
         var options = new ShuffleOptions();
@@ -114,7 +114,7 @@ public sealed class ShuffleTransportTests
     public void ARingOfTwoWithFullQueuesCompletesExactly(ShuffleMode mode)
     {
         var result = JobSimulation.Run(Options(s: 1, r: 1, mode: mode) with { Torus = new Torus(2, 2, 2), BytesPerServer = 200_000 });
-        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.Verified, result.VerificationError);
         Assert.True(result.DataFrames > 100, $"{result.DataFrames} data frames");
     }
@@ -149,7 +149,7 @@ public sealed class ShuffleTransportTests
             },
         });
         Assert.True(5 == dropped.Count, $"data {data} acks {acks} fins {fins}: {string.Join(", ", dropped)}");
-        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.Verified, result.VerificationError);
         Assert.Equal(5, result.FramesDropped);
         Assert.True(result.RetransmittedBytes > 0);
@@ -159,7 +159,7 @@ public sealed class ShuffleTransportTests
     public void RandomLossOfAFewPercentStillGivesTheExactOutput()
     {
         var result = JobSimulation.Run(Options(Workload.WordCount, r: 4) with { LossRate = 0.03, Seed = 11 });
-        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.Verified, result.VerificationError);
         Assert.True(result.FramesDropped > 20, $"only {result.FramesDropped} frames were lost");
         Assert.True(result.RetransmittedBytes > 0);
@@ -354,7 +354,7 @@ public sealed class ShuffleTransportTests
                 return false;
             },
         });
-        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.Verified, result.VerificationError);
         Assert.True(violations.Count == 0, $"{violations.Count} frames out of order, first: {violations.FirstOrDefault()}");
         Assert.True(framesChecked > 100, $"only {framesChecked} frames with two or more known first keys");
@@ -374,7 +374,7 @@ public sealed class ShuffleTransportTests
         try
         {
             var result = JobSimulation.Run(Options(s: 0.5, r: reducers, mode: mode) with { BytesPerServer = 60_000, LossRate = loss, Seed = 5 });
-            Assert.True(result.Completed, string.Join("; ", result.Failures));
+            Assert.True(result.Completed, string.Join("; ", result.Errors));
             Assert.True(result.Verified, result.VerificationError);
             Assert.True(loss == 0 || result.RetransmittedBytes > 0, "no loss to recover from");
         }

@@ -42,7 +42,7 @@ public sealed class SimulationCpuTests
         stop.Cancel();
         spinner.Join();
         double processCpu = (Process.GetCurrentProcess().TotalProcessorTime - process).TotalSeconds;
-        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.SimulationCpuSeconds > 0);
         // One simulation thread uses at most its wall time (plus starting the run and the clocks' granularity).
         Assert.InRange(result.SimulationCpuSeconds, 0, (result.SimulationWallSeconds * 1.1) + 0.1);
@@ -57,7 +57,7 @@ public sealed class SimulationCpuTests
         double workers = -1;
         var options = Options(threads: 2) with { Inspect = (sim, _) => workers = sim.WorkerCpuSeconds };
         var result = JobSimulation.Run(options);
-        Assert.True(result.Completed, string.Join("; ", result.Failures));
+        Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(workers > 0, "the second thread's CPU is measured");
         Assert.True(result.SimulationCpuSeconds > workers);
         Assert.InRange(result.SimulationCpuSeconds, 0, (2 * result.SimulationWallSeconds * 1.1) + 0.1);

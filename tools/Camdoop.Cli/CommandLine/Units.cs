@@ -34,34 +34,8 @@ public static class Units
         return bytes >= 0;
     }
 
-    public static bool TryParseDuration(string text, out long nanoseconds)
-    {
-        nanoseconds = 0;
-        text = text.Trim().ToLowerInvariant();
-        int i = 0;
-        while (i < text.Length && (char.IsDigit(text[i]) || text[i] == '.'))
-        {
-            i++;
-        }
-        if (i == 0 || !double.TryParse(text[..i], NumberStyles.Float, CultureInfo.InvariantCulture, out double value))
-        {
-            return false;
-        }
-        double scale = text[i..] switch
-        {
-            "ns" => 1,
-            "us" or "µs" => 1e3,
-            "ms" => 1e6,
-            "s" or "" => 1e9,
-            _ => -1,
-        };
-        if (scale < 0)
-        {
-            return false;
-        }
-        nanoseconds = (long)Math.Round(value * scale);
-        return true;
-    }
+    /// <summary>A duration such as 100ms, 50us, 1.5s or 180 (seconds), in nanoseconds.</summary>
+    public static bool TryParseDuration(string text, out long nanoseconds) => Simulator.Events.SimTime.TryParseDuration(text, out nanoseconds);
 
     public static string Bytes(double bytes)
     {

@@ -52,7 +52,7 @@ public static class DemoCommand
                 var result = SimRunCommand.Execute(options, mode == ShuffleMode.Camdoop ? "camdoop" : "noagg  ", input);
                 if (!result.Completed || result.Verified != true)
                 {
-                    throw new CliException($"demo: the {mode} run failed: {result.VerificationError ?? string.Join("; ", result.Failures)}");
+                    throw new CliException($"demo: the {mode} run failed: {result.VerificationError ?? string.Join("; ", result.Errors)}");
                 }
                 results[mode] = result;
             }

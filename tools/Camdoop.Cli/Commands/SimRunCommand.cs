@@ -127,7 +127,7 @@ public static class SimRunCommand
         }
         if (!result.Completed)
         {
-            Console.Error.WriteLine($"camdoop sim run: the job did not complete: {string.Join("; ", result.Failures)}");
+            Console.Error.WriteLine($"camdoop sim run: the job did not complete: {string.Join("; ", result.Errors)}");
             return 1;
         }
         if (result.Verified == false)

@@ -25,6 +25,10 @@ public sealed partial class ServerJob
     private readonly Dictionary<(int Server, int Source), RerunMapTask> _reruns = [];
     private readonly HashSet<int> _doneReduceTasks = [];
     private readonly List<(VertexBase Parent, InboundStream Child)> _resuming = [];
+
+    // Restart requests for vertices or map tasks of servers this server does not know to be lost yet: answered as
+    // soon as it does (the requester's view ran ahead), rather than at the requester's next retry.
+    private readonly Dictionary<StreamId, (ResumePoint Point, Coordinate Requester, byte Epoch)> _deferred = [];
     private bool _resumeTimerArmed;
 
     /// <summary>Whether <paramref name="server"/> still takes part in the job in this server's view.</summary>
@@ -128,6 +132,15 @@ public sealed partial class ServerJob
             }
         }
         UpdatePorts();
+        if (_deferred.Count > 0)
+        {
+            var deferred = _deferred.ToList();
+            _deferred.Clear();
+            foreach (var (id, (point, requester, epoch)) in deferred)
+            {
+                Resume(id, point, requester, epoch);
+            }
+        }
         _service.OnJobProgress(this);
     }
 
@@ -221,15 +234,26 @@ public sealed partial class ServerJob
             return;
         }
         var point = request.HasKey ? ResumePoint.After(request.Key, request.Skip) : ResumePoint.Start;
+        Resume(id, point, request.Requester, request.KnownEpoch);
+    }
+
+    private void Resume(StreamId id, ResumePoint point, Coordinate requester, byte knownEpoch)
+    {
+        var counters = Transport.Counters;
         Vertex? vertex;
         if (id.Source == 0)
         {
             vertex = SenderOf(id);
             if (vertex is null)
             {
-                if (IsInJob(id.Child) || OwnerIndex(Placement.VertexKey(id.Child, id.ReduceTask, id.Tree)) != _selfIndex)
+                if (IsInJob(id.Child))
                 {
-                    counters.UnknownStream++; // not ours to take over (yet): the parent asks again
+                    _deferred[id] = (point, requester, knownEpoch); // its server is not known here to be lost yet
+                    return;
+                }
+                if (OwnerIndex(Placement.VertexKey(id.Child, id.ReduceTask, id.Tree)) != _selfIndex)
+                {
+                    counters.UnknownStream++; // not ours to take over: the parent asks the owner it sees next
                     return;
                 }
                 vertex = AdoptVertex(id.ReduceTask, id.Tree, id.Child);
@@ -238,7 +262,17 @@ public sealed partial class ServerJob
         else
         {
             var ids = MapTasks.MapTasksOf(id.Child);
-            if (id.Source > ids.Count || IsInJob(id.Child) || OwnerIndex(ids[id.Source - 1]) != _selfIndex)
+            if (id.Source > ids.Count)
+            {
+                counters.UnknownStream++;
+                return;
+            }
+            if (IsInJob(id.Child))
+            {
+                _deferred[id] = (point, requester, knownEpoch);
+                return;
+            }
+            if (OwnerIndex(ids[id.Source - 1]) != _selfIndex)
             {
                 counters.UnknownStream++;
                 return;
@@ -246,12 +280,12 @@ public sealed partial class ServerJob
             var rerun = EnsureRerun(id.Child, id.Source);
             if (rerun.Output is null)
             {
-                rerun.Waiting[(id.ReduceTask, id.Tree)] = (point, request.Requester, request.KnownEpoch);
+                rerun.Waiting[(id.ReduceTask, id.Tree)] = (point, requester, knownEpoch);
                 return;
             }
             vertex = rerun.Leaf(id.ReduceTask, id.Tree, create: true)!;
         }
-        Restart(vertex, point, request.Requester, request.KnownEpoch);
+        Restart(vertex, point, requester, knownEpoch);
     }
 
     /// <summary>Restarts <paramref name="vertex"/>'s output for <paramref name="requester"/> at <paramref name="point"/>, unless it already did.</summary>
@@ -269,10 +303,13 @@ public sealed partial class ServerJob
         output.Destination = Placement.VertexId(requester);
         vertex.OutputHost = Placement.Torus.IndexOf(requester);
         Transport.Move(output, FirstHop(vertex.OutputHost, output.Port));
+        long kept = Transport.Counters.RestartsFromKept;
         if (vertex.Restart(point, epoch))
         {
             _unfinishedVertices++;
         }
+        Log($"stream {output.Id.ReduceTask}/{output.Id.Tree}/{output.Id.Child.Name}/{output.Id.Source} restarts for {requester.Name} as epoch {epoch} "
+            + (Transport.Counters.RestartsFromKept > kept ? "from the bytes it kept" : "regenerated") + (point.HasKey ? "" : " from the start"));
         _service.OnJobProgress(this);
     }
 
@@ -296,6 +333,10 @@ public sealed partial class ServerJob
         child.ResumeTarget = target;
         child.ResumeSentAt = Transport.Context.Now;
         child.ResumeAttempts++;
+        if (child.ResumeAttempts == 1 || child.ResumeAttempts % 4 == 0)
+        {
+            Log($"asks {Placement.Torus.CoordinateOf(target).Name} to restart stream {child.ReduceTask}/{child.Tree}/{child.Child.Name}/{child.Source} (attempt {child.ResumeAttempts})");
+        }
         var request = new ResumeRequest(child.Id, Self, child.Epoch, point.HasKey, point.Key, point.Skip);
         SendControl(Placement.VertexId(Placement.Torus.CoordinateOf(target)), request);
         ArmResumeTimer();
@@ -303,20 +344,12 @@ public sealed partial class ServerJob
 
     private void SendControl(Key destination, in ResumeRequest request)
     {
-        var payload = new byte[ShuffleWire.FrameHeaderSize + ShuffleWire.ResumeEntrySize(request.HasKey ? request.Key.Length : 0)];
-        ShuffleWire.WriteFrameHeader(payload, ShuffleFrameKind.Control, 1, JobId);
-        ShuffleWire.WriteResume(payload.AsSpan(ShuffleWire.FrameHeaderSize), request);
-        var status = Transport.Router.Route(WellKnownServices.Camdoop, destination, payload, out _);
-        var counters = Transport.Counters;
-        if (status == SendStatus.Queued)
-        {
-            counters.ResumesSent++;
-        }
-        else
-        {
-            counters.SendFailures++; // the retry timer asks again
-        }
+        var entry = new byte[ShuffleWire.ResumeEntrySize(request.HasKey ? request.Key.Length : 0)];
+        ShuffleWire.WriteResume(entry, request);
+        Transport.QueueControl(JobId, destination, entry);
     }
+
+    private void Log(string message) => Transport.Context.Log(LogLevel.Info, $"job {JobId:x16}: {message}");
 
     /// <summary>The restart a parent asked for began: acks now go to the server its segments come from.</summary>
     internal void OnChildRestarted(InboundStream child, Coordinate sender)
@@ -338,7 +371,7 @@ public sealed partial class ServerJob
         Transport.Context.SetTimer(ResumeRetryInterval, OnResumeTimer);
     }
 
-    /// <summary>How long a parent waits for a restart before asking again (doubling per attempt, up to 64 times this).</summary>
+    /// <summary>How long a parent waits for a restart before asking again (doubling per attempt, up to 8 times this).</summary>
     private long ResumeRetryInterval => Math.Max(4 * Options.Shuffle.MinRetransmitTimeout, 20 * NodeOptions.Millisecond);
 
     private void OnResumeTimer()
@@ -358,7 +391,7 @@ public sealed partial class ServerJob
                 child.ResumeAttempts = 0;
                 continue;
             }
-            long wait = ResumeRetryInterval << Math.Min(child.ResumeAttempts - 1, 6);
+            long wait = ResumeRetryInterval << Math.Min(child.ResumeAttempts - 1, 3);
             if (now - child.ResumeSentAt >= wait)
             {
                 RequestResume(parent, child);
@@ -405,6 +438,7 @@ public sealed partial class ServerJob
         output.SetRetention(RetentionBytes);
         var vertex = new Vertex(this, reduceTask, tree, home, [.. children], [], VertexMode, output);
         _adopted[(reduceTask, tree, torus.IndexOf(home))] = vertex;
+        Log($"takes over vertex {reduceTask}/{tree} of failed server {home.Name}");
         _unfinishedVertices++;
         Transport.Register(output);
         Transport.Counters.VerticesAdopted++;
@@ -442,6 +476,7 @@ public sealed partial class ServerJob
         string? path = Description.Output.Kind == Jobs.Control.OutputKind.LocalFiles ? OutputPath(reduceTask) : null;
         var root = new RootReducer(this, reduceTask, home, [.. children], [], new ReduceOutput(Job, path));
         _roots[reduceTask] = root;
+        Log($"takes over root reducer {reduceTask} of failed server {home.Name}: it starts over");
         Transport.Counters.VerticesAdopted++;
         _service.OnJobProgress(this);
         root.RestartFromStart();
@@ -470,6 +505,7 @@ public sealed partial class ServerJob
         rerun = new RerunMapTask(this, server, source);
         _reruns[key] = rerun;
         Transport.Counters.MapTasksRerun++;
+        Log($"runs map task {source} of failed server {server.Name} again");
         MapTasks.Rerun(id, server, (output, error) => OnRerunDone(rerun, output, error));
         return rerun;
     }

@@ -15,6 +15,9 @@ public sealed class ShuffleTransport
     private readonly PortScheduler[] _ports = new PortScheduler[Ports.Count];
     private readonly Action _afterTimer;
 
+    // Resume requests waiting to be sent, per (job, destination): batched into Control frames, kept when a queue is full.
+    private readonly List<(ulong JobId, Key Destination, List<byte[]> Entries)> _control = [];
+
     public ShuffleTransport(INodeContext context, KeyRoutingService router, ShuffleOptions options, Action afterTimer)
     {
         ArgumentNullException.ThrowIfNull(context);
@@ -134,9 +137,74 @@ public sealed class ShuffleTransport
         }
     }
 
+    /// <summary>
+    /// Queues a resume request (an encoded entry, <see cref="ShuffleWire.WriteResume"/>) of job <paramref name="jobId"/>
+    /// for the server <paramref name="destination"/> routes to; sent at the next flush, several to one server in a frame.
+    /// </summary>
+    public void QueueControl(ulong jobId, Key destination, byte[] entry)
+    {
+        ArgumentNullException.ThrowIfNull(entry);
+        foreach (var (job, key, entries) in _control)
+        {
+            if (job == jobId && key == destination)
+            {
+                entries.Add(entry);
+                return;
+            }
+        }
+        _control.Add((jobId, destination, [entry]));
+    }
+
+    /// <summary>Sends the queued resume requests that fit the queues now.</summary>
+    private void FlushControl()
+    {
+        int kept = 0;
+        for (int i = 0; i < _control.Count; i++)
+        {
+            var (jobId, destination, entries) = _control[i];
+            while (entries.Count > 0)
+            {
+                var frame = FrameBuffer;
+                int position = ShuffleWire.FrameHeaderSize;
+                int count = 0;
+                while (count < entries.Count && position + entries[count].Length <= frame.Length && count < ushort.MaxValue)
+                {
+                    entries[count].CopyTo(frame, position);
+                    position += entries[count].Length;
+                    count++;
+                }
+                ShuffleWire.WriteFrameHeader(frame, ShuffleFrameKind.Control, count, jobId);
+                var status = Router.Route(WellKnownServices.Camdoop, destination, frame.AsSpan(0, position), out var port);
+                if (status == SendStatus.QueueFull)
+                {
+                    RequestSendReady(port);
+                    break;
+                }
+                if (status == SendStatus.Queued)
+                {
+                    Counters.ResumesSent += count;
+                }
+                else
+                {
+                    Counters.SendFailures++; // unreachable: the requester's retry asks again
+                }
+                entries.RemoveRange(0, count);
+            }
+            if (entries.Count > 0)
+            {
+                _control[kept++] = _control[i];
+            }
+        }
+        _control.RemoveRange(kept, _control.Count - kept);
+    }
+
     /// <summary>Sends what can be sent on every port with new work.</summary>
     public void Flush()
     {
+        if (_control.Count > 0)
+        {
+            FlushControl();
+        }
         foreach (var p in _ports)
         {
             if (p.IsDirty)
@@ -146,7 +214,14 @@ public sealed class ShuffleTransport
         }
     }
 
-    public void OnSendReady(Port port) => _ports[(int)port].Pump();
+    public void OnSendReady(Port port)
+    {
+        if (_control.Count > 0)
+        {
+            FlushControl();
+        }
+        _ports[(int)port].Pump();
+    }
 
     internal void AfterTimer() => _afterTimer();
 

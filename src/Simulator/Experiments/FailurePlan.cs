@@ -1,0 +1,110 @@
+using System.Globalization;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Events;
+
+namespace Camdoop.Experiments;
+
+/// <summary>
+/// A failure to inject into a simulated job, as a user writes it: <c>WHAT@WHEN</c>. WHAT is <c>root</c> (the server of
+/// reduce task 0), <c>root-neighbour</c> (a one-hop neighbour of it), <c>random</c> (a server that is neither), a
+/// server <c>X,Y,Z</c>, or a cable <c>link:X,Y,Z:PORT</c> (both directions; PORT is +X, -X, +Y, -Y, +Z or -Z). WHEN is
+/// a fraction of T with the suffix T (<c>0.25T</c>: T is the failure-free shuffle-and-reduce time of the same job) or
+/// a simulated time after the shuffle starts (<c>15ms</c>, <c>200us</c>, <c>1.5s</c>).
+/// </summary>
+public sealed record FailureRequest(string What, double? FractionOfT, long? AtNanoseconds)
+{
+    /// <summary>Parses <c>WHAT@WHEN</c>; <see cref="FormatException"/> with a one-line reason when it is not one.</summary>
+    public static FailureRequest Parse(string text)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        int at = text.LastIndexOf('@');
+        if (at <= 0 || at == text.Length - 1)
+        {
+            throw new FormatException($"'{text}' is not WHAT@WHEN (e.g. root@0.5T, random@15ms, link:1,0,2:+X@0.25T)");
+        }
+        string what = text[..at].Trim().ToLowerInvariant();
+        string when = text[(at + 1)..].Trim();
+        if (what is not ("root" or "root-neighbour" or "random") && !TryServer(what, out _) && !TryLink(what, out _, out _))
+        {
+            throw new FormatException($"'{text[..at]}' is not a failure target: root, root-neighbour, random, X,Y,Z or link:X,Y,Z:PORT");
+        }
+        if (when.EndsWith('T') || when.EndsWith('t'))
+        {
+            if (!double.TryParse(when[..^1], NumberStyles.Float, CultureInfo.InvariantCulture, out double fraction) || fraction < 0 || fraction > 100)
+            {
+                throw new FormatException($"'{when}' is not a fraction of T such as 0.25T");
+            }
+            return new FailureRequest(what, fraction, null);
+        }
+        if (!SimTime.TryParseDuration(when, out long ns) || ns < 0)
+        {
+            throw new FormatException($"'{when}' is not a time such as 15ms or 0.5T");
+        }
+        return new FailureRequest(what, null, ns);
+    }
+
+    /// <summary>Whether the time is a fraction of T, so the failure-free run must come first.</summary>
+    public bool NeedsBaseline => FractionOfT is not null;
+
+    /// <summary>
+    /// The concrete failure on <paramref name="torus"/> for the job placed by <paramref name="placement"/>:
+    /// <c>root-neighbour</c> and <c>random</c> are drawn from <paramref name="seed"/>; a fraction of T needs
+    /// <paramref name="baselineNanoseconds"/>.
+    /// </summary>
+    public InjectedFailure Resolve(Torus torus, JobPlacement placement, int seed, long? baselineNanoseconds)
+    {
+        ArgumentNullException.ThrowIfNull(torus);
+        ArgumentNullException.ThrowIfNull(placement);
+        long at = AtNanoseconds ?? (long)Math.Round(FractionOfT!.Value * (baselineNanoseconds
+            ?? throw new InvalidOperationException("a failure at a fraction of T needs the failure-free run's time")));
+        var root = placement.Root(0);
+        var random = new Random(unchecked((seed * 31) + What.Length));
+        switch (What)
+        {
+            case "root":
+                return new InjectedFailure(What, root, null, at);
+            case "root-neighbour":
+                var neighbours = Ports.All.ToArray().Select(p => torus.Neighbour(root, p)).Where(c => c != root).Distinct().ToList();
+                return new InjectedFailure(What, neighbours[random.Next(neighbours.Count)], null, at);
+            case "random":
+                var others = torus.All().Where(c => torus.Distance(c, root) > 1).ToList();
+                if (others.Count == 0)
+                {
+                    throw new InvalidOperationException($"every server of the {torus} torus is the root or a neighbour of it");
+                }
+                return new InjectedFailure(What, others[random.Next(others.Count)], null, at);
+        }
+        if (TryServer(What, out var server))
+        {
+            return torus.Contains(server) ? new InjectedFailure(What, server, null, at)
+                : throw new FormatException($"server {What} is not on the {torus} torus");
+        }
+        TryLink(What, out var end, out var port);
+        return torus.Contains(end) ? new InjectedFailure(What, end, port, at)
+            : throw new FormatException($"server {end.Name} of '{What}' is not on the {torus} torus");
+    }
+
+    private static bool TryServer(string text, out Coordinate server) => Coordinate.TryParse(text, out server) && text.Count(c => c == ',') == 2;
+
+    private static bool TryLink(string text, out Coordinate server, out Port port)
+    {
+        server = default;
+        port = default;
+        if (!text.StartsWith("link:", StringComparison.Ordinal))
+        {
+            return false;
+        }
+        int colon = text.LastIndexOf(':');
+        return colon > 5 && TryServer(text[5..colon], out server) && Ports.TryParse(text[(colon + 1)..], out port);
+    }
+}
+
+/// <summary>A resolved failure: a server crash, or (with <see cref="LinkPort"/>) a cut cable, at a simulated time after the shuffle starts.</summary>
+public sealed record InjectedFailure(string What, Coordinate Server, Port? LinkPort, long AtNanoseconds)
+{
+    public bool IsLink => LinkPort is not null;
+
+    /// <summary>"x,y,z" or "x,y,z:PORT".</summary>
+    public string Target => LinkPort is { } port ? $"{Server.Name}:{port.Name()}" : Server.Name;
+}
