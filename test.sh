@@ -1,5 +1,17 @@
 #!/usr/bin/env bash
-# Runs every test of the solution (unit, simulator, and, as root, the emulated-testbed end-to-end tests).
+# Runs every test of the solution (unit, simulator, and, as root, the emulated-testbed end-to-end tests), then the
+# merge tests a second time with AVX-512 off, so that both paths of StreamMerger's hot loop are tested.
+#
+# Usage: ./test.sh [dotnet test arguments...], e.g. ./test.sh --filter FullyQualifiedName~Merge
+#
+# Extra arguments go to the main run: dotnet test Camdoop.sln -c Release ... "$@".
+# The second pass runs the merge tests (namespace Camdoop.MapReduce.Tests.Merge) of tests/Camdoop.MapReduce.Tests
+# again, without building (it reuses the main run's Release build), with DOTNET_EnableAVX512=0 in the environment:
+# the runtime then reports no AVX-512 and the merger takes its scalar path (.NET 10 reads DOTNET_EnableAVX512; the
+# older DOTNET_EnableAVX512F, set too, no longer has any effect alone). StreamMergerPathTests fails when the
+# switch did not take effect. The second pass always runs: with a --filter among the arguments it runs the merge
+# tests that the filter also selects (possibly none, which dotnet test reports); no other extra argument applies to
+# it. The exit status is the main run's, or the second pass's when the main run passed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
@@ -12,4 +24,33 @@ if [ "$(id -u)" = 0 ] && ! ldconfig -p 2>/dev/null | grep 'libpcap\.so\.0\.8' >/
     fi
 fi
 
-dotnet test Camdoop.sln -c Release -nologo --logger "console;verbosity=normal" "$@"
+status=0
+dotnet test Camdoop.sln -c Release -nologo --logger "console;verbosity=normal" "$@" || status=$?
+
+# The AVX-512-off pass, with the caller's filter (if any) narrowed to the merge tests.
+merge_filter="FullyQualifiedName~Camdoop.MapReduce.Tests.Merge."
+user_filter=""
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+    case "${args[i]}" in
+        --filter) user_filter="${args[i + 1]:-}" ;;
+        --filter=*) user_filter="${args[i]#--filter=}" ;;
+    esac
+done
+filter="$merge_filter"
+if [ -n "$user_filter" ]; then
+    filter="($user_filter)&($merge_filter)"
+fi
+echo
+echo "test.sh: the merge tests again with AVX-512 off (DOTNET_EnableAVX512=0): StreamMerger's scalar path"
+if [ -r /proc/cpuinfo ] && ! grep -qw avx512f /proc/cpuinfo; then
+    echo "test.sh: this machine has no AVX-512: both passes ran the scalar path, and the vector path is untested here"
+fi
+second=0
+DOTNET_EnableAVX512=0 DOTNET_EnableAVX512F=0 dotnet test tests/Camdoop.MapReduce.Tests -c Release --no-build -nologo --filter "$filter" ||
+    second=$?
+if [ "$status" = 0 ]; then
+    status=$second
+fi
+
+exit "$status"
