@@ -17,15 +17,39 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
 # The pcap link driver needs libpcap (Debian's libpcap0.8). As root, install it when missing; if that fails, go on:
-# the pcap tests then skip with the reason.
-if [ "$(id -u)" = 0 ] && ! ldconfig -p 2>/dev/null | grep 'libpcap\.so\.0\.8' >/dev/null && command -v apt-get >/dev/null; then
-    if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpcap0.8) >/dev/null 2>&1; then
-        echo "test.sh: could not install libpcap0.8; the pcap link tests will be skipped" >&2
+# the pcap tests then skip with the reason, and the end of the output says how many did.
+pcap_problem=""
+if [ "$(id -u)" = 0 ] && ! ldconfig -p 2>/dev/null | grep 'libpcap\.so\.0\.8' >/dev/null; then
+    if command -v apt-get >/dev/null; then
+        apt_log="$(mktemp)"
+        if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpcap0.8) >"$apt_log" 2>&1; then
+            reason="$(grep -v '^[[:space:]]*$' "$apt_log" | tail -n 1 || true)"
+            pcap_problem="libpcap0.8 could not be installed (${reason:-apt-get failed without a message})"
+        fi
+        rm -f "$apt_log"
+    else
+        pcap_problem="libpcap0.8 is missing and there is no apt-get to install it"
+    fi
+    if [ -n "$pcap_problem" ]; then
+        echo "test.sh: $pcap_problem; the pcap link tests will be skipped" >&2
     fi
 fi
 
 status=0
-dotnet test Camdoop.sln -c Release -nologo --logger "console;verbosity=normal" "$@" || status=$?
+main=(dotnet test Camdoop.sln -c Release -nologo --logger "console;verbosity=normal" "$@")
+pcap_skipped=0
+if [ -n "$pcap_problem" ]; then
+    # Keep a copy of the output to count the tests skipped for want of libpcap (xUnit prints each one's reason).
+    main_log="$(mktemp)"
+    set +e
+    "${main[@]}" 2>&1 | tee "$main_log"
+    status=${PIPESTATUS[0]}
+    set -e
+    pcap_skipped="$(grep -cE '^\[xUnit\.net [0-9:.]+\][[:space:]]+libpcap not found' "$main_log" || true)"
+    rm -f "$main_log"
+else
+    "${main[@]}" || status=$?
+fi
 
 # The AVX-512-off pass, with the caller's filter (if any) narrowed to the merge tests.
 merge_filter="FullyQualifiedName~Camdoop.MapReduce.Tests.Merge."
@@ -53,4 +77,12 @@ if [ "$status" = 0 ]; then
     status=$second
 fi
 
+if [ -n "$pcap_problem" ]; then
+    echo
+    if [ "$pcap_skipped" = 1 ]; then
+        echo "test.sh: $pcap_problem; the 1 pcap test was skipped"
+    else
+        echo "test.sh: $pcap_problem; the $pcap_skipped pcap tests were skipped"
+    fi
+fi
 exit "$status"
