@@ -1,15 +1,88 @@
 #!/usr/bin/env bash
-# Runs every test of the solution (unit, simulator, and, as root, the emulated-testbed end-to-end tests).
+# Runs every test of the solution (unit, simulator, and, as root, the emulated-testbed end-to-end tests), then the
+# merge tests a second time with AVX-512 off, so that both paths of StreamMerger's hot loop are tested.
+#
+# Usage: ./test.sh [dotnet test arguments...], e.g. ./test.sh --filter FullyQualifiedName~Merge
+#
+# Extra arguments go to the main run: dotnet test Camdoop.sln -c Release ... "$@".
+# The second pass runs the merge tests (namespace Camdoop.MapReduce.Tests.Merge) of tests/Camdoop.MapReduce.Tests
+# again, without building (it reuses the main run's Release build), with DOTNET_EnableAVX512=0 in the environment:
+# the runtime then reports no AVX-512 and the merger takes its scalar path (.NET 10 reads DOTNET_EnableAVX512; the
+# older DOTNET_EnableAVX512F, set too, no longer has any effect alone). StreamMergerPathTests fails when the
+# switch did not take effect. The second pass always runs: with a --filter among the arguments it runs the merge
+# tests that the filter also selects (possibly none, which dotnet test reports); no other extra argument applies to
+# it. The exit status is the main run's, or the second pass's when the main run passed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
 # The pcap link driver needs libpcap (Debian's libpcap0.8). As root, install it when missing; if that fails, go on:
-# the pcap tests then skip with the reason.
-if [ "$(id -u)" = 0 ] && ! ldconfig -p 2>/dev/null | grep 'libpcap\.so\.0\.8' >/dev/null && command -v apt-get >/dev/null; then
-    if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpcap0.8) >/dev/null 2>&1; then
-        echo "test.sh: could not install libpcap0.8; the pcap link tests will be skipped" >&2
+# the pcap tests then skip with the reason, and the end of the output says how many did.
+pcap_problem=""
+if [ "$(id -u)" = 0 ] && ! ldconfig -p 2>/dev/null | grep 'libpcap\.so\.0\.8' >/dev/null; then
+    if command -v apt-get >/dev/null; then
+        apt_log="$(mktemp)"
+        if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpcap0.8) >"$apt_log" 2>&1; then
+            reason="$(grep -v '^[[:space:]]*$' "$apt_log" | tail -n 1 || true)"
+            pcap_problem="libpcap0.8 could not be installed (${reason:-apt-get failed without a message})"
+        fi
+        rm -f "$apt_log"
+    else
+        pcap_problem="libpcap0.8 is missing and there is no apt-get to install it"
+    fi
+    if [ -n "$pcap_problem" ]; then
+        echo "test.sh: $pcap_problem; the pcap link tests will be skipped" >&2
     fi
 fi
 
-dotnet test Camdoop.sln -c Release -nologo --logger "console;verbosity=normal" "$@"
+status=0
+main=(dotnet test Camdoop.sln -c Release -nologo --logger "console;verbosity=normal" "$@")
+pcap_skipped=0
+if [ -n "$pcap_problem" ]; then
+    # Keep a copy of the output to count the tests skipped for want of libpcap (xUnit prints each one's reason).
+    main_log="$(mktemp)"
+    set +e
+    "${main[@]}" 2>&1 | tee "$main_log"
+    status=${PIPESTATUS[0]}
+    set -e
+    pcap_skipped="$(grep -cE '^\[xUnit\.net [0-9:.]+\][[:space:]]+libpcap not found' "$main_log" || true)"
+    rm -f "$main_log"
+else
+    "${main[@]}" || status=$?
+fi
+
+# The AVX-512-off pass, with the caller's filter (if any) narrowed to the merge tests.
+merge_filter="FullyQualifiedName~Camdoop.MapReduce.Tests.Merge."
+user_filter=""
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+    case "${args[i]}" in
+        --filter) user_filter="${args[i + 1]:-}" ;;
+        --filter=*) user_filter="${args[i]#--filter=}" ;;
+    esac
+done
+filter="$merge_filter"
+if [ -n "$user_filter" ]; then
+    filter="($user_filter)&($merge_filter)"
+fi
+echo
+echo "test.sh: the merge tests again with AVX-512 off (DOTNET_EnableAVX512=0): StreamMerger's scalar path"
+if [ -r /proc/cpuinfo ] && ! grep -qw avx512f /proc/cpuinfo; then
+    echo "test.sh: this machine has no AVX-512: both passes ran the scalar path, and the vector path is untested here"
+fi
+second=0
+DOTNET_EnableAVX512=0 DOTNET_EnableAVX512F=0 dotnet test tests/Camdoop.MapReduce.Tests -c Release --no-build -nologo --filter "$filter" ||
+    second=$?
+if [ "$status" = 0 ]; then
+    status=$second
+fi
+
+if [ -n "$pcap_problem" ]; then
+    echo
+    if [ "$pcap_skipped" = 1 ]; then
+        echo "test.sh: $pcap_problem; the 1 pcap test was skipped"
+    else
+        echo "test.sh: $pcap_problem; the $pcap_skipped pcap tests were skipped"
+    fi
+fi
+exit "$status"

@@ -9,6 +9,12 @@ namespace Camdoop.MapReduce.Merge;
 public sealed partial class StreamMerger
 {
     /// <summary>
+    /// Whether the hot loop keeps the eight head prefixes of up to eight inputs in one 512-bit register (AVX-512)
+    /// rather than scanning them with scalar code. A constant to the JIT; test.sh runs the merge tests both ways.
+    /// </summary>
+    internal static bool UsesVector512 => Vector512.IsHardwareAccelerated;
+
+    /// <summary>
     /// The hot loop of Merge and Combine modes: while the smallest head prefix is unique, that record is the next
     /// output as is (in Combine mode its key is complete unless the same input continues it), so copy it and move
     /// on, with the loop state in locals. Records keep coming from the same input while their prefix stays below
@@ -30,7 +36,7 @@ public sealed partial class StreamMerger
         bool switched = false;
         // With SIMD, the prefixes stay in a register and only the consumed input's lane changes: reloading the
         // array right after storing one lane would stall on store forwarding.
-        bool vector = Vector512.IsHardwareAccelerated && _prefixes.Length == 8;
+        bool vector = UsesVector512 && _prefixes.Length == 8;
         var lanes = Vector512.Create(0UL, 1, 2, 3, 4, 5, 6, 7);
         // Built from scalar loads: the lanes were just stored one by one, so one 64-byte load would stall.
         var p = _prefixes;
