@@ -364,6 +364,10 @@ public sealed partial class ServerJob
         Transport.OnAckApplied(stream, rtt);
         if (stream.IsComplete)
         {
+            if (stream.Epoch > 0)
+            {
+                Log($"stream {stream.Id.ReduceTask}/{stream.Id.Tree}/{stream.Id.Child.Name}/{stream.Id.Source} is complete in epoch {stream.Epoch}");
+            }
             vertex.OnOutputComplete();
             _unfinishedVertices--;
             _service.OnJobProgress(this);
@@ -380,6 +384,10 @@ public sealed partial class ServerJob
         var result = new ReduceTaskResult(JobId, root.ReduceTask, Self, root.CompletedAt, output.Records, output.LogicalBytes,
             output.StreamBytes, output.FileBytes, output.Checksum, output.Path);
         _completed.Add(result);
+        if (root.IsAdopted)
+        {
+            Log($"reduce task {root.ReduceTask}, taken over from {root.Home.Name}, is complete");
+        }
         _doneReduceTasks.Add(root.ReduceTask);
         _service.OnReduceTaskCompleted(this, result);
     }

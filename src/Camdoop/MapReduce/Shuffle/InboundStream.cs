@@ -130,11 +130,13 @@ public sealed class InboundStream
             {
                 return ReceiveOutcome.Stale;
             }
-            // The restart asked for has begun: take its epoch from here on.
+            // The restart asked for has begun: take its epoch from here on, and tell the sender the window at once.
             Epoch = segment.Epoch;
             PendingResume = null;
             ResumeTarget = -1;
             ResumeAttempts = 0;
+            LastAckedOffset = -1;
+            AdvertisedEdge = Math.Min(AdvertisedEdge, _origin);
         }
         long offset = _origin + (long)segment.Offset;
         long end = offset + segment.Bytes.Length;
@@ -159,7 +161,7 @@ public sealed class InboundStream
             FinReceived = true;
             finished = true;
         }
-        ackNow |= Received - LastAckedOffset >= ackEveryBytes;
+        ackNow |= Received - LastAckedOffset >= ackEveryBytes || LastAckedOffset < 0;
         return ReceiveOutcome.Accepted;
     }
 
@@ -171,9 +173,9 @@ public sealed class InboundStream
     /// </summary>
     public bool WantsWindowUpdate(int window)
     {
-        if (FinReceived)
+        if (FinReceived || PendingResume is not null)
         {
-            return false;
+            return false; // a stream waiting for its restart has no sender to tell
         }
         long gain = Consumed + window - AdvertisedEdge;
         return gain > 0 && gain >= Math.Min(Math.Max(window / 4, ShuffleWire.MaxSegmentBytes), window / 2);

@@ -132,6 +132,10 @@ public sealed class OutboundStream
     /// <summary>Bytes kept before the acknowledged offset for a restart (0: none).</summary>
     public long Retention { get; private set; }
 
+    /// <summary>A line of the stream's state, for logs.</summary>
+    public string Describe() => FormattableString.Invariant(
+        $"epoch {Epoch} end {_end} sent {_sent}/{_sentHigh} acked {_acked} edge {_edge} done {_sourceDone} fin {_finSent} complete {IsComplete} suspended {Suspended} backoff {Backoff}");
+
     /// <summary>Where the bytes kept for a restart begin (long.MaxValue: none kept); record starts noted ahead of it.</summary>
     public (long From, int Noted) Kept => (_retainFrom, _boundaryCount);
 

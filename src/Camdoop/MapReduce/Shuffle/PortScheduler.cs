@@ -73,14 +73,24 @@ public sealed class PortScheduler
     internal void Register(OutboundStream stream)
     {
         var q = QueueOf(stream);
-        // Several streams of the job compete for this link: order them by their next key.
+        // Several streams of the job compete for this link: order them by their next key. Only a stream that has
+        // produced nothing yet can start tracking it (its walker steps over records from the first); one moved here
+        // in the middle of its bytes after a failure goes untracked, that is first.
         if (q.FirstStream is null)
         {
             q.FirstStream = stream;
         }
         else
         {
-            q.FirstStream.TracksPriority = true;
+            TrackPriority(q.FirstStream);
+            TrackPriority(stream);
+        }
+    }
+
+    private static void TrackPriority(OutboundStream stream)
+    {
+        if (!stream.TracksPriority && stream.End == 0 && stream.SentHigh == 0)
+        {
             stream.TracksPriority = true;
         }
     }
