@@ -7,6 +7,7 @@ public sealed class ParsedArguments
 {
     private readonly Dictionary<string, string?> _values = new(StringComparer.Ordinal);
     private readonly Dictionary<string, string> _arguments = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, List<string>> _repeated = new(StringComparer.Ordinal);
     private readonly Command _command;
 
     private ParsedArguments(Command command)
@@ -51,6 +52,11 @@ public sealed class ParsedArguments
                         inline = args[++i];
                     }
                     parsed._values[name] = inline;
+                    if (!parsed._repeated.TryGetValue(name, out var all))
+                    {
+                        parsed._repeated[name] = all = [];
+                    }
+                    all.Add(inline);
                 }
             }
             else
@@ -80,6 +86,9 @@ public sealed class ParsedArguments
     }
 
     public string? Argument(string name) => _arguments.GetValueOrDefault(name);
+
+    /// <summary>Every value given for a repeatable option, in order (empty when not given).</summary>
+    public IReadOnlyList<string> Strings(string option) => _repeated.GetValueOrDefault(option) ?? [];
 
     public bool Has(string option) => _values.ContainsKey(option);
 

@@ -22,7 +22,11 @@ public static class SimRunCommand
             Details = "Without --input the job's generated data set is used (synthetic at --output-ratio, Indy sort records,\n" +
                       "Zipf text for wordcount, item/score lines for topk). With --input PATH the job runs on your data: one\n" +
                       "file split across the servers at line (or 100-byte record) boundaries, or a directory of\n" +
-                      "server-NNNNN.input files. Time is simulated (no compute cost, as in the paper).",
+                      "server-NNNNN.input files. Time is simulated (no compute cost, as in the paper).\n" +
+                      "With --fail the job first runs without failures (its time is T), then again with them: servers\n" +
+                      "detect them by their beacons as real nodes do, take over what failed servers ran and resume from\n" +
+                      "the last key received; the report says what failed, when it was detected, what was sent again and\n" +
+                      "the stretch over T.",
         }
             .Option("torus", "Torus size", "XxYxZ", "3x3x3")
             .Option("job", "synthetic | wordcount | sort | topk[?k=N] | median | PATH.dll#Type", "JOB", "synthetic")
@@ -39,6 +43,7 @@ public static class SimRunCommand
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("map-output", "auto (memory when the input is under a sixteenth of free memory) | memory | disk (indexed run files)", "WHERE", "auto")
+            .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T or 15ms)", "WHAT@WHEN")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
             .Flag("json", "Print one JSON object")
@@ -116,7 +121,8 @@ public static class SimRunCommand
             MemoryCheck.Require("sim run", options.Torus.ToString(), servers, options.ReduceTasks, inputPerServer, options.MapOutputOnDisk,
                 options.Service, 0, MemoryCheck.Available, "lower --reducers or --input-per-server");
         }
-        var result = Execute(options, label: "sim run");
+        var failures = args.Strings("fail").Select(f => ParseFailure(f)).ToList();
+        var result = failures.Count == 0 ? Execute(options, label: "sim run") : RunWithFailures(options, failures);
         if (args.Flag("json"))
         {
             Console.Out.WriteLine(result.ToJson());
@@ -136,6 +142,53 @@ public static class SimRunCommand
             return 1;
         }
         return 0;
+    }
+
+    private static FailureRequest ParseFailure(string text)
+    {
+        try
+        {
+            return FailureRequest.Parse(text);
+        }
+        catch (FormatException e)
+        {
+            throw CliException.Usage($"sim run: --fail {e.Message}");
+        }
+    }
+
+    /// <summary>
+    /// The job without failures first (its shuffle-and-reduce time is T, with a real node's beacons), then with them,
+    /// on the same map outputs; the second run's report carries T and the stretch.
+    /// </summary>
+    internal static JobSimulationResult RunWithFailures(JobSimulationOptions options, IReadOnlyList<FailureRequest> requests)
+    {
+        using var input = Prepare(options, "sim run: map");
+        var baseline = Execute(options with { NodeBeacons = true, Verify = false }, "sim run: without failures", input);
+        if (!baseline.Completed)
+        {
+            throw new CliException($"sim run: the job did not complete without failures: {string.Join("; ", baseline.Errors)}");
+        }
+        long t = (long)Math.Round(baseline.ShuffleReduceSeconds * 1e9);
+        var placement = new Camdoop.MapReduce.Service.JobPlacement(options.Torus, options.JobId, options.ReduceTasks, options.Trees);
+        List<InjectedFailure> failures;
+        try
+        {
+            failures = requests.Select(r => r.Resolve(options.Torus, placement, (int)options.Seed, t)).ToList();
+        }
+        catch (Exception e) when (e is FormatException or InvalidOperationException)
+        {
+            throw new CliException($"sim run: --fail {e.Message}");
+        }
+        var result = Execute(options with { Failures = failures }, "sim run: with failures", input);
+        return result with
+        {
+            Recovery = result.Recovery! with
+            {
+                BaselineSeconds = baseline.ShuffleReduceSeconds,
+                Stretch = baseline.ShuffleReduceSeconds > 0 ? result.ShuffleReduceSeconds / baseline.ShuffleReduceSeconds : null,
+            },
+            WallSeconds = result.WallSeconds + baseline.SimulationWallSeconds,
+        };
     }
 
     /// <summary>Runs the simulation with a progress bar, turning option errors into one-line CLI errors.</summary>
@@ -184,6 +237,19 @@ public static class SimRunCommand
         Line("retransmitted bytes / timeouts", $"{Units.Bytes(r.RetransmittedBytes)} / {r.Timeouts}");
         Line("aggregated bytes per server", $"min {Units.Bytes(r.AggregatedBytes.Min)}, median {Units.Bytes(r.AggregatedBytes.Median)}, max {Units.Bytes(r.AggregatedBytes.Max)}");
         Line("shuffle buffers per server, peak", $"min {Units.Bytes(r.ShuffleBufferPeakBytes.Min)}, median {Units.Bytes(r.ShuffleBufferPeakBytes.Median)}, max {Units.Bytes(r.ShuffleBufferPeakBytes.Max)}");
+        foreach (var f in r.Failures)
+        {
+            Line($"failed: {f.What}", string.Create(CultureInfo.InvariantCulture,
+                $"{(f.Link is null ? $"server {f.Server}" : $"cable {f.Link}")} at {S(f.AtSeconds)}, detected at {(f.DetectedAtSeconds is { } d ? S(d) : "never (nothing needed it)")}"));
+        }
+        if (r.Recovery is { } rec)
+        {
+            Line("recovery", $"{Units.Bytes(rec.ResentBytes)} sent again, {rec.MapTasksRerun} map tasks run again, {rec.VerticesAdopted} vertices taken over");
+            if (rec.Stretch is { } stretch && rec.BaselineSeconds is { } baseline)
+            {
+                Line("  stretch over T", string.Create(CultureInfo.InvariantCulture, $"{stretch:0.000}x (T = {S(baseline)} without failures)"));
+            }
+        }
         if (r.Verified is bool v)
         {
             Line("verified against reference", v ? "yes, identical" : $"NO: {r.VerificationError}");

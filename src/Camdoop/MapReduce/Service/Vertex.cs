@@ -121,7 +121,7 @@ public sealed class Vertex : VertexBase
         }
         else if (_passThrough)
         {
-            Output.Reset(epoch);
+            Output.Reset(epoch, point);
             if (Locals.Count == 0)
             {
                 Output.EndSource();
@@ -134,7 +134,7 @@ public sealed class Vertex : VertexBase
         }
         else
         {
-            Output.Reset(epoch);
+            Output.Reset(epoch, point);
             RestartInputs(point);
             if (point.HasKey && point.Skip > 0)
             {

@@ -75,6 +75,7 @@ public sealed class OutboundStream
     private int _boundaryCount;
     private long _lastBoundary;
     private bool _restarted; // epoch > 0: segments at offset 0 carry Restart
+    private ResumePoint _startPoint = ResumePoint.Start; // the epoch's offset 0 is the first record after this
     private long _resend; // bytes from offset 0 of this epoch that were sent before the restart
 
     public OutboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key destination, Port port, int initialWindow, int maxWindow, ShuffleBufferPool pool,
@@ -703,7 +704,10 @@ public sealed class OutboundStream
             return false;
         }
         var held = _buffer.AsSpan((int)(from - _bufferOffset), (int)(_end - from));
-        if (from > 0 && !point.IsBefore(held, comparer))
+        // Kept from the epoch's first byte: enough when the epoch began no later than the point. Kept from later on:
+        // enough when the first record kept comes before the point.
+        bool covers = _external || (from <= 0 ? _startPoint.IsAtOrBefore(point, comparer) : point.IsBefore(held, comparer));
+        if (!covers)
         {
             return false;
         }
@@ -711,12 +715,21 @@ public sealed class OutboundStream
         int found = point.FindFirstAfter(held, comparer, ref skipped, out int consumed);
         long target = from + (found >= 0 ? found : consumed);
         Rebase(target, epoch);
+        if (!_external)
+        {
+            _startPoint = point;
+        }
         return true;
     }
 
-    /// <summary>Drops everything: the owner regenerates the stream from scratch as epoch <paramref name="epoch"/>.</summary>
-    public void Reset(byte epoch)
+    /// <summary>
+    /// Drops everything: the owner regenerates the stream as epoch <paramref name="epoch"/>, from the first record
+    /// after <paramref name="startPoint"/>.
+    /// </summary>
+    public void Reset(byte epoch, ResumePoint startPoint)
     {
+        ArgumentNullException.ThrowIfNull(startPoint);
+        _startPoint = startPoint;
         Changed();
         long resend = _sentHigh;
         if (_buffer is not null && !_external)

@@ -490,6 +490,16 @@ public sealed class PortScheduler
         }
     }
 
+    /// <summary>A stream moved here keeps its retransmission timer: this port's timer watches it from now on.</summary>
+    internal void WatchMoved(OutboundStream s)
+    {
+        if (s.HasInFlight || s.IsWindowBlocked)
+        {
+            Watch(s);
+            ArmTimer();
+        }
+    }
+
     internal void WatchBlocked(OutboundStream s)
     {
         if (s.IsWindowBlocked)

@@ -88,6 +88,25 @@ public sealed class ResumePoint
         return -1;
     }
 
+    /// <summary>
+    /// Whether a stream that starts right after this point holds every record after <paramref name="later"/>: this
+    /// point is the same as <paramref name="later"/> or comes before it.
+    /// </summary>
+    public bool IsAtOrBefore(ResumePoint later, IKeyComparer? comparer)
+    {
+        ArgumentNullException.ThrowIfNull(later);
+        if (!HasKey)
+        {
+            return true;
+        }
+        if (!later.HasKey)
+        {
+            return false;
+        }
+        int order = comparer?.Compare(Key, later.Key) ?? Key.AsSpan().SequenceCompareTo(later.Key);
+        return order < 0 || (order == 0 && (later.Skip == SkipAll || (Skip != SkipAll && Skip <= later.Skip)));
+    }
+
     /// <summary>Whether the first record of <paramref name="records"/> comes before the point (so a copy from there covers it).</summary>
     public bool IsBefore(ReadOnlySpan<byte> records, IKeyComparer? comparer)
     {

@@ -83,10 +83,18 @@ public sealed class ShuffleTransport
         {
             return;
         }
-        _ports[(int)stream.Port].Detach(stream);
+        var old = stream.Port;
+        _ports[(int)old].Detach(stream);
         stream.Port = port;
-        _ports[(int)port].Register(stream);
-        MarkReady(stream);
+        var scheduler = _ports[(int)port];
+        scheduler.Register(stream);
+        if (stream.HasInFlight && !Context.IsLinkUp(old))
+        {
+            // What was in flight on a link that went down is lost: send it again now rather than after a timeout.
+            stream.Rewind();
+        }
+        scheduler.MarkReady(stream);
+        scheduler.WatchMoved(stream);
     }
 
     /// <summary>Moves where an inbound stream's acks are sent from.</summary>
