@@ -105,14 +105,53 @@ public sealed class JobPlacement
 
     /// <summary>
     /// The key one vertex (reduce task, tree, the server it sits on in the tree) is owned by: while that server is up it
-    /// owns it; after it fails, the server the key maps to in the job's view runs the vertex. Keys differ per reduce task
-    /// and tree, so a failed server's vertices spread over its neighbours (the Camdoop paper, §4.2).
-    /// <paramref name="tree"/> is <see cref="RootTree"/> for the root reducer.
+    /// owns it; after it fails, the server the key maps to in the job's view runs the vertex (the Camdoop paper, §4.2).
+    /// Keys differ per reduce task and tree, so a failed server's vertices spread over its neighbours. Among the
+    /// possible keys the first is taken whose remap prefers the vertex's parent while the parent's server is up: the
+    /// vertex's children then send straight to the parent's server, which merges for both, rather than through a third
+    /// server whose links carry another tree already (into a root, that doubles the load of one of its six links).
+    /// <paramref name="tree"/> is <see cref="RootTree"/> for the root reducer, which has no parent.
     /// </summary>
     public Key VertexKey(Coordinate home, int reduceTask, int tree)
     {
+        lock (_vertexKeys)
+        {
+            if (_vertexKeys.TryGetValue((home, reduceTask, tree), out var cached))
+            {
+                return cached;
+            }
+        }
+        var key = FindVertexKey(home, reduceTask, tree);
+        lock (_vertexKeys)
+        {
+            _vertexKeys[(home, reduceTask, tree)] = key;
+        }
+        return key;
+    }
+
+    private readonly Dictionary<(Coordinate Home, int ReduceTask, int Tree), Key> _vertexKeys = [];
+
+    private Key FindVertexKey(Coordinate home, int reduceTask, int tree)
+    {
         ulong mixed = Mix(JobKey.Middle ^ Mix(((ulong)(uint)reduceTask << 8) | (uint)tree));
-        return Key.FromCoordinate(Torus, home, new Key(mixed, Mix(mixed ^ JobKey.High), 0));
+        Key Candidate(ulong attempt) => Key.FromCoordinate(Torus, home, new Key(Mix(mixed ^ attempt), Mix(mixed ^ JobKey.High ^ attempt), 0));
+        var parent = tree == RootTree ? null : Trees.GetParent(Root(reduceTask), home, tree);
+        if (parent is null)
+        {
+            return Candidate(0);
+        }
+        var othersUp = ServerSet.AllOf(Torus);
+        othersUp.Remove(Torus.IndexOf(home));
+        int parentIndex = Torus.IndexOf(parent.Value);
+        for (ulong attempt = 0; attempt < 4096; attempt++)
+        {
+            var key = Candidate(attempt);
+            if (_mapper.OwnerIndex(key, othersUp) == parentIndex)
+            {
+                return key;
+            }
+        }
+        return Candidate(0); // unreachable in practice: one neighbour in six wins each attempt
     }
 
     /// <summary>The splitmix64 finaliser.</summary>
