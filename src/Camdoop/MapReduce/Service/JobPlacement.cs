@@ -110,32 +110,34 @@ public sealed class JobPlacement
     /// possible keys the first is taken whose remap prefers the vertex's parent while the parent's server is up: the
     /// vertex's children then send straight to the parent's server, which merges for both, rather than through a third
     /// server whose links carry another tree already (into a root, that doubles the load of one of its six links).
-    /// <paramref name="tree"/> is <see cref="RootTree"/> for the root reducer, which has no parent.
+    /// <paramref name="tree"/> is <see cref="RootTree"/> for the root reducer, which has no parent. The trees are those
+    /// rooted at <paramref name="root"/> (by default the reduce task's first root: see <see cref="NextRoot"/>).
     /// </summary>
-    public Key VertexKey(Coordinate home, int reduceTask, int tree)
+    public Key VertexKey(Coordinate home, int reduceTask, int tree, Coordinate? root = null)
     {
+        var r = root ?? Root(reduceTask);
         lock (_vertexKeys)
         {
-            if (_vertexKeys.TryGetValue((home, reduceTask, tree), out var cached))
+            if (_vertexKeys.TryGetValue((home, reduceTask, tree, r), out var cached))
             {
                 return cached;
             }
         }
-        var key = FindVertexKey(home, reduceTask, tree);
+        var key = FindVertexKey(home, reduceTask, tree, r);
         lock (_vertexKeys)
         {
-            _vertexKeys[(home, reduceTask, tree)] = key;
+            _vertexKeys[(home, reduceTask, tree, r)] = key;
         }
         return key;
     }
 
-    private readonly Dictionary<(Coordinate Home, int ReduceTask, int Tree), Key> _vertexKeys = [];
+    private readonly Dictionary<(Coordinate Home, int ReduceTask, int Tree, Coordinate Root), Key> _vertexKeys = [];
 
-    private Key FindVertexKey(Coordinate home, int reduceTask, int tree)
+    private Key FindVertexKey(Coordinate home, int reduceTask, int tree, Coordinate root)
     {
-        ulong mixed = Mix(JobKey.Middle ^ Mix(((ulong)(uint)reduceTask << 8) | (uint)tree));
+        ulong mixed = Mix(JobKey.Middle ^ Mix(((ulong)(uint)reduceTask << 8) | (uint)tree) ^ ((ulong)(uint)Torus.IndexOf(root) << 40));
         Key Candidate(ulong attempt) => Key.FromCoordinate(Torus, home, new Key(Mix(mixed ^ attempt), Mix(mixed ^ JobKey.High ^ attempt), 0));
-        var parent = tree == RootTree ? null : Trees.GetParent(Root(reduceTask), home, tree);
+        var parent = tree == RootTree ? null : Trees.GetParent(root, home, tree);
         if (parent is null)
         {
             return Candidate(0);
@@ -152,6 +154,53 @@ public sealed class JobPlacement
             }
         }
         return Candidate(0); // unreachable in practice: one neighbour in six wins each attempt
+    }
+
+    /// <summary>
+    /// Where reduce task <paramref name="reduceTask"/> starts over when its root <paramref name="failed"/> fails, as
+    /// generation <paramref name="generation"/>: a server two hops away from it, in <paramref name="view"/> with all six
+    /// neighbours, picked by a hash every server computes alike (the Camdoop paper, §4.2, restarts a failed root; this
+    /// places it where its trees can be new and its six links all up, so starting over takes the original time, not
+    /// twice that through a root with a dead link). Falls back to any live server two hops away, then the nearest live
+    /// server at all.
+    /// </summary>
+    public Coordinate NextRoot(int reduceTask, int generation, Coordinate failed, ServerSet view)
+    {
+        ArgumentNullException.ThrowIfNull(view);
+        ulong seed = Mix(JobKey.Middle ^ Mix(((ulong)(uint)reduceTask << 8) ^ (ulong)(uint)generation));
+        Coordinate? Pick(Func<Coordinate, bool> eligible, int distance)
+        {
+            Coordinate? best = null;
+            ulong bestWeight = 0;
+            foreach (var c in Torus.All())
+            {
+                int i = Torus.IndexOf(c);
+                if (!view.Contains(i) || (distance > 0 && Torus.Distance(c, failed) != distance) || !eligible(c))
+                {
+                    continue;
+                }
+                ulong weight = Mix(seed ^ ((ulong)(i + 1) * 0x9E37_79B9_7F4A_7C15UL));
+                if (best is null || weight > bestWeight)
+                {
+                    best = c;
+                    bestWeight = weight;
+                }
+            }
+            return best;
+        }
+        bool AllNeighboursUp(Coordinate c)
+        {
+            foreach (var port in Ports.All)
+            {
+                if (!view.Contains(Torus.IndexOf(Torus.Neighbour(c, port))))
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return Pick(AllNeighboursUp, 2) ?? Pick(_ => true, 2) ?? Pick(_ => true, 0)
+            ?? throw new InvalidOperationException("no server is left to run the reduce task");
     }
 
     /// <summary>The splitmix64 finaliser.</summary>

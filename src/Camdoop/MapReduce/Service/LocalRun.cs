@@ -151,6 +151,9 @@ public sealed class LocalRun
         _position = found >= 0 ? found : consumed;
     }
 
+    /// <summary>Stops reading the run (its vertex was dropped).</summary>
+    public void Close() => Release();
+
     private RunSegmentReader Reader => _reader ??= _output.OpenRun(_reduceTask, _stripe);
 
     private void Release()

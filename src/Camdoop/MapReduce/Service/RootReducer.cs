@@ -12,9 +12,8 @@ namespace Camdoop.MapReduce.Service;
 /// mode, whose output is the same record stream, on the merger's fast paths (on 8x8x8 R = 1 the root's reduce calls
 /// were a third of its work).
 /// <para>
-/// A root reducer whose server failed runs again from the start on the server that owns its key: it asks every child
-/// for its whole stream (the failed reducer's output is lost with it), including the failed server's map tasks, run
-/// again where their ids now live (the Camdoop paper, §4.2).
+/// A reduce task whose root's server fails starts over, as its next generation, on new trees rooted elsewhere (see
+/// <see cref="ServerJob.RootOf"/>): the failed reducer's output is lost with it (the Camdoop paper, §4.2).
 /// </para>
 /// </summary>
 public sealed class RootReducer : VertexBase
@@ -90,18 +89,6 @@ public sealed class RootReducer : VertexBase
     public long CompletedAt { get; private set; } = -1;
 
     public override void Start() => Owner.MarkDirty(this);
-
-    /// <summary>Starts the reduce task over (it was adopted: nothing is written yet), asking every child for its whole stream.</summary>
-    internal void RestartFromStart()
-    {
-        _chunk = null;
-        _localMerger = null;
-        _localDone = false;
-        IsFinished = false;
-        CompletedAt = -1;
-        RestartInputs(ResumePoint.Start);
-        Owner.MarkDirty(this);
-    }
 
     public override void Pump()
     {

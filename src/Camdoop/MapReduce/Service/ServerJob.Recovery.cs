@@ -15,7 +15,8 @@ namespace Camdoop.MapReduce.Service;
 //   record it holds; the new owner takes the vertex over and asks the vertex's children, in turn, for their records
 //   from that key (a map task of the failed server is run again where its id now maps);
 // - a child whose parent's server is lost stops sending and waits for the parent's new host to ask;
-// - the new owner of a failed root reducer starts it over and asks every child for its whole stream.
+// - a reduce task whose root's server is lost starts over, on every server, as its next generation: on new trees
+//   rooted two hops away (JobPlacement.NextRoot), every vertex sending its whole stream again.
 // A child that kept enough of its output starts again from those bytes; otherwise it merges (or reads) again from the
 // key. Streams are sorted, so records before the point are never sent twice and none after it is lost.
 public sealed partial class ServerJob
@@ -51,7 +52,7 @@ public sealed partial class ServerJob
 
     /// <summary>The key the sender of stream <paramref name="child"/> is owned by: its vertex's, or its map task's.</summary>
     private Key OwnerKeyOf(InboundStream child) => child.Source == 0
-        ? Placement.VertexKey(child.Child, child.ReduceTask, child.Tree)
+        ? Placement.VertexKey(child.Child, child.ReduceTask, child.Tree, RootOf(child.ReduceTask))
         : MapTasks.MapTasksOf(child.Child)[child.Source - 1];
 
     /// <summary>
@@ -74,6 +75,13 @@ public sealed partial class ServerJob
         if (newlyLost.Count == 0 || Failure is not null)
         {
             return;
+        }
+        for (int r = 0; r < Description.ReduceTasks; r++)
+        {
+            if (!_doneReduceTasks.Contains(r) && !IsInJob(RootOf(r)))
+            {
+                Reroot(r);
+            }
         }
         // Vertices taken over here that another server owns now (views differ for a moment): theirs, not ours.
         foreach (var (key, vertex) in _adopted.ToList())
@@ -109,15 +117,6 @@ public sealed partial class ServerJob
             if (vertex.OutputHost >= 0 && !_view.Contains(vertex.OutputHost) && !vertex.Output.Suspended)
             {
                 vertex.Output.Suspend();
-            }
-        }
-        for (int r = 0; r < Description.ReduceTasks; r++)
-        {
-            var home = Placement.Root(r);
-            if (!IsInJob(home) && !_roots.ContainsKey(r) && !_doneReduceTasks.Contains(r)
-                && OwnerIndex(Placement.VertexKey(home, r, JobPlacement.RootTree)) == _selfIndex)
-            {
-                AdoptRoot(r);
             }
         }
         foreach (var server in newlyLost)
@@ -228,7 +227,7 @@ public sealed partial class ServerJob
         var counters = Transport.Counters;
         counters.ResumesReceived++;
         var id = request.Stream;
-        if ((uint)id.ReduceTask >= (uint)Description.ReduceTasks || id.Child == Placement.Root(id.ReduceTask) && id.Source == 0)
+        if ((uint)id.ReduceTask >= (uint)Description.ReduceTasks || (id.Child == RootOf(id.ReduceTask) && id.Source == 0))
         {
             counters.UnknownStream++;
             return;
@@ -251,7 +250,7 @@ public sealed partial class ServerJob
                     _deferred[id] = (point, requester, knownEpoch); // its server is not known here to be lost yet
                     return;
                 }
-                if (OwnerIndex(Placement.VertexKey(id.Child, id.ReduceTask, id.Tree)) != _selfIndex)
+                if (OwnerIndex(Placement.VertexKey(id.Child, id.ReduceTask, id.Tree, RootOf(id.ReduceTask))) != _selfIndex)
                 {
                     counters.UnknownStream++; // not ours to take over: the parent asks the owner it sees next
                     return;
@@ -418,22 +417,23 @@ public sealed partial class ServerJob
     private Vertex AdoptVertex(int reduceTask, int tree, Coordinate home)
     {
         var torus = Placement.Torus;
-        var root = Placement.Root(reduceTask);
+        var root = RootOf(reduceTask);
+        byte epoch = ShuffleWire.FirstEpoch(GenerationOf(reduceTask));
         var children = new List<InboundStream>();
         Span<Port> ports = stackalloc Port[Ports.Count];
         int count = Placement.Trees.GetChildPorts(root, home, tree, ports);
         for (int i = 0; i < count; i++)
         {
-            AddAdoptedChild(children, reduceTask, tree, torus.Neighbour(home, ports[i]), 0);
+            AddAdoptedChild(children, reduceTask, tree, torus.Neighbour(home, ports[i]), 0, epoch);
         }
         int mapTasks = MapTasks.MapTasksOf(home).Count;
         for (int j = 1; j <= mapTasks; j++)
         {
-            AddAdoptedChild(children, reduceTask, tree, home, (byte)j);
+            AddAdoptedChild(children, reduceTask, tree, home, (byte)j, epoch);
         }
         var parentPort = Placement.Trees.ParentPort(root, home, tree)!.Value;
         var output = new OutboundStream(JobId, reduceTask, tree, home, Placement.VertexId(Self), parentPort, Options.Shuffle.InitialWindowBytes,
-            Options.Shuffle.MaxWindowBytes, Transport.Buffers);
+            Options.Shuffle.MaxWindowBytes, Transport.Buffers, epoch: epoch);
         output.Suspend();
         output.SetRetention(RetentionBytes);
         var vertex = new Vertex(this, reduceTask, tree, home, [.. children], [], VertexMode, output);
@@ -446,51 +446,112 @@ public sealed partial class ServerJob
         return vertex;
     }
 
-    private void AddAdoptedChild(List<InboundStream> children, int reduceTask, int tree, Coordinate child, byte source)
+    private void AddAdoptedChild(List<InboundStream> children, int reduceTask, int tree, Coordinate child, byte source, byte epoch)
     {
-        var stream = new InboundStream(JobId, reduceTask, tree, child, Placement.VertexId(child), Port.XPlus, children.Count, source);
+        var stream = new InboundStream(JobId, reduceTask, tree, child, Placement.VertexId(child), Port.XPlus, children.Count, source, epoch);
         stream.TrackRecords();
         children.Add(stream);
         InboundStreams++;
     }
 
-    /// <summary>Starts over reduce task <paramref name="reduceTask"/>, whose root's server failed, here.</summary>
-    private void AdoptRoot(int reduceTask)
+    /// <summary>
+    /// Reduce task <paramref name="reduceTask"/>'s root failed before it finished: the task starts over as its next
+    /// generation, rooted at <see cref="JobPlacement.NextRoot"/>. Every server drops its part of the task and builds it
+    /// anew on the new trees, from the first record of every map output: all that the failed reducer held is lost
+    /// with it, so nothing it wrote is counted, and nothing of the new generation before its start either.
+    /// </summary>
+    private void Reroot(int reduceTask)
     {
-        var home = Placement.Root(reduceTask);
-        var children = new List<InboundStream>();
-        Span<Port> ports = stackalloc Port[Ports.Count];
-        int mapTasks = MapTasks.MapTasksOf(home).Count;
+        var failed = RootOf(reduceTask);
+        if (_generation[reduceTask] == 15)
+        {
+            _service.FailJob(this, $"reduce task {reduceTask} lost its root 16 times");
+            return;
+        }
+        _generation[reduceTask]++;
+        _rootOf[reduceTask] = Placement.NextRoot(reduceTask, _generation[reduceTask], failed, _view);
+        var sent = new long[TreeTopology.TreeCount];
         for (int t = 0; t < TreeTopology.TreeCount; t++)
         {
-            int count = Placement.Trees.GetChildPorts(home, home, t, ports);
-            for (int i = 0; i < count; i++)
+            sent[t] = Vertex(reduceTask, t)?.Output.SentHigh ?? 0;
+        }
+        TearDown(reduceTask);
+        BuildReduceTask(reduceTask);
+        for (int t = 0; t < TreeTopology.TreeCount; t++)
+        {
+            if (Vertex(reduceTask, t) is { } vertex)
             {
-                AddAdoptedChild(children, reduceTask, t, Placement.Torus.Neighbour(home, ports[i]), 0);
-            }
-            for (int j = 1; j <= mapTasks; j++)
-            {
-                AddAdoptedChild(children, reduceTask, t, home, (byte)j);
+                vertex.Output.CountAsResent(sent[t]);
+                Transport.Register(vertex.Output);
+                StartVertex(vertex);
             }
         }
-        string? path = Description.Output.Kind == Jobs.Control.OutputKind.LocalFiles ? OutputPath(reduceTask) : null;
-        var root = new RootReducer(this, reduceTask, home, [.. children], [], new ReduceOutput(Job, path));
-        _roots[reduceTask] = root;
-        Log($"takes over root reducer {reduceTask} of failed server {home.Name}: it starts over");
-        Transport.Counters.VerticesAdopted++;
-        _service.OnJobProgress(this);
-        root.RestartFromStart();
+        if (_roots.TryGetValue(reduceTask, out var root))
+        {
+            StartVertex(root);
+            Transport.Counters.VerticesAdopted++;
+            Log($"reduce task {reduceTask} starts over here: its root {failed.Name} failed");
+        }
+    }
+
+    /// <summary>Drops this server's part of reduce task <paramref name="reduceTask"/>: vertices, root reducer, leaves of map tasks run again.</summary>
+    private void TearDown(int reduceTask)
+    {
+        for (int t = 0; t < TreeTopology.TreeCount; t++)
+        {
+            ref var vertex = ref _vertices[(reduceTask * TreeTopology.TreeCount) + t];
+            if (vertex is not null)
+            {
+                Drop(vertex);
+                vertex = null;
+            }
+        }
+        if (_roots.Remove(reduceTask, out var root))
+        {
+            Drop(root);
+            root.Output.Dispose();
+        }
+        foreach (var (key, adopted) in _adopted.Where(a => a.Key.R == reduceTask).ToList())
+        {
+            _adopted.Remove(key);
+            Drop(adopted);
+        }
+        foreach (var rerun in _reruns.Values)
+        {
+            foreach (var leaf in rerun.RemoveLeaves(reduceTask))
+            {
+                Drop(leaf);
+            }
+        }
+        foreach (var id in _deferred.Keys.Where(id => id.ReduceTask == reduceTask).ToList())
+        {
+            _deferred.Remove(id);
+        }
+    }
+
+    /// <summary>Forgets one vertex: its merger, stashes and streams go back, its job no longer waits for it.</summary>
+    private void Drop(VertexBase vertex)
+    {
+        vertex.Discard();
+        foreach (var child in vertex.Children)
+        {
+            Transport.Forget(child);
+            InboundStreams--;
+        }
+        if (vertex is Vertex v)
+        {
+            if (!v.IsFinished)
+            {
+                _unfinishedVertices--;
+            }
+            Transport.Forget(v.Output);
+        }
     }
 
     private void DropAdopted((int R, int Tree, int Home) key, Vertex vertex)
     {
         _adopted.Remove(key);
-        if (!vertex.IsFinished)
-        {
-            _unfinishedVertices--;
-        }
-        vertex.Output.Suspend();
-        InboundStreams -= vertex.Children.Count;
+        Drop(vertex);
     }
 
     /// <summary>The re-run of map task <paramref name="source"/> of <paramref name="server"/> here, started if it was not.</summary>
@@ -550,6 +611,21 @@ public sealed partial class ServerJob
 
         public IEnumerable<Vertex> Leaves => _leaves.Values;
 
+        /// <summary>Takes out the leaves of one reduce task (it starts over on new trees).</summary>
+        public List<Vertex> RemoveLeaves(int reduceTask)
+        {
+            var removed = _leaves.Where(l => l.Key.R == reduceTask).ToList();
+            foreach (var (key, _) in removed)
+            {
+                _leaves.Remove(key);
+            }
+            foreach (var key in Waiting.Keys.Where(k => k.R == reduceTask).ToList())
+            {
+                Waiting.Remove(key);
+            }
+            return removed.Select(l => l.Value).ToList();
+        }
+
         public Vertex? Leaf(int reduceTask, int tree, bool create = false)
         {
             if (_leaves.TryGetValue((reduceTask, tree), out var leaf) || !create || Output is null)
@@ -558,7 +634,8 @@ public sealed partial class ServerJob
             }
             var run = new LocalRun(Output, reduceTask, tree);
             var output = new OutboundStream(job.JobId, reduceTask, tree, Server, job.Placement.VertexId(job.Self), Port.XPlus,
-                job.Options.Shuffle.InitialWindowBytes, job.Options.Shuffle.MaxWindowBytes, job.Transport.Buffers, Source);
+                job.Options.Shuffle.InitialWindowBytes, job.Options.Shuffle.MaxWindowBytes, job.Transport.Buffers, Source,
+                ShuffleWire.FirstEpoch(job.GenerationOf(reduceTask)));
             output.Suspend();
             leaf = new Vertex(job, reduceTask, tree, Server, [], run.IsEmpty ? [] : [run], job.VertexMode, output);
             _leaves[(reduceTask, tree)] = leaf;

@@ -23,6 +23,8 @@ public sealed partial class ServerJob
     private readonly List<ReduceTaskResult> _completed = [];
     private readonly Dictionary<(int Inputs, MergeMode Mode), Stack<StreamMerger>> _mergers = [];
     private readonly int _selfIndex;
+    private readonly Coordinate[] _rootOf;
+    private readonly int[] _generation;
     private int _unfinishedVertices;
 
     internal ServerJob(CamdoopService service, JobDescription description, IMapReduceJob job, IReadOnlyList<MapOutput> mapOutputs,
@@ -45,6 +47,12 @@ public sealed partial class ServerJob
             ? service.Options.ResumeRetentionBytes
             : (2L * shuffle.MaxWindowBytes) + (2L * ShuffleWire.MaxSegmentBytes) + (16 * 1024);
         _vertices = new Vertex?[description.ReduceTasks * TreeTopology.TreeCount];
+        _rootOf = new Coordinate[description.ReduceTasks];
+        _generation = new int[description.ReduceTasks];
+        for (int r = 0; r < description.ReduceTasks; r++)
+        {
+            _rootOf[r] = Placement.Root(r);
+        }
         Build();
         long budget = description.MemoryBudgetBytes > 0 ? description.MemoryBudgetBytes : service.Options.MemoryBudgetBytes;
         MergerInitialInputBytes = service.Options.MergerInitialInputBytes > 0
@@ -103,8 +111,17 @@ public sealed partial class ServerJob
     /// <summary>This server's own vertex of (<paramref name="reduceTask"/>, <paramref name="tree"/>), or null.</summary>
     public Vertex? Vertex(int reduceTask, int tree) => _vertices[(reduceTask * TreeTopology.TreeCount) + tree];
 
-    /// <summary>The root reducer of <paramref name="reduceTask"/> hosted here (own or taken over), or null.</summary>
+    /// <summary>The root reducer of <paramref name="reduceTask"/> hosted here, or null.</summary>
     public RootReducer? Root(int reduceTask) => _roots.GetValueOrDefault(reduceTask);
+
+    /// <summary>
+    /// Where reduce task <paramref name="reduceTask"/>'s root is now: its placement's, or after that failed the server it
+    /// started over on (see <see cref="JobPlacement.NextRoot"/>).
+    /// </summary>
+    public Coordinate RootOf(int reduceTask) => _rootOf[reduceTask];
+
+    /// <summary>How many times reduce task <paramref name="reduceTask"/> started over because its root failed.</summary>
+    public int GenerationOf(int reduceTask) => _generation[reduceTask];
 
     internal void MarkDirty(VertexBase vertex) => _service.MarkDirty(vertex);
 
@@ -140,70 +157,80 @@ public sealed partial class ServerJob
 
     private void Build()
     {
-        var torus = Placement.Torus;
-        var trees = Placement.Trees;
-        var self = Self;
-        var parentIds = new Dictionary<Coordinate, Key>();
-        Key VertexId(Coordinate c)
-        {
-            if (!parentIds.TryGetValue(c, out var id))
-            {
-                parentIds[c] = id = Placement.VertexId(c);
-            }
-            return id;
-        }
-        Func<Coordinate, Key> vertexId = VertexId; // one delegate, not one per vertex
-        Span<Port> ports = stackalloc Port[Ports.Count];
-        var children = new List<InboundStream>();
-        var locals = new List<LocalRun>();
         for (int r = 0; r < Description.ReduceTasks; r++)
         {
-            var root = Placement.Root(r);
-            if (Placement.RootIndex(r) == _selfIndex)
-            {
-                children.Clear();
-                locals.Clear();
-                for (int t = 0; t < TreeTopology.TreeCount; t++)
-                {
-                    AddChildren(r, t, root, self, ports, children, vertexId);
-                    AddLocals(r, t, locals);
-                }
-                string? path = Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(r) : null;
-                _roots[r] = new RootReducer(this, r, self, [.. children], [.. locals], new ReduceOutput(Job, path));
-                continue;
-            }
-            for (int t = 0; t < TreeTopology.TreeCount; t++)
-            {
-                children.Clear();
-                locals.Clear();
-                AddChildren(r, t, root, self, ports, children, vertexId);
-                AddLocals(r, t, locals);
-                var parentPort = trees.ParentPort(root, self, t)!.Value;
-                var parent = torus.Neighbour(self, parentPort);
-                var output = new OutboundStream(JobId, r, t, self, VertexId(parent), parentPort, Options.Shuffle.InitialWindowBytes, Options.Shuffle.MaxWindowBytes,
-                    _service.Transport.Buffers);
-                var vertex = new Vertex(this, r, t, self, [.. children], [.. locals], VertexMode, output)
-                {
-                    OutputHost = torus.IndexOf(parent),
-                };
-                if (!vertex.IsPassThrough)
-                {
-                    output.SetRetention(RetentionBytes);
-                }
-                _vertices[(r * TreeTopology.TreeCount) + t] = vertex;
-                _unfinishedVertices++;
-            }
+            BuildReduceTask(r);
         }
     }
 
-    private void AddChildren(int reduceTask, int tree, Coordinate root, Coordinate home, Span<Port> ports, List<InboundStream> children, Func<Coordinate, Key> vertexId)
+    /// <summary>
+    /// This server's part of reduce task <paramref name="reduceTask"/> on the trees rooted at its current root: the root
+    /// reducer when that is here, else a vertex per tree, their streams in the current generation's first epoch.
+    /// </summary>
+    private void BuildReduceTask(int reduceTask)
+    {
+        var torus = Placement.Torus;
+        var trees = Placement.Trees;
+        var self = Self;
+        var root = _rootOf[reduceTask];
+        byte epoch = ShuffleWire.FirstEpoch(_generation[reduceTask]);
+        Span<Port> ports = stackalloc Port[Ports.Count];
+        var children = new List<InboundStream>();
+        var locals = new List<LocalRun>();
+        if (root == self)
+        {
+            for (int t = 0; t < TreeTopology.TreeCount; t++)
+            {
+                AddChildren(reduceTask, t, root, self, ports, children, epoch);
+                AddLocals(reduceTask, t, locals);
+            }
+            string? path = Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(reduceTask) : null;
+            _roots[reduceTask] = new RootReducer(this, reduceTask, self, [.. children], [.. locals], new ReduceOutput(Job, path));
+            return;
+        }
+        for (int t = 0; t < TreeTopology.TreeCount; t++)
+        {
+            children.Clear();
+            locals.Clear();
+            AddChildren(reduceTask, t, root, self, ports, children, epoch);
+            AddLocals(reduceTask, t, locals);
+            var parentPort = trees.ParentPort(root, self, t)!.Value;
+            var parent = torus.Neighbour(self, parentPort);
+            var output = new OutboundStream(JobId, reduceTask, t, self, VertexIdOf(parent), parentPort, Options.Shuffle.InitialWindowBytes,
+                Options.Shuffle.MaxWindowBytes, _service.Transport.Buffers, epoch: epoch);
+            var vertex = new Vertex(this, reduceTask, t, self, [.. children], [.. locals], VertexMode, output)
+            {
+                OutputHost = torus.IndexOf(parent),
+            };
+            if (!vertex.IsPassThrough)
+            {
+                output.SetRetention(RetentionBytes);
+            }
+            _vertices[(reduceTask * TreeTopology.TreeCount) + t] = vertex;
+            _unfinishedVertices++;
+        }
+    }
+
+    // Vertex ids of the neighbours, computed once each (at R = N a server builds thousands of streams to them).
+    private readonly Dictionary<Coordinate, Key> _vertexIds = [];
+
+    private Key VertexIdOf(Coordinate server)
+    {
+        if (!_vertexIds.TryGetValue(server, out var id))
+        {
+            _vertexIds[server] = id = Placement.VertexId(server);
+        }
+        return id;
+    }
+
+    private void AddChildren(int reduceTask, int tree, Coordinate root, Coordinate home, Span<Port> ports, List<InboundStream> children, byte epoch)
     {
         var torus = Placement.Torus;
         int count = Placement.Trees.GetChildPorts(root, home, tree, ports);
         for (int i = 0; i < count; i++)
         {
             var child = torus.Neighbour(home, ports[i]);
-            var stream = new InboundStream(JobId, reduceTask, tree, child, vertexId(child), ports[i], children.Count)
+            var stream = new InboundStream(JobId, reduceTask, tree, child, VertexIdOf(child), ports[i], children.Count, epoch: epoch)
             {
                 ChildHost = torus.IndexOf(child),
             };
@@ -247,23 +274,14 @@ public sealed partial class ServerJob
         }
         foreach (var v in _vertices)
         {
-            if (v is null)
+            if (v is not null)
             {
-                continue;
+                StartVertex(v);
             }
-            foreach (var child in v.Children)
-            {
-                transport.QueueAck(child);
-            }
-            v.Start();
         }
         foreach (var root in _roots.Values)
         {
-            foreach (var child in root.Children)
-            {
-                transport.QueueAck(child);
-            }
-            root.Start();
+            StartVertex(root);
         }
         // Servers down when the job started are failures at time zero.
         var lost = new List<Coordinate>();
@@ -278,6 +296,16 @@ public sealed partial class ServerJob
         {
             OnServersLost(lost);
         }
+    }
+
+    /// <summary>Advertises the vertex's receive windows and starts it.</summary>
+    private void StartVertex(VertexBase vertex)
+    {
+        foreach (var child in vertex.Children)
+        {
+            Transport.QueueAck(child);
+        }
+        vertex.Start();
     }
 
     internal void OnSegment(in DataSegment segment, int hops, Coordinate sender)
@@ -301,7 +329,7 @@ public sealed partial class ServerJob
         {
             return null;
         }
-        var root = Placement.Root(id.ReduceTask);
+        var root = _rootOf[id.ReduceTask];
         Coordinate home;
         if (id.Source == 0)
         {

@@ -48,7 +48,7 @@ public abstract class VertexBase
     public Coordinate Home { get; }
 
     /// <summary>Where the vertex lives after a failure: the server that owns this key in the job's view.</summary>
-    public Key OwnerKey => Owner.Placement.VertexKey(Home, ReduceTask, TreeIndex);
+    public Key OwnerKey => Owner.Placement.VertexKey(Home, ReduceTask, TreeIndex, Owner.RootOf(ReduceTask));
 
     /// <summary>Whether this vertex runs here in place of its failed home server.</summary>
     public bool IsAdopted => Home != Owner.Self;
@@ -281,6 +281,21 @@ public abstract class VertexBase
         var tail = child.Tail!;
         child.BeginResume(tail.Point, tail.CompleteEnd);
         Owner.RequestResume(this, child);
+    }
+
+    /// <summary>The vertex is dropped (its reduce task starts over): the merger goes back, local runs stop reading.</summary>
+    internal void Discard()
+    {
+        if (_merger is not null)
+        {
+            Owner.ReturnMerger(_merger);
+            _merger = null;
+        }
+        foreach (var local in _locals)
+        {
+            local.Close();
+        }
+        IsFinished = true;
     }
 
     /// <summary>Gives the merger back to the job's pool (every input consumed, everything emitted).</summary>

@@ -37,8 +37,9 @@ public sealed class InboundStream
     /// <summary>Bytes a stash keeps free after its data: what a merger needs past an input's bytes.</summary>
     public const int StashSlackBytes = Merge.StreamMerger.LendSlackBytes;
 
-    public InboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key childVertexId, Port port, int inputIndex, byte source = 0)
+    public InboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key childVertexId, Port port, int inputIndex, byte source = 0, byte epoch = 0)
     {
+        Epoch = epoch;
         JobId = jobId;
         ReduceTask = reduceTask;
         Tree = tree;
@@ -126,7 +127,8 @@ public sealed class InboundStream
         ackNow = false;
         if (PendingResume is not null || segment.Epoch != Epoch)
         {
-            if (PendingResume is null || (segment.Flags & SegmentFlags.Restart) == 0 || segment.Offset != 0)
+            if (PendingResume is null || (segment.Flags & SegmentFlags.Restart) == 0 || segment.Offset != 0
+                || ShuffleWire.Generation(segment.Epoch) != ShuffleWire.Generation(Epoch))
             {
                 return ReceiveOutcome.Stale;
             }

@@ -79,8 +79,10 @@ public sealed class OutboundStream
     private long _resend; // bytes from offset 0 of this epoch that were sent before the restart
 
     public OutboundStream(ulong jobId, int reduceTask, int tree, Coordinate child, Key destination, Port port, int initialWindow, int maxWindow, ShuffleBufferPool pool,
-        byte source = 0)
+        byte source = 0, byte epoch = 0)
     {
+        Epoch = epoch;
+        _restarted = epoch != 0;
         _pool = pool;
         JobId = jobId;
         ReduceTask = reduceTask;
@@ -682,6 +684,26 @@ public sealed class OutboundStream
         }
     }
 
+
+    /// <summary>
+    /// Counts the first <paramref name="bytes"/> this epoch sends as sent again (<see cref="ShuffleCounters.ResentBytes"/>):
+    /// a stream of a reduce task that started over repeats what the task's vertex here had sent before.
+    /// </summary>
+    public void CountAsResent(long bytes) => _resend = Math.Max(_resend, bytes);
+
+    /// <summary>The stream is dropped (its reduce task starts over on new trees): its buffer goes back to the pool.</summary>
+    public void Discard()
+    {
+        Changed();
+        Suspended = true;
+        if (_buffer is not null && !_external)
+        {
+            _pool.Return(_buffer);
+        }
+        _buffer = null;
+        _retainFrom = long.MaxValue;
+        _boundaryCount = 0;
+    }
 
     /// <summary>Stops sending: the parent was lost, and a restart request will say from where to go on.</summary>
     public void Suspend()

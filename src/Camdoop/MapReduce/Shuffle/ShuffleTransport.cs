@@ -97,6 +97,22 @@ public sealed class ShuffleTransport
         scheduler.WatchMoved(stream);
     }
 
+    /// <summary>Forgets a dropped stream: its scheduler no longer sends or watches it.</summary>
+    public void Forget(OutboundStream stream)
+    {
+        ArgumentNullException.ThrowIfNull(stream);
+        _ports[(int)stream.Port].Detach(stream);
+        stream.Discard();
+    }
+
+    /// <summary>Forgets a dropped inbound stream's pending ack.</summary>
+    public void Forget(InboundStream stream)
+    {
+        ArgumentNullException.ThrowIfNull(stream);
+        _ports[(int)stream.Port].DetachAck(stream);
+        stream.ReleaseStash(Buffers);
+    }
+
     /// <summary>Moves where an inbound stream's acks are sent from.</summary>
     public void Move(InboundStream stream, Port port)
     {

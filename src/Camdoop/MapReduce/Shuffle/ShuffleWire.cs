@@ -190,6 +190,15 @@ public static class ShuffleWire
     public const int AckEntrySize = 24;
     public const int ResumeHeaderSize = 20;
 
+    /// <summary>
+    /// The generation an epoch belongs to: its high four bits. A reduce task whose root failed starts over on new trees
+    /// as its next generation (epochs from <see cref="FirstEpoch"/>); its streams' restarts count in the low four.
+    /// </summary>
+    public static int Generation(byte epoch) => epoch >> 4;
+
+    /// <summary>The first epoch of generation <paramref name="generation"/> (0 to 15).</summary>
+    public static byte FirstEpoch(int generation) => (byte)((generation & 0xF) << 4);
+
     /// <summary>Reduce tasks fit 24 bits (a torus has at most 2^24 servers: coordinates are bytes).</summary>
     public const int MaxReduceTasks = 1 << 24;
 
