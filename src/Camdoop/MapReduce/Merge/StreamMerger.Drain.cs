@@ -53,8 +53,8 @@ public sealed partial class StreamMerger
             }
             // Consumed bytes stay in place until the next Append, so the record can be stashed after Advance.
             Advance(m);
-            StashPending(record);
-            position += FlushPending(output[position..]);
+            _pending.Add(record);
+            position += _pending.Flush(output[position..]);
             return DrainStatus.OutputFull;
         }
     }
@@ -246,7 +246,7 @@ public sealed partial class StreamMerger
             if (ties == 1 && min != ulong.MaxValue)
             {
                 fits = _mode == MergeMode.Combine && CopyUniqueRun(output, ref position, m, min)
-                    ? _pendingEnd == _pendingStart
+                    ? _pending.IsEmpty
                     : EmitUniquePrefix(m, min, output, ref position);
             }
             else if (min != ulong.MaxValue && !_collect && _inputs.Length <= 32)
@@ -418,13 +418,13 @@ public sealed partial class StreamMerger
                 position += recordLength;
                 return true;
             }
-            StashPending(record);
+            _pending.Add(record);
         }
         else
         {
             _job.Reduce(data.AsSpan(keyOffset, keyLength), Jobs.ValueList.Single(data.AsSpan(keyOffset + keyLength, valueLength)), _emitter);
         }
-        position += FlushPending(output[position..]);
-        return _pendingEnd == _pendingStart;
+        position += _pending.Flush(output[position..]);
+        return _pending.IsEmpty;
     }
 }

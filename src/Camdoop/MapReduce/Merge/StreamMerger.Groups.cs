@@ -175,8 +175,8 @@ public sealed partial class StreamMerger
         if (_collect)
         {
             _job.Reduce(key, new ValueList(_values.AsSpan(0, _valuesLength), _valueEnds.AsSpan(0, _valueCount)), _emitter);
-            position += FlushPending(output[position..]);
-            return _pendingEnd == _pendingStart;
+            position += _pending.Flush(output[position..]);
+            return _pending.IsEmpty;
         }
         return EmitFolded(key, output, ref position);
     }
@@ -211,14 +211,14 @@ public sealed partial class StreamMerger
                 position += RecordCodec.Write(output[position..], key, value);
                 return true;
             }
-            AppendPending(key, value);
+            _pending.AddRecord(key, value);
         }
         else
         {
             _job.Reduce(key, ValueList.Single(_accumulator.AsSpan(0, _accumulatorLength)), _emitter);
         }
-        position += FlushPending(output[position..]);
-        return _pendingEnd == _pendingStart;
+        position += _pending.Flush(output[position..]);
+        return _pending.IsEmpty;
     }
 
     private static void EnsureCapacity(ref byte[] buffer, int length)

@@ -6,9 +6,7 @@ namespace Camdoop.MapReduce.Merge;
 public sealed partial class StreamMerger
 {
     // Output that did not fit the caller's span (a record split across Drain calls, or reduce results).
-    private byte[] _pending = new byte[256];
-    private int _pendingStart;
-    private int _pendingEnd;
+    private readonly PendingOutput _pending = new();
     private readonly PendingEmitter _emitter;
 
     // Last emitted key: by (input, offset) until the Drain call ends, then copied. An index, not the array, so
@@ -48,7 +46,7 @@ public sealed partial class StreamMerger
     private static ReadOnlySpan<byte> ConsumedKey(ref InputState s) => KeyAt(s.Data, s.ConsumedStart);
 
     /// <summary>Bytes of output produced but not yet handed out by <see cref="Drain"/>.</summary>
-    public int PendingOutputBytes => _pendingEnd - _pendingStart;
+    public int PendingOutputBytes => _pending.Count;
 
     /// <summary>Notes the record at <paramref name="recordStart"/> of an input as the last emitted one.</summary>
     private void NoteEmitted(int input, int recordStart)
@@ -99,58 +97,6 @@ public sealed partial class StreamMerger
         }
     }
 
-    private int FlushPending(Span<byte> output)
-    {
-        int count = Math.Min(output.Length, _pendingEnd - _pendingStart);
-        if (count == 0)
-        {
-            return 0;
-        }
-        _pending.AsSpan(_pendingStart, count).CopyTo(output);
-        _pendingStart += count;
-        if (_pendingStart == _pendingEnd)
-        {
-            _pendingStart = 0;
-            _pendingEnd = 0;
-        }
-        return count;
-    }
-
-    private void StashPending(ReadOnlySpan<byte> bytes)
-    {
-        EnsurePendingRoom(bytes.Length);
-        bytes.CopyTo(_pending.AsSpan(_pendingEnd));
-        _pendingEnd += bytes.Length;
-    }
-
-    private void AppendPending(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
-    {
-        int length = RecordCodec.EncodedLength(key.Length, value.Length);
-        EnsurePendingRoom(length);
-        _pendingEnd += RecordCodec.Write(_pending.AsSpan(_pendingEnd), key, value);
-    }
-
-    private void EnsurePendingRoom(int count)
-    {
-        if (_pendingEnd + count <= _pending.Length)
-        {
-            return;
-        }
-        int live = _pendingEnd - _pendingStart;
-        if (live + count > _pending.Length)
-        {
-            var bigger = new byte[Math.Max(_pending.Length * 2, live + count)];
-            _pending.AsSpan(_pendingStart, live).CopyTo(bigger);
-            _pending = bigger;
-        }
-        else
-        {
-            _pending.AsSpan(_pendingStart, live).CopyTo(_pending);
-        }
-        _pendingStart = 0;
-        _pendingEnd = live;
-    }
-
     /// <summary>Receives the reduce function's output records.</summary>
     private sealed class PendingEmitter(StreamMerger owner) : IRecordEmitter
     {
@@ -160,7 +106,7 @@ public sealed partial class StreamMerger
         public void Emit(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
         {
             RecordLimits.Check(key.Length, value.Length, _producer);
-            owner.AppendPending(key, value);
+            owner._pending.AddRecord(key, value);
             owner.OutputRecords++;
         }
     }

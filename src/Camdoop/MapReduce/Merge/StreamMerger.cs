@@ -115,7 +115,7 @@ public sealed partial class StreamMerger
     public long OutputRecords { get; private set; }
 
     /// <summary>Every input finished and every byte emitted.</summary>
-    public bool IsCompleted => _liveCount == 0 && !_groupOpen && _pendingEnd == _pendingStart;
+    public bool IsCompleted => _liveCount == 0 && !_groupOpen && _pending.IsEmpty;
 
     /// <summary>Bytes buffered for <paramref name="input"/> and not yet consumed (for flow-control windows).</summary>
     public int BufferedBytes(int input) => LiveBytes(ref _inputs[input]);
@@ -387,8 +387,7 @@ public sealed partial class StreamMerger
         _draining = false;
         _unwrapDeferred = false;
         _groupOpen = false;
-        _pendingStart = 0;
-        _pendingEnd = 0;
+        _pending.Clear();
         _hasLastKey = false;
         _lastKeyInput = -1;
         InputBytes = 0;
@@ -403,12 +402,12 @@ public sealed partial class StreamMerger
     /// </summary>
     public DrainStatus Drain(Span<byte> output, out int written)
     {
-        int position = FlushPending(output);
+        int position = _pending.Flush(output);
         DrainStatus status;
         while (true)
         {
             _draining = true;
-            status = _pendingEnd > _pendingStart
+            status = !_pending.IsEmpty
                 ? DrainStatus.OutputFull
                 : _mode == MergeMode.Merge ? DrainMerge(output, ref position) : DrainGrouped(output, ref position);
             _draining = false;
