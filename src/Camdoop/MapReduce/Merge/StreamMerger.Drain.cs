@@ -217,7 +217,7 @@ public sealed partial class StreamMerger
     {
         while (true)
         {
-            if (_groupOpen)
+            if (_group.IsOpen)
             {
                 if (!(_collect ? CollectGroup() : FoldGroup()))
                 {
@@ -282,7 +282,7 @@ public sealed partial class StreamMerger
         var key = data.AsSpan(keyOffset, keyLength);
         if (_waiting > 0 || HeadHasKey(ref s, m, key, min))
         {
-            OpenGroup(key, min, data.AsSpan(keyOffset + keyLength, valueLength));
+            _group.Open(key, min, data.AsSpan(keyOffset + keyLength, valueLength));
             return true;
         }
         return EmitSingle(m, data, recordStart, recordLength, keyOffset, keyLength, valueLength, output, ref position);
@@ -336,11 +336,11 @@ public sealed partial class StreamMerger
             var value = s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength);
             if (folded)
             {
-                Fold(key, value);
+                _group.Fold(key, value);
             }
             else
             {
-                FoldFirst(key, first, value);
+                _group.FoldFirst(key, first, value);
                 folded = true;
             }
             Advance(i);
@@ -348,7 +348,7 @@ public sealed partial class StreamMerger
         }
         if (!folded)
         {
-            StartAccumulator(first);
+            _group.SetAccumulator(first);
         }
         if (continued)
         {
@@ -357,7 +357,7 @@ public sealed partial class StreamMerger
         }
         if (continued || _waiting > 0)
         {
-            HoldGroup(key, min);
+            _group.Hold(key, min);
             return true;
         }
         NoteEmitted(best, recordStart);
@@ -372,7 +372,7 @@ public sealed partial class StreamMerger
             ref var s = ref Input(i);
             while (HeadHasKey(ref s, i, key, prefix))
             {
-                Fold(key, s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength));
+                _group.Fold(key, s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength));
                 Advance(i);
             }
         }
@@ -397,7 +397,7 @@ public sealed partial class StreamMerger
         bool single = _waiting == 0 && (tied ? !AnyHeadHasKey(key, prefix) : !HeadHasKey(ref s, m, key, prefix));
         if (!single)
         {
-            OpenGroup(key, prefix, data.AsSpan(keyOffset + keyLength, valueLength));
+            _group.Open(key, prefix, data.AsSpan(keyOffset + keyLength, valueLength));
             return true;
         }
         return EmitSingle(m, data, recordStart, recordLength, keyOffset, keyLength, valueLength, output, ref position);

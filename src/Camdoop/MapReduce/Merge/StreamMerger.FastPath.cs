@@ -172,9 +172,9 @@ public sealed partial class StreamMerger
                 position = written;
                 bool fits = FoldTiedPrefix(min, output, ref position);
                 written = position;
-                held |= _groupOpen;
+                held |= _group.IsOpen;
                 lastInput = -1; // the fold noted its own key, later than any copied before
-                if (!fits || _groupOpen || _waiting > 0 || written == capacity)
+                if (!fits || _group.IsOpen || _waiting > 0 || written == capacity)
                 {
                     break;
                 }
@@ -251,7 +251,7 @@ public sealed partial class StreamMerger
         bool continued = hasNext ? HeadHasKey(ref s, m, key, min) : !s.Finished;
         if (continued)
         {
-            OpenGroup(key, min, record.Slice(bounds.ValueOffset, bounds.ValueLength));
+            _group.Open(key, min, record.Slice(bounds.ValueOffset, bounds.ValueLength));
         }
         return continued;
     }

@@ -65,7 +65,10 @@ public sealed partial class StreamMerger
 
     private void SetLastKey(ReadOnlySpan<byte> key)
     {
-        EnsureCapacity(ref _lastKey, key.Length);
+        if (_lastKey.Length < key.Length)
+        {
+            Array.Resize(ref _lastKey, Math.Max(_lastKey.Length * 2, key.Length));
+        }
         key.CopyTo(_lastKey);
         _lastKeyLength = key.Length;
         _hasLastKey = true;

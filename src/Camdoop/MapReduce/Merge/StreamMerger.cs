@@ -46,6 +46,7 @@ public sealed partial class StreamMerger
     private int _waiting; // live inputs without a complete record
     private bool _draining; // inside Drain: steps hold positions of consumed records in input buffers
     private bool _unwrapDeferred; // an input's wrap is to end after Drain (see Unwrap)
+    private readonly KeyGroup _group;
 
     public StreamMerger(IMapReduceJob job, int inputCount, MergeMode mode, int initialInputCapacity = 16 * 1024, ShuffleBufferPool? bufferPool = null)
     {
@@ -72,6 +73,7 @@ public sealed partial class StreamMerger
             _inputs[i].Data = bufferPool?.Rent(capacity + Slack) ?? new byte[capacity + Slack];
             _inputs[i].LastConsumedKey = new byte[32];
         }
+        _group = new KeyGroup(job, _collect);
         _emitter = new PendingEmitter(this);
         Reset();
     }
@@ -115,7 +117,7 @@ public sealed partial class StreamMerger
     public long OutputRecords { get; private set; }
 
     /// <summary>Every input finished and every byte emitted.</summary>
-    public bool IsCompleted => _liveCount == 0 && !_groupOpen && _pending.IsEmpty;
+    public bool IsCompleted => _liveCount == 0 && !_group.IsOpen && _pending.IsEmpty;
 
     /// <summary>Bytes buffered for <paramref name="input"/> and not yet consumed (for flow-control windows).</summary>
     public int BufferedBytes(int input) => LiveBytes(ref _inputs[input]);
@@ -386,7 +388,7 @@ public sealed partial class StreamMerger
         _waiting = _inputs.Length;
         _draining = false;
         _unwrapDeferred = false;
-        _groupOpen = false;
+        _group.Close();
         _pending.Clear();
         _hasLastKey = false;
         _lastKeyInput = -1;
