@@ -33,7 +33,7 @@ internal sealed class KeyGroup(IMapReduceJob job, bool collect)
     /// <summary>Whether a key is held, waiting for an input that may still deliver it.</summary>
     public bool IsOpen { get; private set; }
 
-    /// <summary>The held key's prefix, as the minimum scans compare it.</summary>
+    /// <summary>The held key's prefix (<see cref="HeadPrefixes"/>).</summary>
     public ulong Prefix { get; private set; }
 
     /// <summary>The held key (the last one held, once closed).</summary>

@@ -25,7 +25,7 @@ public sealed partial class StreamMerger
                 return DrainStatus.OutputFull;
             }
             // A unique smallest prefix decides alone; otherwise compare keys (and values) in full.
-            int m = ScanMin(out ulong min, out int ties);
+            int m = _heads.ScanMin(out ulong min, out int ties);
             if (ties == 1 && min != ulong.MaxValue && CopyUniqueRun(output, ref position, m, min))
             {
                 continue;
@@ -70,7 +70,7 @@ public sealed partial class StreamMerger
         int best = -1;
         for (int i = 0; i < _inputs.Length; i++)
         {
-            if (_prefixes[i] != min)
+            if (_heads[i] != min)
             {
                 continue;
             }
@@ -136,7 +136,7 @@ public sealed partial class StreamMerger
                 NoteEmitted(m, s.Start);
                 progress = true;
                 Advance(m);
-                if (!s.HasHead || _prefixes[m] != min || !HeadKeyEquals(ref s, keyData, keyOffset, keyLength))
+                if (!s.HasHead || _heads[m] != min || !HeadKeyEquals(ref s, keyData, keyOffset, keyLength))
                 {
                     group &= ~(1u << m);
                     break;
@@ -241,7 +241,7 @@ public sealed partial class StreamMerger
             {
                 return DrainStatus.OutputFull;
             }
-            int m = ScanMin(out ulong min, out int ties);
+            int m = _heads.ScanMin(out ulong min, out int ties);
             bool fits;
             if (ties == 1 && min != ulong.MaxValue)
             {
@@ -300,7 +300,7 @@ public sealed partial class StreamMerger
         int best = -1;
         for (int i = 0; i < inputs; i++)
         {
-            if (_prefixes[i] != min)
+            if (_heads[i] != min)
             {
                 continue;
             }
@@ -390,7 +390,7 @@ public sealed partial class StreamMerger
         int keyOffset = s.HeadKeyOffset;
         int keyLength = s.HeadKeyLength;
         int valueLength = s.HeadValueLength;
-        ulong prefix = _prefixes[m];
+        ulong prefix = _heads[m];
         Advance(m);
         var key = data.AsSpan(keyOffset, keyLength);
         // The key is complete in one record when no other head can have it and input m cannot continue it.

@@ -30,11 +30,9 @@ public sealed partial class StreamMerger
         bool switched = false;
         // With SIMD, the prefixes stay in a register and only the consumed input's lane changes: reloading the
         // array right after storing one lane would stall on store forwarding.
-        bool vector = Vector512.IsHardwareAccelerated && _prefixes.Length == 8;
+        bool vector = _heads.FitOneVector;
         var lanes = Vector512.Create(0UL, 1, 2, 3, 4, 5, 6, 7);
-        // Built from scalar loads: the lanes were just stored one by one, so one 64-byte load would stall.
-        var p = _prefixes;
-        var prefixes = vector ? Vector512.Create(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]) : default;
+        var prefixes = vector ? _heads.Load() : default;
         while (true)
         {
             ref var s = ref Input(m);
@@ -44,12 +42,12 @@ public sealed partial class StreamMerger
             ulong threshold;
             if (vector)
             {
-                threshold = SecondMin(prefixes, lanes, m, out uint holders);
+                threshold = HeadPrefixes.SecondMin(prefixes, lanes, m, out uint holders);
                 successor = (holders & (holders - 1)) == 0 ? BitOperations.TrailingZeroCount(holders) : -1;
             }
             else
             {
-                threshold = SecondMinScalar(m);
+                threshold = _heads.SecondMin(m);
             }
             // The run's state lives in locals: the input's bytes, read position and end, and the head's shape. Heads
             // with a two-byte header that stay below the threshold (the common case) are parsed right here and only
@@ -109,7 +107,7 @@ public sealed partial class StreamMerger
                             emitted++;
                             lastInput = m;
                             lastStart = recordStart;
-                            prefixes = WithLane(prefixes, lanes, m, next);
+                            prefixes = HeadPrefixes.WithLane(prefixes, lanes, m, next);
                             m = successor;
                             min = threshold;
                             switched = true;
@@ -124,7 +122,7 @@ public sealed partial class StreamMerger
                 s.ConsumedRecords += consumed;
                 consumed = 0;
                 bool parsed = TryParseHead(ref s, m);
-                ulong head = _prefixes[m];
+                ulong head = _heads[m];
                 if ((!parsed || (combine && head == min)) && HoldIfContinued(m, parsed, recordStart, min))
                 {
                     held = true;
@@ -159,12 +157,12 @@ public sealed partial class StreamMerger
             int ties;
             if (vector)
             {
-                prefixes = WithLane(prefixes, lanes, m, _prefixes[m]);
-                m = ScanMin(prefixes, out min, out ties);
+                prefixes = HeadPrefixes.WithLane(prefixes, lanes, m, _heads[m]);
+                m = HeadPrefixes.ScanMin(prefixes, out min, out ties);
             }
             else
             {
-                m = ScanMin(out min, out ties);
+                m = _heads.ScanMin(out min, out ties);
             }
             if (ties != 1 && combine && min != ulong.MaxValue && _inputs.Length <= 32)
             {
@@ -178,9 +176,8 @@ public sealed partial class StreamMerger
                 {
                     break;
                 }
-                var p2 = _prefixes;
-                prefixes = vector ? Vector512.Create(p2[0], p2[1], p2[2], p2[3], p2[4], p2[5], p2[6], p2[7]) : default;
-                m = vector ? ScanMin(prefixes, out min, out ties) : ScanMin(out min, out ties);
+                prefixes = vector ? _heads.Load() : default;
+                m = vector ? HeadPrefixes.ScanMin(prefixes, out min, out ties) : _heads.ScanMin(out min, out ties);
             }
             if (ties != 1 || min == ulong.MaxValue)
             {
@@ -196,36 +193,6 @@ public sealed partial class StreamMerger
         bool progress = written != entry || emitted > 0 || held;
         position = written;
         return progress;
-    }
-
-    /// <summary>The smallest prefix of the inputs other than <paramref name="m"/>, and the lanes holding it (SIMD, prefixes in a register).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static ulong SecondMin(Vector512<ulong> prefixes, Vector512<ulong> lanes, int m, out uint holders)
-    {
-        var others = WithLane(prefixes, lanes, m, ulong.MaxValue);
-        var min = MinOfLanes(others);
-        // Lanes of input m and of finished inputs hold ulong.MaxValue: they count only when that is the minimum, and a
-        // key never passes ulong.MaxValue, so no run moves to them.
-        holders = (uint)Vector512.Equals(others, min).ExtractMostSignificantBits();
-        return min.ToScalar();
-    }
-
-    /// <summary><paramref name="prefixes"/> with lane <paramref name="m"/> set to <paramref name="value"/>.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Vector512<ulong> WithLane(Vector512<ulong> prefixes, Vector512<ulong> lanes, int m, ulong value) =>
-        Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512.Create(value), prefixes);
-
-    /// <summary>The smallest prefix of the inputs other than <paramref name="m"/> (more than eight inputs).</summary>
-    private ulong SecondMinScalar(int m)
-    {
-        var prefixes = _prefixes;
-        ulong best = ulong.MaxValue;
-        for (int i = 0; i < prefixes.Length; i++)
-        {
-            ulong v = prefixes[i];
-            best = i != m && v < best ? v : best;
-        }
-        return best;
     }
 
     /// <summary>

@@ -1,9 +1,7 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
-using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using System.Runtime.Intrinsics;
 using Camdoop.MapReduce.Records;
 
 namespace Camdoop.MapReduce.Merge;
@@ -95,7 +93,7 @@ public sealed partial class StreamMerger
         s.HeadKeyLength = keyLength;
         s.HeadValueLength = valueLength;
         s.HeadLength = length;
-        Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_prefixes), input) = prefix;
+        _heads.Set(input, prefix);
     }
 
     /// <summary>8-byte big-endian key prefix, zero padded. Unchecked: the buffer keeps <see cref="Slack"/> bytes after End.</summary>
@@ -112,61 +110,6 @@ public sealed partial class StreamMerger
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private ref InputState Input(int input) => ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_inputs), input);
-
-    /// <summary>
-    /// The input with the smallest head prefix and how many heads share it. Exhausted inputs (and the padding
-    /// lanes up to 8) hold <see cref="ulong.MaxValue"/>. Requires every live input to have a head. With up to 8
-    /// inputs this is one SIMD horizontal minimum and one compare mask; otherwise a branch-free scalar scan.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int ScanMin(out ulong min, out int ties)
-    {
-        // Scalar on purpose: the prefixes were just stored one lane at a time, and a vector load would stall on
-        // store forwarding. The fast loop keeps its own copy in a register instead.
-        return ScanMinScalar(ref MemoryMarshal.GetArrayDataReference(_prefixes), _prefixes.Length, out min, out ties);
-    }
-
-    /// <summary>SIMD scan of 8 prefixes held in a register (the fast loop keeps them there between records).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static int ScanMin(Vector512<ulong> prefixes, out ulong min, out int ties)
-    {
-        var m = MinOfLanes(prefixes);
-        ulong mask = Vector512.Equals(prefixes, m).ExtractMostSignificantBits();
-        min = m.ToScalar();
-        ties = BitOperations.PopCount(mask);
-        return BitOperations.TrailingZeroCount(mask);
-    }
-
-    /// <summary>The smallest of the eight lanes, in every lane (three shuffle-and-min steps).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Vector512<ulong> MinOfLanes(Vector512<ulong> v)
-    {
-        v = Vector512.Min(v, Vector512.Shuffle(v, Vector512.Create(4UL, 5, 6, 7, 0, 1, 2, 3)));
-        v = Vector512.Min(v, Vector512.Shuffle(v, Vector512.Create(2UL, 3, 0, 1, 6, 7, 4, 5)));
-        return Vector512.Min(v, Vector512.Shuffle(v, Vector512.Create(1UL, 0, 3, 2, 5, 4, 7, 6)));
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static int ScanMinScalar(ref ulong p0, int count, out ulong min, out int ties)
-    {
-        ulong best = p0;
-        int index = 0;
-        for (int i = 1; i < count; i++)
-        {
-            ulong v = Unsafe.Add(ref p0, i);
-            long less = -(long)(v < best ? 1 : 0);
-            best ^= (best ^ v) & (ulong)less;
-            index ^= (index ^ i) & (int)less;
-        }
-        int same = 0;
-        for (int i = 0; i < count; i++)
-        {
-            same += Unsafe.Add(ref p0, i) == best ? 1 : 0;
-        }
-        min = best;
-        ties = same;
-        return index;
-    }
 
     /// <summary>Consumes the head of <paramref name="input"/> and parses the next record.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -185,7 +128,7 @@ public sealed partial class StreamMerger
     private void OnInputDry(ref InputState s, int input)
     {
         s.HasHead = false;
-        _prefixes[input] = ulong.MaxValue;
+        _heads.Clear(input);
         // A wrapped input here has its next record cut by the wrap and waits for the end of Drain (Unwrap).
         if (!s.Finished || s.WrapEnd != 0)
         {
@@ -383,7 +326,7 @@ public sealed partial class StreamMerger
     {
         var live = _live;
         int count = _liveCount;
-        var prefixes = _prefixes;
+        var prefixes = _heads;
         int best = live[0];
         ulong bestPrefix = prefixes[best];
         tied = false;
@@ -445,7 +388,7 @@ public sealed partial class StreamMerger
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool HeadHasKey(ref InputState s, int input, ReadOnlySpan<byte> key, ulong prefix)
     {
-        if (!s.HasHead || _prefixes[input] != prefix)
+        if (!s.HasHead || _heads[input] != prefix)
         {
             return false;
         }

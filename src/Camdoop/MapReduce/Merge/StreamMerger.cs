@@ -40,7 +40,7 @@ public sealed partial class StreamMerger
     private readonly bool _collect; // Reduce of a non-associative job: gather every value of a key
     private readonly bool _tieBreakByValue;
     private readonly InputState[] _inputs;
-    private readonly ulong[] _prefixes; // head key prefix per input; ulong.MaxValue once exhausted
+    private readonly HeadPrefixes _heads;
     private readonly int[] _live; // inputs not yet exhausted (unfinished, or finished with records left)
     private int _liveCount;
     private int _waiting; // live inputs without a complete record
@@ -63,9 +63,7 @@ public sealed partial class StreamMerger
         _collect = mode == MergeMode.Reduce && !job.IsAssociativeCommutative;
         _tieBreakByValue = mode == MergeMode.Merge || _collect;
         _inputs = new InputState[inputCount];
-        // Padded to 8 lanes for the SIMD scan; lanes past the inputs stay ulong.MaxValue.
-        _prefixes = new ulong[inputCount <= 8 ? 8 : inputCount];
-        _prefixes.AsSpan().Fill(ulong.MaxValue);
+        _heads = new HeadPrefixes(inputCount);
         _live = new int[inputCount];
         int capacity = Math.Max(64, initialInputCapacity);
         for (int i = 0; i < inputCount; i++)
@@ -303,7 +301,7 @@ public sealed partial class StreamMerger
                 throw Truncated(input, ref s);
             }
             _waiting--;
-            _prefixes[input] = ulong.MaxValue;
+            _heads.Clear(input);
             RemoveLive(input);
         }
     }
@@ -324,7 +322,7 @@ public sealed partial class StreamMerger
         s.WrapEnd = 0;
         s.HasHead = false;
         s.Finished = false;
-        _prefixes[input] = ulong.MaxValue;
+        _heads.Clear(input);
         if (!live)
         {
             AddLive(input);
@@ -382,7 +380,7 @@ public sealed partial class StreamMerger
             s.AppendedBytes = 0;
             s.ConsumedRecords = 0;
             s.LiveIndex = -1;
-            _prefixes[i] = ulong.MaxValue;
+            _heads.Clear(i);
             AddLive(i);
         }
         _waiting = _inputs.Length;
