@@ -12,11 +12,11 @@ public sealed partial class StreamMerger
     {
         while (true)
         {
-            if (_waiting > 0)
+            if (_live.Waiting > 0)
             {
                 return DrainStatus.NeedsInput;
             }
-            if (_liveCount == 0)
+            if (_live.Count == 0)
             {
                 return DrainStatus.Completed;
             }
@@ -151,7 +151,7 @@ public sealed partial class StreamMerger
                     }
                 }
             }
-            if (_waiting > 0)
+            if (_live.Waiting > 0)
             {
                 break;
             }
@@ -229,11 +229,11 @@ public sealed partial class StreamMerger
                 }
                 continue;
             }
-            if (_waiting > 0)
+            if (_live.Waiting > 0)
             {
                 return DrainStatus.NeedsInput;
             }
-            if (_liveCount == 0)
+            if (_live.Count == 0)
             {
                 return DrainStatus.Completed;
             }
@@ -280,7 +280,7 @@ public sealed partial class StreamMerger
         int valueLength = s.HeadValueLength;
         Advance(m);
         var key = data.AsSpan(keyOffset, keyLength);
-        if (_waiting > 0 || HeadHasKey(ref s, m, key, min))
+        if (_live.Waiting > 0 || HeadHasKey(ref s, m, key, min))
         {
             _group.Open(key, min, data.AsSpan(keyOffset + keyLength, valueLength));
             return true;
@@ -355,7 +355,7 @@ public sealed partial class StreamMerger
             // An input repeats the key: fold the rest in the general way (only merge-mode streams do this).
             continued = !FoldRest(key, min);
         }
-        if (continued || _waiting > 0)
+        if (continued || _live.Waiting > 0)
         {
             _group.Hold(key, min);
             return true;
@@ -394,7 +394,7 @@ public sealed partial class StreamMerger
         Advance(m);
         var key = data.AsSpan(keyOffset, keyLength);
         // The key is complete in one record when no other head can have it and input m cannot continue it.
-        bool single = _waiting == 0 && (tied ? !AnyHeadHasKey(key, prefix) : !HeadHasKey(ref s, m, key, prefix));
+        bool single = _live.Waiting == 0 && (tied ? !AnyHeadHasKey(key, prefix) : !HeadHasKey(ref s, m, key, prefix));
         if (!single)
         {
             _group.Open(key, prefix, data.AsSpan(keyOffset + keyLength, valueLength));

@@ -132,7 +132,7 @@ public sealed partial class StreamMerger
                 emitted++;
                 lastInput = m;
                 lastStart = recordStart;
-                if (_waiting > 0)
+                if (_live.Waiting > 0)
                 {
                     goto done;
                 }
@@ -172,7 +172,7 @@ public sealed partial class StreamMerger
                 written = position;
                 held |= _group.IsOpen;
                 lastInput = -1; // the fold noted its own key, later than any copied before
-                if (!fits || _group.IsOpen || _waiting > 0 || written == capacity)
+                if (!fits || _group.IsOpen || _live.Waiting > 0 || written == capacity)
                 {
                     break;
                 }

@@ -14,7 +14,7 @@ public sealed partial class StreamMerger
         var key = _group.Key;
         ulong prefix = _group.Prefix;
         // Backwards, because Advance may swap-remove the current input from the live list.
-        for (int j = _liveCount - 1; j >= 0; j--)
+        for (int j = _live.Count - 1; j >= 0; j--)
         {
             int i = _live[j];
             ref var s = ref _inputs[i];
@@ -24,7 +24,7 @@ public sealed partial class StreamMerger
                 Advance(i);
             }
         }
-        return _waiting == 0;
+        return _live.Waiting == 0;
     }
 
     /// <summary>Gathers the open group's values in merge order (so ascending); true when the key is complete.</summary>
@@ -34,11 +34,11 @@ public sealed partial class StreamMerger
         ulong prefix = _group.Prefix;
         while (true)
         {
-            if (_waiting > 0)
+            if (_live.Waiting > 0)
             {
                 return false;
             }
-            if (_liveCount == 0)
+            if (_live.Count == 0)
             {
                 return true;
             }

@@ -28,7 +28,6 @@ public sealed partial class StreamMerger
         public int HeadKeyLength;
         public int HeadValueLength;
         public int HeadLength;
-        public int LiveIndex;
 
         // Start of the last consumed record until the end of the Drain call (-1: none), then its key is copied.
         public int ConsumedStart;
@@ -132,14 +131,14 @@ public sealed partial class StreamMerger
         // A wrapped input here has its next record cut by the wrap and waits for the end of Drain (Unwrap).
         if (!s.Finished || s.WrapEnd != 0)
         {
-            _waiting++;
+            _live.HeadLost();
             return;
         }
         if (s.Start != s.End)
         {
             throw Truncated(input, ref s);
         }
-        RemoveLive(input);
+        _live.Leave(input, waiting: false);
     }
 
     private static InvalidDataException Truncated(int input, ref InputState s) =>
@@ -282,7 +281,7 @@ public sealed partial class StreamMerger
             ReplaceBuffer(ref s, s.Data.Length);
             if (TryParseHead(ref s, i))
             {
-                _waiting--;
+                _live.HeadFound();
                 parsed = true;
             }
             else if (s.Finished)
@@ -302,21 +301,6 @@ public sealed partial class StreamMerger
     /// <summary>Where the input's next appended byte goes.</summary>
     private static int AppendEnd(ref InputState s) => s.WrapEnd == 0 ? s.End : s.WrapEnd;
 
-    private void AddLive(int input)
-    {
-        _inputs[input].LiveIndex = _liveCount;
-        _live[_liveCount++] = input;
-    }
-
-    private void RemoveLive(int input)
-    {
-        int index = _inputs[input].LiveIndex;
-        int last = _live[--_liveCount];
-        _live[index] = last;
-        _inputs[last].LiveIndex = index;
-        _inputs[input].LiveIndex = -1;
-    }
-
     /// <summary>
     /// The live input with the smallest head; <paramref name="tied"/> tells whether another head has the same
     /// 8-byte prefix (so it may have the same key). Requires every live input to have a head.
@@ -324,13 +308,12 @@ public sealed partial class StreamMerger
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int SelectMin(out bool tied)
     {
-        var live = _live;
-        int count = _liveCount;
+        var live = _live.Members;
         var prefixes = _heads;
         int best = live[0];
         ulong bestPrefix = prefixes[best];
         tied = false;
-        for (int j = 1; j < count; j++)
+        for (int j = 1; j < live.Length; j++)
         {
             int i = live[j];
             ulong prefix = prefixes[i];
@@ -448,9 +431,8 @@ public sealed partial class StreamMerger
     /// <summary>Whether any live input's head has the given key.</summary>
     private bool AnyHeadHasKey(ReadOnlySpan<byte> key, ulong prefix)
     {
-        for (int j = 0; j < _liveCount; j++)
+        foreach (int i in _live.Members)
         {
-            int i = _live[j];
             if (HeadHasKey(ref _inputs[i], i, key, prefix))
             {
                 return true;

@@ -41,9 +41,7 @@ public sealed partial class StreamMerger
     private readonly bool _tieBreakByValue;
     private readonly InputState[] _inputs;
     private readonly HeadPrefixes _heads;
-    private readonly int[] _live; // inputs not yet exhausted (unfinished, or finished with records left)
-    private int _liveCount;
-    private int _waiting; // live inputs without a complete record
+    private LiveInputs _live;
     private bool _draining; // inside Drain: steps hold positions of consumed records in input buffers
     private bool _unwrapDeferred; // an input's wrap is to end after Drain (see Unwrap)
     private readonly KeyGroup _group;
@@ -64,7 +62,7 @@ public sealed partial class StreamMerger
         _tieBreakByValue = mode == MergeMode.Merge || _collect;
         _inputs = new InputState[inputCount];
         _heads = new HeadPrefixes(inputCount);
-        _live = new int[inputCount];
+        _live = new LiveInputs(inputCount);
         int capacity = Math.Max(64, initialInputCapacity);
         for (int i = 0; i < inputCount; i++)
         {
@@ -115,7 +113,7 @@ public sealed partial class StreamMerger
     public long OutputRecords { get; private set; }
 
     /// <summary>Every input finished and every byte emitted.</summary>
-    public bool IsCompleted => _liveCount == 0 && !_group.IsOpen && _pending.IsEmpty;
+    public bool IsCompleted => _live.Count == 0 && !_group.IsOpen && _pending.IsEmpty;
 
     /// <summary>Bytes buffered for <paramref name="input"/> and not yet consumed (for flow-control windows).</summary>
     public int BufferedBytes(int input) => LiveBytes(ref _inputs[input]);
@@ -133,7 +131,7 @@ public sealed partial class StreamMerger
     public bool IsFinished(int input) => _inputs[input].Finished;
 
     /// <summary>Number of unfinished inputs without a complete record.</summary>
-    public int WaitingInputs => _waiting;
+    public int WaitingInputs => _live.Waiting;
 
     /// <summary>
     /// Makes input <paramref name="input"/>'s buffer hold at least <paramref name="capacity"/> bytes now, so that a
@@ -202,7 +200,7 @@ public sealed partial class StreamMerger
         InputBytes += count;
         if (!s.HasHead && TryParseHead(ref s, input))
         {
-            _waiting--;
+            _live.HeadFound();
         }
     }
 
@@ -233,7 +231,7 @@ public sealed partial class StreamMerger
             InputBytes += segment.Count;
             if (!s.HasHead && TryParseHead(ref s, input))
             {
-                _waiting--;
+                _live.HeadFound();
             }
         }
         Finish(input);
@@ -266,7 +264,7 @@ public sealed partial class StreamMerger
         InputBytes += length;
         if (!s.HasHead && TryParseHead(ref s, input))
         {
-            _waiting--;
+            _live.HeadFound();
         }
         _bufferPool.Return(old);
         return true;
@@ -291,7 +289,7 @@ public sealed partial class StreamMerger
         s.Finished = true;
         if (!s.HasHead && s.WrapEnd != 0 && TryParseHead(ref s, input))
         {
-            _waiting--; // the record cut by a wrap was whole after all
+            _live.HeadFound(); // the record cut by a wrap was whole after all
             return;
         }
         if (!s.HasHead)
@@ -300,9 +298,8 @@ public sealed partial class StreamMerger
             {
                 throw Truncated(input, ref s);
             }
-            _waiting--;
             _heads.Clear(input);
-            RemoveLive(input);
+            _live.Leave(input, waiting: true);
         }
     }
 
@@ -314,7 +311,6 @@ public sealed partial class StreamMerger
     public void ResetInput(int input)
     {
         ref var s = ref _inputs[input];
-        bool live = s.LiveIndex >= 0;
         bool hadHead = s.HasHead;
         EndLoan(ref s);
         s.Start = 0;
@@ -323,14 +319,13 @@ public sealed partial class StreamMerger
         s.HasHead = false;
         s.Finished = false;
         _heads.Clear(input);
-        if (!live)
+        if (!_live.Contains(input))
         {
-            AddLive(input);
-            _waiting++;
+            _live.Join(input);
         }
         else if (hadHead)
         {
-            _waiting++;
+            _live.HeadLost();
         }
     }
 
@@ -365,7 +360,6 @@ public sealed partial class StreamMerger
     /// <summary>Returns to the initial state (all inputs empty and unfinished), keeping the buffers.</summary>
     public void Reset()
     {
-        _liveCount = 0;
         for (int i = 0; i < _inputs.Length; i++)
         {
             ref var s = ref _inputs[i];
@@ -379,11 +373,9 @@ public sealed partial class StreamMerger
             s.HasLastConsumedKey = false;
             s.AppendedBytes = 0;
             s.ConsumedRecords = 0;
-            s.LiveIndex = -1;
             _heads.Clear(i);
-            AddLive(i);
         }
-        _waiting = _inputs.Length;
+        _live.Reset();
         _draining = false;
         _unwrapDeferred = false;
         _group.Close();
