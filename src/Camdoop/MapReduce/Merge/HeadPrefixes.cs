@@ -7,7 +7,7 @@ namespace Camdoop.MapReduce.Merge;
 
 /// <summary>
 /// The head key prefix of each input of a <see cref="StreamMerger"/>, one 64-bit lane per input, and the scans for
-/// the smallest. Most comparisons of a merge are one compare of these integers.
+/// the smallest. Most comparisons of a merge are one compare of these integers (<see cref="MergeInput.PrefixAt"/>).
 /// <para>
 /// Invariants: lane i holds input i's head prefix while input i has a head, and <see cref="ulong.MaxValue"/> while it
 /// has none (waiting for bytes, or exhausted); under a job-defined key order every head's prefix is 0, so all

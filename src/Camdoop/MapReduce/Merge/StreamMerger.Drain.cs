@@ -1,7 +1,6 @@
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using System.Runtime.Intrinsics;
 
 namespace Camdoop.MapReduce.Merge;
 
@@ -42,7 +41,7 @@ public sealed partial class StreamMerger
             ref var s = ref Input(m);
             int length = s.HeadLength;
             var record = s.Data.AsSpan(s.Start, length);
-            NoteEmitted(m, s.Start);
+            _lastEmitted.Note(m, s.Start);
             OutputRecords++;
             if (length <= output.Length - position)
             {
@@ -117,7 +116,7 @@ public sealed partial class StreamMerger
                 {
                     return progress;
                 }
-                int copies = CountRepeats(ref s, length, (output.Length - position) / length);
+                int copies = s.CountHeadRepeats((output.Length - position) / length);
                 if (copies == 1)
                 {
                     CopyRecord(ref Unsafe.Add(ref MemoryMarshal.GetReference(output), position), output.Length - position, s.Data, s.Start, length);
@@ -127,16 +126,14 @@ public sealed partial class StreamMerger
                     // The copies move as one block and the head steps to the last of them (the same key and shape).
                     int repeated = (copies - 1) * length;
                     s.Data.AsSpan(s.Start, repeated + length).CopyTo(output[position..]);
-                    s.Start += repeated;
-                    s.HeadKeyOffset += repeated;
-                    s.ConsumedRecords += copies - 1;
+                    s.SkipRepeats(copies - 1);
                 }
                 position += copies * length;
                 OutputRecords += copies;
-                NoteEmitted(m, s.Start);
+                _lastEmitted.Note(m, s.Start);
                 progress = true;
                 Advance(m);
-                if (!s.HasHead || _heads[m] != min || !HeadKeyEquals(ref s, keyData, keyOffset, keyLength))
+                if (!s.HasHead || _heads[m] != min || !s.HeadKeyEquals(keyData, keyOffset, keyLength))
                 {
                     group &= ~(1u << m);
                     break;
@@ -157,59 +154,6 @@ public sealed partial class StreamMerger
             }
         }
         return progress;
-    }
-
-    /// <summary>
-    /// How many copies of the head record of <paramref name="s"/> (<paramref name="length"/> bytes) lie back to back
-    /// from its start, the head included, at most <paramref name="limit"/>: without aggregation, a vertex's child
-    /// stream at S = 0 repeats each (key, 1) record once per server below it.
-    /// </summary>
-    private static int CountRepeats(ref InputState s, int length, int limit)
-    {
-        int copies = 1;
-        int next = s.Start + length;
-        if (length <= 32 && Vector256.IsHardwareAccelerated)
-        {
-            // One 32-byte compare per record, under a mask of its length: Slack keeps 32 bytes readable past End.
-            ref byte data = ref MemoryMarshal.GetArrayDataReference(s.Data);
-            var record = Vector256.LoadUnsafe(ref data, (nuint)s.Start);
-            uint mask = length == 32 ? uint.MaxValue : (1u << length) - 1;
-            for (; copies < limit && next + length <= s.End; next += length)
-            {
-                if ((Vector256.Equals(Vector256.LoadUnsafe(ref data, (nuint)next), record).ExtractMostSignificantBits() & mask) != mask)
-                {
-                    break;
-                }
-                copies++;
-            }
-            return copies;
-        }
-        var bytes = s.Data.AsSpan(s.Start, length);
-        for (; copies < limit && next + length <= s.End && s.Data.AsSpan(next, length).SequenceEqual(bytes); next += length)
-        {
-            copies++;
-        }
-        return copies;
-    }
-
-    /// <summary>Value order of two heads: the first 8 bytes as a big-endian integer, then the rest (slack allows the load).</summary>
-    private int CompareHeadValues(int a, int b)
-    {
-        ref var x = ref Input(a);
-        ref var y = ref Input(b);
-        int lx = x.HeadValueLength, ly = y.HeadValueLength;
-        ulong px = LoadPrefix(x.Data, x.HeadKeyOffset + x.HeadKeyLength, lx);
-        ulong py = LoadPrefix(y.Data, y.HeadKeyOffset + y.HeadKeyLength, ly);
-        if (px != py)
-        {
-            return px < py ? -1 : 1;
-        }
-        if (lx <= 8 || ly <= 8)
-        {
-            return lx.CompareTo(ly);
-        }
-        return x.Data.AsSpan(x.HeadKeyOffset + x.HeadKeyLength + 8, lx - 8)
-            .SequenceCompareTo(y.Data.AsSpan(y.HeadKeyOffset + y.HeadKeyLength + 8, ly - 8));
     }
 
     /// <summary>Combine and Reduce modes: emit one whole key at a time.</summary>
@@ -333,7 +277,7 @@ public sealed partial class StreamMerger
             int i = BitOperations.TrailingZeroCount(group);
             group &= group - 1;
             ref var s = ref Input(i);
-            var value = s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength);
+            var value = s.HeadValue;
             if (folded)
             {
                 _group.Fold(key, value);
@@ -360,7 +304,7 @@ public sealed partial class StreamMerger
             _group.Hold(key, min);
             return true;
         }
-        NoteEmitted(best, recordStart);
+        _lastEmitted.Note(best, recordStart);
         return EmitFolded(key, output, ref position);
     }
 
@@ -372,7 +316,7 @@ public sealed partial class StreamMerger
             ref var s = ref Input(i);
             while (HeadHasKey(ref s, i, key, prefix))
             {
-                _group.Fold(key, s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength));
+                _group.Fold(key, s.HeadValue);
                 Advance(i);
             }
         }
@@ -407,7 +351,7 @@ public sealed partial class StreamMerger
     private bool EmitSingle(int input, byte[] data, int recordStart, int recordLength, int keyOffset, int keyLength, int valueLength,
         Span<byte> output, ref int position)
     {
-        NoteEmitted(input, recordStart);
+        _lastEmitted.Note(input, recordStart);
         if (_mode == MergeMode.Combine)
         {
             OutputRecords++;

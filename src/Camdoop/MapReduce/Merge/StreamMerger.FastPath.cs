@@ -63,9 +63,7 @@ public sealed partial class StreamMerger
                 {
                     if (consumed > 0)
                     {
-                        s.ConsumedStart = lastStart;
-                        s.Start = start;
-                        s.ConsumedRecords += consumed;
+                        s.ConsumeRun(consumed, lastStart, start);
                         SetHead(ref s, m, start + 2, keyLength, valueLength, length);
                     }
                     goto done;
@@ -80,7 +78,7 @@ public sealed partial class StreamMerger
                     int total = RecordCodec.ShortHeader(ref Unsafe.Add(ref bytes, start), out int nextKeyLength, out int nextValueLength);
                     if (total > 0 && total <= available)
                     {
-                        ulong next = LoadPrefix(data, start + 2, nextKeyLength);
+                        ulong next = MergeInput.PrefixAt(data, start + 2, nextKeyLength);
                         if (next < threshold && !(combine && next == min))
                         {
                             written += length;
@@ -99,9 +97,7 @@ public sealed partial class StreamMerger
                             // record. Park input m on its parsed head and go on there, without the general step's
                             // re-parse and rescan (on 8x8x8 R=1 a quarter of all records end a run). next > threshold
                             // >= min, so m cannot be continuing the key just copied.
-                            s.ConsumedStart = recordStart;
-                            s.Start = start;
-                            s.ConsumedRecords += consumed;
+                            s.ConsumeRun(consumed, recordStart, start);
                             ParkHead(ref s, m, start + 2, nextKeyLength, nextValueLength, total, next);
                             written += length;
                             emitted++;
@@ -117,9 +113,7 @@ public sealed partial class StreamMerger
                 }
                 // Anything else (the input ran dry, a long header, a tie, a key the input may continue): write the
                 // run back and take the general step.
-                s.ConsumedStart = recordStart;
-                s.Start = start;
-                s.ConsumedRecords += consumed;
+                s.ConsumeRun(consumed, recordStart, start);
                 consumed = 0;
                 bool parsed = TryParseHead(ref s, m);
                 ulong head = _heads[m];
@@ -187,7 +181,7 @@ public sealed partial class StreamMerger
     done:
         if (lastInput >= 0)
         {
-            NoteEmitted(lastInput, lastStart);
+            _lastEmitted.Note(lastInput, lastStart);
         }
         OutputRecords += emitted;
         bool progress = written != entry || emitted > 0 || held;
@@ -224,7 +218,7 @@ public sealed partial class StreamMerger
     }
 
     /// <summary>
-    /// Copies one record. Short records move as two 16-byte blocks: the source has <see cref="Slack"/> readable bytes
+    /// Copies one record. Short records move as two 16-byte blocks: the source has <see cref="MergeInput.Slack"/> readable bytes
     /// past its data and the destination has room, so over-reading and over-writing (bytes a later record or the
     /// caller's next Drain overwrites) is safe.
     /// </summary>

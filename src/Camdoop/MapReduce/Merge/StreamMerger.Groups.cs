@@ -20,7 +20,7 @@ public sealed partial class StreamMerger
             ref var s = ref _inputs[i];
             while (HeadHasKey(ref s, i, key, prefix))
             {
-                _group.Fold(key, s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength));
+                _group.Fold(key, s.HeadValue);
                 Advance(i);
             }
         }
@@ -48,7 +48,7 @@ public sealed partial class StreamMerger
             {
                 return true;
             }
-            _group.Add(s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength));
+            _group.Add(s.HeadValue);
             Advance(m);
         }
     }
@@ -58,7 +58,7 @@ public sealed partial class StreamMerger
     {
         _group.Close();
         var key = _group.Key;
-        SetLastKey(key);
+        _lastEmitted.Set(key);
         if (_collect)
         {
             _job.Reduce(key, _group.Values, _emitter);
