@@ -25,7 +25,8 @@ namespace Camdoop.MapReduce.Merge;
 /// <item>A consumed record stays whole where it was until the caller saves its key
 /// (<see cref="SaveConsumedKey"/>): during a merger's Drain, buffers are not replaced (see
 /// <see cref="InputBufferSupply"/>), and appending, which may move bytes, happens only between Drain calls.</item>
-/// <item>Once <see cref="Finished"/>, no byte is appended until <see cref="Reset"/> or <see cref="DiscardBytes"/>.</item>
+/// <item>Once <see cref="Finished"/>, no byte is appended (<see cref="AppendSpace"/> throws) until <see cref="Reset"/>
+/// or <see cref="DiscardBytes"/>.</item>
 /// </list>
 /// </summary>
 internal struct MergeInput
@@ -156,13 +157,23 @@ internal struct MergeInput
 
     // ---- Appending ----
 
+    /// <summary>Throws when the input is <see cref="Finished"/>: nothing more can be appended.</summary>
+    public readonly void ThrowIfFinished()
+    {
+        if (_finished)
+        {
+            throw new InvalidOperationException($"input {_index} is finished; nothing more can be appended");
+        }
+    }
+
     /// <summary>
     /// Room for the next <paramref name="count"/> bytes of the stream, at End or, while wrapped, after the newer bytes:
     /// fill it and <see cref="Commit"/>. Makes the room by wrapping around, compacting in place or moving to a larger
-    /// buffer from <paramref name="buffers"/>.
+    /// buffer from <paramref name="buffers"/>. Throws when the input is finished.
     /// </summary>
     public Span<byte> AppendSpace(int count, InputBufferSupply buffers)
     {
+        ThrowIfFinished();
         EnsureRoom(count, buffers);
         return _data.AsSpan(_wrapEnd == 0 ? _end : _wrapEnd, count);
     }

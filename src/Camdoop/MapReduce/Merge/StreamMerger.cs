@@ -149,7 +149,7 @@ public sealed partial class StreamMerger
     {
         if (bytes.IsEmpty)
         {
-            ThrowIfFinished(input);
+            _inputs[input].ThrowIfFinished();
             return;
         }
         bytes.CopyTo(AppendSpace(input, bytes.Length));
@@ -163,7 +163,6 @@ public sealed partial class StreamMerger
     public Span<byte> AppendSpace(int input, int count)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(count);
-        ThrowIfFinished(input);
         return _inputs[input].AppendSpace(count, _buffers);
     }
 
@@ -229,14 +228,6 @@ public sealed partial class StreamMerger
         InputBytes += length;
         FindHead(ref s, input);
         return true;
-    }
-
-    private void ThrowIfFinished(int input)
-    {
-        if (_inputs[input].Finished)
-        {
-            throw new InvalidOperationException($"input {input} is finished; nothing more can be appended");
-        }
     }
 
     /// <summary>Marks the end of <paramref name="input"/>. Throws when it ends in the middle of a record.</summary>
