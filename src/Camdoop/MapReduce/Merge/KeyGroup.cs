@@ -13,8 +13,12 @@ namespace Camdoop.MapReduce.Merge;
 /// folded whole in one step, without opening the group. Its array always has at least 32 bytes, so a short value can
 /// be copied out as one 32-byte block.
 /// </para>
+/// <para>
+/// A mutable struct, held in a field of the merger and used in place: the fold runs per record, and a separate object
+/// would cost a pointer chase on each.
+/// </para>
 /// </summary>
-internal sealed class KeyGroup(IMapReduceJob job, bool collect)
+internal struct KeyGroup(IMapReduceJob job, bool collect)
 {
     private byte[] _key = new byte[64];
     private int _keyLength;
@@ -31,22 +35,22 @@ internal sealed class KeyGroup(IMapReduceJob job, bool collect)
     private int _valueCount;
 
     /// <summary>Whether a key is held, waiting for an input that may still deliver it.</summary>
-    public bool IsOpen { get; private set; }
+    public bool IsOpen { readonly get; private set; }
 
     /// <summary>The held key's prefix (<see cref="HeadPrefixes"/>).</summary>
-    public ulong Prefix { get; private set; }
+    public ulong Prefix { readonly get; private set; }
 
     /// <summary>The held key (the last one held, once closed).</summary>
-    public ReadOnlySpan<byte> Key => _key.AsSpan(0, _keyLength);
+    public readonly ReadOnlySpan<byte> Key => _key.AsSpan(0, _keyLength);
 
     /// <summary>The value folded so far.</summary>
-    public ReadOnlySpan<byte> Accumulated => _accumulator.AsSpan(0, _accumulatorLength);
+    public readonly ReadOnlySpan<byte> Accumulated => _accumulator.AsSpan(0, _accumulatorLength);
 
     /// <summary>The values gathered so far (collect).</summary>
-    public ValueList Values => new(_values.AsSpan(0, _valuesLength), _valueEnds.AsSpan(0, _valueCount));
+    public readonly ValueList Values => new(_values.AsSpan(0, _valuesLength), _valueEnds.AsSpan(0, _valueCount));
 
     /// <summary>Bytes readable from the start of <see cref="Accumulated"/>.</summary>
-    public int AccumulatorCapacity => _accumulator.Length;
+    public readonly int AccumulatorCapacity => _accumulator.Length;
 
     /// <summary>Holds <paramref name="key"/> with its first <paramref name="value"/>.</summary>
     public void Open(ReadOnlySpan<byte> key, ulong prefix, ReadOnlySpan<byte> value)
@@ -145,7 +149,7 @@ internal sealed class KeyGroup(IMapReduceJob job, bool collect)
         _valueEnds[_valueCount++] = _valuesLength;
     }
 
-    private RecordTooLargeException CombinedValueTooLarge(ReadOnlySpan<byte> key) =>
+    private readonly RecordTooLargeException CombinedValueTooLarge(ReadOnlySpan<byte> key) =>
         new($"the combiner of job '{job.Name}' needs more than {RecordLimits.MaxValueBytes} bytes for one value "
           + $"(the value limit) for a {key.Length}-byte key");
 

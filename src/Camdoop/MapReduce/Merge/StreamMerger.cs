@@ -36,7 +36,7 @@ public sealed partial class StreamMerger
     private readonly MergeInput[] _inputs;
     private readonly HeadPrefixes _heads;
     private LiveInputs _live;
-    private readonly KeyGroup _group;
+    private KeyGroup _group;
     private readonly PendingOutput _pending = new();
     private readonly PendingEmitter _emitter;
     private EmittedKey _lastEmitted = new();
