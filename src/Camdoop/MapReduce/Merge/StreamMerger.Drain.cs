@@ -1,7 +1,6 @@
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using System.Runtime.Intrinsics;
 
 namespace Camdoop.MapReduce.Merge;
 
@@ -12,11 +11,11 @@ public sealed partial class StreamMerger
     {
         while (true)
         {
-            if (_waiting > 0)
+            if (_live.Waiting > 0)
             {
                 return DrainStatus.NeedsInput;
             }
-            if (_liveCount == 0)
+            if (_live.Count == 0)
             {
                 return DrainStatus.Completed;
             }
@@ -25,7 +24,7 @@ public sealed partial class StreamMerger
                 return DrainStatus.OutputFull;
             }
             // A unique smallest prefix decides alone; otherwise compare keys (and values) in full.
-            int m = ScanMin(out ulong min, out int ties);
+            int m = _heads.ScanMin(out ulong min, out int ties);
             if (ties == 1 && min != ulong.MaxValue && CopyUniqueRun(output, ref position, m, min))
             {
                 continue;
@@ -42,7 +41,7 @@ public sealed partial class StreamMerger
             ref var s = ref Input(m);
             int length = s.HeadLength;
             var record = s.Data.AsSpan(s.Start, length);
-            NoteEmitted(m, s.Start);
+            _lastEmitted.Note(m, s.Start);
             OutputRecords++;
             if (length <= output.Length - position)
             {
@@ -53,8 +52,8 @@ public sealed partial class StreamMerger
             }
             // Consumed bytes stay in place until the next Append, so the record can be stashed after Advance.
             Advance(m);
-            StashPending(record);
-            position += FlushPending(output[position..]);
+            _pending.Add(record);
+            position += _pending.Flush(output[position..]);
             return DrainStatus.OutputFull;
         }
     }
@@ -70,7 +69,7 @@ public sealed partial class StreamMerger
         int best = -1;
         for (int i = 0; i < _inputs.Length; i++)
         {
-            if (_prefixes[i] != min)
+            if (_heads[i] != min)
             {
                 continue;
             }
@@ -117,7 +116,7 @@ public sealed partial class StreamMerger
                 {
                     return progress;
                 }
-                int copies = CountRepeats(ref s, length, (output.Length - position) / length);
+                int copies = s.CountHeadRepeats((output.Length - position) / length);
                 if (copies == 1)
                 {
                     CopyRecord(ref Unsafe.Add(ref MemoryMarshal.GetReference(output), position), output.Length - position, s.Data, s.Start, length);
@@ -127,16 +126,14 @@ public sealed partial class StreamMerger
                     // The copies move as one block and the head steps to the last of them (the same key and shape).
                     int repeated = (copies - 1) * length;
                     s.Data.AsSpan(s.Start, repeated + length).CopyTo(output[position..]);
-                    s.Start += repeated;
-                    s.HeadKeyOffset += repeated;
-                    s.ConsumedRecords += copies - 1;
+                    s.SkipRepeats(copies - 1);
                 }
                 position += copies * length;
                 OutputRecords += copies;
-                NoteEmitted(m, s.Start);
+                _lastEmitted.Note(m, s.Start);
                 progress = true;
                 Advance(m);
-                if (!s.HasHead || _prefixes[m] != min || !HeadKeyEquals(ref s, keyData, keyOffset, keyLength))
+                if (!s.HasHead || _heads[m] != min || !s.HeadKeyEquals(keyData, keyOffset, keyLength))
                 {
                     group &= ~(1u << m);
                     break;
@@ -151,7 +148,7 @@ public sealed partial class StreamMerger
                     }
                 }
             }
-            if (_waiting > 0)
+            if (_live.Waiting > 0)
             {
                 break;
             }
@@ -159,65 +156,12 @@ public sealed partial class StreamMerger
         return progress;
     }
 
-    /// <summary>
-    /// How many copies of the head record of <paramref name="s"/> (<paramref name="length"/> bytes) lie back to back
-    /// from its start, the head included, at most <paramref name="limit"/>: without aggregation, a vertex's child
-    /// stream at S = 0 repeats each (key, 1) record once per server below it.
-    /// </summary>
-    private static int CountRepeats(ref InputState s, int length, int limit)
-    {
-        int copies = 1;
-        int next = s.Start + length;
-        if (length <= 32 && Vector256.IsHardwareAccelerated)
-        {
-            // One 32-byte compare per record, under a mask of its length: Slack keeps 32 bytes readable past End.
-            ref byte data = ref MemoryMarshal.GetArrayDataReference(s.Data);
-            var record = Vector256.LoadUnsafe(ref data, (nuint)s.Start);
-            uint mask = length == 32 ? uint.MaxValue : (1u << length) - 1;
-            for (; copies < limit && next + length <= s.End; next += length)
-            {
-                if ((Vector256.Equals(Vector256.LoadUnsafe(ref data, (nuint)next), record).ExtractMostSignificantBits() & mask) != mask)
-                {
-                    break;
-                }
-                copies++;
-            }
-            return copies;
-        }
-        var bytes = s.Data.AsSpan(s.Start, length);
-        for (; copies < limit && next + length <= s.End && s.Data.AsSpan(next, length).SequenceEqual(bytes); next += length)
-        {
-            copies++;
-        }
-        return copies;
-    }
-
-    /// <summary>Value order of two heads: the first 8 bytes as a big-endian integer, then the rest (slack allows the load).</summary>
-    private int CompareHeadValues(int a, int b)
-    {
-        ref var x = ref Input(a);
-        ref var y = ref Input(b);
-        int lx = x.HeadValueLength, ly = y.HeadValueLength;
-        ulong px = LoadPrefix(x.Data, x.HeadKeyOffset + x.HeadKeyLength, lx);
-        ulong py = LoadPrefix(y.Data, y.HeadKeyOffset + y.HeadKeyLength, ly);
-        if (px != py)
-        {
-            return px < py ? -1 : 1;
-        }
-        if (lx <= 8 || ly <= 8)
-        {
-            return lx.CompareTo(ly);
-        }
-        return x.Data.AsSpan(x.HeadKeyOffset + x.HeadKeyLength + 8, lx - 8)
-            .SequenceCompareTo(y.Data.AsSpan(y.HeadKeyOffset + y.HeadKeyLength + 8, ly - 8));
-    }
-
     /// <summary>Combine and Reduce modes: emit one whole key at a time.</summary>
     private DrainStatus DrainGrouped(Span<byte> output, ref int position)
     {
         while (true)
         {
-            if (_groupOpen)
+            if (_group.IsOpen)
             {
                 if (!(_collect ? CollectGroup() : FoldGroup()))
                 {
@@ -229,11 +173,11 @@ public sealed partial class StreamMerger
                 }
                 continue;
             }
-            if (_waiting > 0)
+            if (_live.Waiting > 0)
             {
                 return DrainStatus.NeedsInput;
             }
-            if (_liveCount == 0)
+            if (_live.Count == 0)
             {
                 return DrainStatus.Completed;
             }
@@ -241,12 +185,12 @@ public sealed partial class StreamMerger
             {
                 return DrainStatus.OutputFull;
             }
-            int m = ScanMin(out ulong min, out int ties);
+            int m = _heads.ScanMin(out ulong min, out int ties);
             bool fits;
             if (ties == 1 && min != ulong.MaxValue)
             {
                 fits = _mode == MergeMode.Combine && CopyUniqueRun(output, ref position, m, min)
-                    ? _pendingEnd == _pendingStart
+                    ? _pending.IsEmpty
                     : EmitUniquePrefix(m, min, output, ref position);
             }
             else if (min != ulong.MaxValue && !_collect && _inputs.Length <= 32)
@@ -280,9 +224,9 @@ public sealed partial class StreamMerger
         int valueLength = s.HeadValueLength;
         Advance(m);
         var key = data.AsSpan(keyOffset, keyLength);
-        if (_waiting > 0 || HeadHasKey(ref s, m, key, min))
+        if (_live.Waiting > 0 || HeadHasKey(ref s, m, key, min))
         {
-            OpenGroup(key, min, data.AsSpan(keyOffset + keyLength, valueLength));
+            _group.Open(key, min, data.AsSpan(keyOffset + keyLength, valueLength));
             return true;
         }
         return EmitSingle(m, data, recordStart, recordLength, keyOffset, keyLength, valueLength, output, ref position);
@@ -300,7 +244,7 @@ public sealed partial class StreamMerger
         int best = -1;
         for (int i = 0; i < inputs; i++)
         {
-            if (_prefixes[i] != min)
+            if (_heads[i] != min)
             {
                 continue;
             }
@@ -333,14 +277,14 @@ public sealed partial class StreamMerger
             int i = BitOperations.TrailingZeroCount(group);
             group &= group - 1;
             ref var s = ref Input(i);
-            var value = s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength);
+            var value = s.HeadValue;
             if (folded)
             {
-                Fold(key, value);
+                _group.Fold(key, value);
             }
             else
             {
-                FoldFirst(key, first, value);
+                _group.FoldFirst(key, first, value);
                 folded = true;
             }
             Advance(i);
@@ -348,19 +292,19 @@ public sealed partial class StreamMerger
         }
         if (!folded)
         {
-            StartAccumulator(first);
+            _group.SetAccumulator(first);
         }
         if (continued)
         {
             // An input repeats the key: fold the rest in the general way (only merge-mode streams do this).
             continued = !FoldRest(key, min);
         }
-        if (continued || _waiting > 0)
+        if (continued || _live.Waiting > 0)
         {
-            HoldGroup(key, min);
+            _group.Hold(key, min);
             return true;
         }
-        NoteEmitted(best, recordStart);
+        _lastEmitted.Note(best, recordStart);
         return EmitFolded(key, output, ref position);
     }
 
@@ -372,7 +316,7 @@ public sealed partial class StreamMerger
             ref var s = ref Input(i);
             while (HeadHasKey(ref s, i, key, prefix))
             {
-                Fold(key, s.Data.AsSpan(s.HeadKeyOffset + s.HeadKeyLength, s.HeadValueLength));
+                _group.Fold(key, s.HeadValue);
                 Advance(i);
             }
         }
@@ -390,14 +334,14 @@ public sealed partial class StreamMerger
         int keyOffset = s.HeadKeyOffset;
         int keyLength = s.HeadKeyLength;
         int valueLength = s.HeadValueLength;
-        ulong prefix = _prefixes[m];
+        ulong prefix = _heads[m];
         Advance(m);
         var key = data.AsSpan(keyOffset, keyLength);
         // The key is complete in one record when no other head can have it and input m cannot continue it.
-        bool single = _waiting == 0 && (tied ? !AnyHeadHasKey(key, prefix) : !HeadHasKey(ref s, m, key, prefix));
+        bool single = _live.Waiting == 0 && (tied ? !AnyHeadHasKey(key, prefix) : !HeadHasKey(ref s, m, key, prefix));
         if (!single)
         {
-            OpenGroup(key, prefix, data.AsSpan(keyOffset + keyLength, valueLength));
+            _group.Open(key, prefix, data.AsSpan(keyOffset + keyLength, valueLength));
             return true;
         }
         return EmitSingle(m, data, recordStart, recordLength, keyOffset, keyLength, valueLength, output, ref position);
@@ -407,7 +351,7 @@ public sealed partial class StreamMerger
     private bool EmitSingle(int input, byte[] data, int recordStart, int recordLength, int keyOffset, int keyLength, int valueLength,
         Span<byte> output, ref int position)
     {
-        NoteEmitted(input, recordStart);
+        _lastEmitted.Note(input, recordStart);
         if (_mode == MergeMode.Combine)
         {
             OutputRecords++;
@@ -418,13 +362,13 @@ public sealed partial class StreamMerger
                 position += recordLength;
                 return true;
             }
-            StashPending(record);
+            _pending.Add(record);
         }
         else
         {
             _job.Reduce(data.AsSpan(keyOffset, keyLength), Jobs.ValueList.Single(data.AsSpan(keyOffset + keyLength, valueLength)), _emitter);
         }
-        position += FlushPending(output[position..]);
-        return _pendingEnd == _pendingStart;
+        position += _pending.Flush(output[position..]);
+        return _pending.IsEmpty;
     }
 }

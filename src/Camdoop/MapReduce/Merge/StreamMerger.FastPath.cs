@@ -36,11 +36,9 @@ public sealed partial class StreamMerger
         bool switched = false;
         // With SIMD, the prefixes stay in a register and only the consumed input's lane changes: reloading the
         // array right after storing one lane would stall on store forwarding.
-        bool vector = UsesVector512 && _prefixes.Length == 8;
+        bool vector = _heads.FitOneVector;
         var lanes = Vector512.Create(0UL, 1, 2, 3, 4, 5, 6, 7);
-        // Built from scalar loads: the lanes were just stored one by one, so one 64-byte load would stall.
-        var p = _prefixes;
-        var prefixes = vector ? Vector512.Create(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]) : default;
+        var prefixes = vector ? _heads.Load() : default;
         while (true)
         {
             ref var s = ref Input(m);
@@ -50,12 +48,12 @@ public sealed partial class StreamMerger
             ulong threshold;
             if (vector)
             {
-                threshold = SecondMin(prefixes, lanes, m, out uint holders);
+                threshold = HeadPrefixes.SecondMin(prefixes, lanes, m, out uint holders);
                 successor = (holders & (holders - 1)) == 0 ? BitOperations.TrailingZeroCount(holders) : -1;
             }
             else
             {
-                threshold = SecondMinScalar(m);
+                threshold = _heads.SecondMin(m);
             }
             // The run's state lives in locals: the input's bytes, read position and end, and the head's shape. Heads
             // with a two-byte header that stay below the threshold (the common case) are parsed right here and only
@@ -71,9 +69,7 @@ public sealed partial class StreamMerger
                 {
                     if (consumed > 0)
                     {
-                        s.ConsumedStart = lastStart;
-                        s.Start = start;
-                        s.ConsumedRecords += consumed;
+                        s.ConsumeRun(consumed, lastStart, start);
                         SetHead(ref s, m, start + 2, keyLength, valueLength, length);
                     }
                     goto done;
@@ -88,7 +84,7 @@ public sealed partial class StreamMerger
                     int total = RecordCodec.ShortHeader(ref Unsafe.Add(ref bytes, start), out int nextKeyLength, out int nextValueLength);
                     if (total > 0 && total <= available)
                     {
-                        ulong next = LoadPrefix(data, start + 2, nextKeyLength);
+                        ulong next = MergeInput.PrefixAt(data, start + 2, nextKeyLength);
                         if (next < threshold && !(combine && next == min))
                         {
                             written += length;
@@ -107,15 +103,13 @@ public sealed partial class StreamMerger
                             // record. Park input m on its parsed head and go on there, without the general step's
                             // re-parse and rescan (on 8x8x8 R=1 a quarter of all records end a run). next > threshold
                             // >= min, so m cannot be continuing the key just copied.
-                            s.ConsumedStart = recordStart;
-                            s.Start = start;
-                            s.ConsumedRecords += consumed;
+                            s.ConsumeRun(consumed, recordStart, start);
                             ParkHead(ref s, m, start + 2, nextKeyLength, nextValueLength, total, next);
                             written += length;
                             emitted++;
                             lastInput = m;
                             lastStart = recordStart;
-                            prefixes = WithLane(prefixes, lanes, m, next);
+                            prefixes = HeadPrefixes.WithLane(prefixes, lanes, m, next);
                             m = successor;
                             min = threshold;
                             switched = true;
@@ -125,12 +119,10 @@ public sealed partial class StreamMerger
                 }
                 // Anything else (the input ran dry, a long header, a tie, a key the input may continue): write the
                 // run back and take the general step.
-                s.ConsumedStart = recordStart;
-                s.Start = start;
-                s.ConsumedRecords += consumed;
+                s.ConsumeRun(consumed, recordStart, start);
                 consumed = 0;
                 bool parsed = TryParseHead(ref s, m);
-                ulong head = _prefixes[m];
+                ulong head = _heads[m];
                 if ((!parsed || (combine && head == min)) && HoldIfContinued(m, parsed, recordStart, min))
                 {
                     held = true;
@@ -140,7 +132,7 @@ public sealed partial class StreamMerger
                 emitted++;
                 lastInput = m;
                 lastStart = recordStart;
-                if (_waiting > 0)
+                if (_live.Waiting > 0)
                 {
                     goto done;
                 }
@@ -165,12 +157,12 @@ public sealed partial class StreamMerger
             int ties;
             if (vector)
             {
-                prefixes = WithLane(prefixes, lanes, m, _prefixes[m]);
-                m = ScanMin(prefixes, out min, out ties);
+                prefixes = HeadPrefixes.WithLane(prefixes, lanes, m, _heads[m]);
+                m = HeadPrefixes.ScanMin(prefixes, out min, out ties);
             }
             else
             {
-                m = ScanMin(out min, out ties);
+                m = _heads.ScanMin(out min, out ties);
             }
             if (ties != 1 && combine && min != ulong.MaxValue && _inputs.Length <= 32)
             {
@@ -178,15 +170,14 @@ public sealed partial class StreamMerger
                 position = written;
                 bool fits = FoldTiedPrefix(min, output, ref position);
                 written = position;
-                held |= _groupOpen;
+                held |= _group.IsOpen;
                 lastInput = -1; // the fold noted its own key, later than any copied before
-                if (!fits || _groupOpen || _waiting > 0 || written == capacity)
+                if (!fits || _group.IsOpen || _live.Waiting > 0 || written == capacity)
                 {
                     break;
                 }
-                var p2 = _prefixes;
-                prefixes = vector ? Vector512.Create(p2[0], p2[1], p2[2], p2[3], p2[4], p2[5], p2[6], p2[7]) : default;
-                m = vector ? ScanMin(prefixes, out min, out ties) : ScanMin(out min, out ties);
+                prefixes = vector ? _heads.Load() : default;
+                m = vector ? HeadPrefixes.ScanMin(prefixes, out min, out ties) : _heads.ScanMin(out min, out ties);
             }
             if (ties != 1 || min == ulong.MaxValue)
             {
@@ -196,42 +187,12 @@ public sealed partial class StreamMerger
     done:
         if (lastInput >= 0)
         {
-            NoteEmitted(lastInput, lastStart);
+            _lastEmitted.Note(lastInput, lastStart);
         }
         OutputRecords += emitted;
         bool progress = written != entry || emitted > 0 || held;
         position = written;
         return progress;
-    }
-
-    /// <summary>The smallest prefix of the inputs other than <paramref name="m"/>, and the lanes holding it (SIMD, prefixes in a register).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static ulong SecondMin(Vector512<ulong> prefixes, Vector512<ulong> lanes, int m, out uint holders)
-    {
-        var others = WithLane(prefixes, lanes, m, ulong.MaxValue);
-        var min = MinOfLanes(others);
-        // Lanes of input m and of finished inputs hold ulong.MaxValue: they count only when that is the minimum, and a
-        // key never passes ulong.MaxValue, so no run moves to them.
-        holders = (uint)Vector512.Equals(others, min).ExtractMostSignificantBits();
-        return min.ToScalar();
-    }
-
-    /// <summary><paramref name="prefixes"/> with lane <paramref name="m"/> set to <paramref name="value"/>.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Vector512<ulong> WithLane(Vector512<ulong> prefixes, Vector512<ulong> lanes, int m, ulong value) =>
-        Vector512.ConditionalSelect(Vector512.Equals(lanes, Vector512.Create((ulong)m)), Vector512.Create(value), prefixes);
-
-    /// <summary>The smallest prefix of the inputs other than <paramref name="m"/> (more than eight inputs).</summary>
-    private ulong SecondMinScalar(int m)
-    {
-        var prefixes = _prefixes;
-        ulong best = ulong.MaxValue;
-        for (int i = 0; i < prefixes.Length; i++)
-        {
-            ulong v = prefixes[i];
-            best = i != m && v < best ? v : best;
-        }
-        return best;
     }
 
     /// <summary>
@@ -257,13 +218,13 @@ public sealed partial class StreamMerger
         bool continued = hasNext ? HeadHasKey(ref s, m, key, min) : !s.Finished;
         if (continued)
         {
-            OpenGroup(key, min, record.Slice(bounds.ValueOffset, bounds.ValueLength));
+            _group.Open(key, min, record.Slice(bounds.ValueOffset, bounds.ValueLength));
         }
         return continued;
     }
 
     /// <summary>
-    /// Copies one record. Short records move as two 16-byte blocks: the source has <see cref="Slack"/> readable bytes
+    /// Copies one record. Short records move as two 16-byte blocks: the source has <see cref="MergeInput.Slack"/> readable bytes
     /// past its data and the destination has room, so over-reading and over-writing (bytes a later record or the
     /// caller's next Drain overwrites) is safe.
     /// </summary>

@@ -5,151 +5,26 @@ namespace Camdoop.MapReduce.Merge;
 
 public sealed partial class StreamMerger
 {
-    // Output that did not fit the caller's span (a record split across Drain calls, or reduce results).
-    private byte[] _pending = new byte[256];
-    private int _pendingStart;
-    private int _pendingEnd;
-    private readonly PendingEmitter _emitter;
-
-    // Last emitted key: by (input, offset) until the Drain call ends, then copied. An index, not the array, so
-    // noting it costs no GC write barrier per record.
-    private byte[] _lastKey = new byte[64];
-    private int _lastKeyLength;
-    private bool _hasLastKey;
-    private int _lastKeyInput = -1;
-    private int _lastKeyRecordStart;
-
     /// <summary>Whether any key has been emitted since the last reset.</summary>
-    public bool HasEmitted => _hasLastKey || _lastKeyInput >= 0;
+    public bool HasEmitted => _lastEmitted.HasKey;
 
     /// <summary>
     /// The key of the last complete group or record emitted (for Reduce, the key whose values were reduced). Every
     /// key up to it has been fully emitted: what recovery needs (the Camdoop paper, §4.2).
     /// </summary>
-    public ReadOnlySpan<byte> LastEmittedKey =>
-        _lastKeyInput >= 0 ? KeyAt(_inputs[_lastKeyInput].Data, _lastKeyRecordStart)
-        : _hasLastKey ? _lastKey.AsSpan(0, _lastKeyLength) : default;
+    public ReadOnlySpan<byte> LastEmittedKey => _lastEmitted.Get(_inputs);
 
     /// <summary>Whether anything has been consumed from <paramref name="input"/>.</summary>
-    public bool HasConsumed(int input) => _inputs[input].HasLastConsumedKey || _inputs[input].ConsumedStart >= 0;
+    public bool HasConsumed(int input) => _inputs[input].HasConsumed;
 
     /// <summary>
     /// The key of the last record consumed from <paramref name="input"/> (merged, folded or collected): a replacement
     /// source for this input must resend only the records after it.
     /// </summary>
-    public ReadOnlySpan<byte> LastConsumedKey(int input)
-    {
-        ref var s = ref _inputs[input];
-        return s.ConsumedStart >= 0 ? ConsumedKey(ref s)
-            : s.HasLastConsumedKey ? s.LastConsumedKey.AsSpan(0, s.LastConsumedKeyLength) : default;
-    }
-
-    /// <summary>The key of the record at ConsumedStart (a whole record, parsed before).</summary>
-    private static ReadOnlySpan<byte> ConsumedKey(ref InputState s) => KeyAt(s.Data, s.ConsumedStart);
+    public ReadOnlySpan<byte> LastConsumedKey(int input) => _inputs[input].LastConsumedKey;
 
     /// <summary>Bytes of output produced but not yet handed out by <see cref="Drain"/>.</summary>
-    public int PendingOutputBytes => _pendingEnd - _pendingStart;
-
-    /// <summary>Notes the record at <paramref name="recordStart"/> of an input as the last emitted one.</summary>
-    private void NoteEmitted(int input, int recordStart)
-    {
-        _lastKeyInput = input;
-        _lastKeyRecordStart = recordStart;
-    }
-
-    /// <summary>The key of the whole record at <paramref name="recordStart"/> (parsed before, so complete).</summary>
-    private static ReadOnlySpan<byte> KeyAt(byte[] data, int recordStart)
-    {
-        var record = data.AsSpan(recordStart);
-        RecordCodec.TryParse(record, out var bounds);
-        return record.Slice(bounds.KeyOffset, bounds.KeyLength);
-    }
-
-    private void SetLastKey(ReadOnlySpan<byte> key)
-    {
-        EnsureCapacity(ref _lastKey, key.Length);
-        key.CopyTo(_lastKey);
-        _lastKeyLength = key.Length;
-        _hasLastKey = true;
-        _lastKeyInput = -1;
-    }
-
-    /// <summary>Copies keys still referenced by position, before a later Append may move the bytes.</summary>
-    private void SaveKeys()
-    {
-        if (_lastKeyInput >= 0)
-        {
-            SetLastKey(KeyAt(_inputs[_lastKeyInput].Data, _lastKeyRecordStart));
-        }
-        for (int i = 0; i < _inputs.Length; i++)
-        {
-            ref var s = ref _inputs[i];
-            if (s.ConsumedStart >= 0)
-            {
-                var key = ConsumedKey(ref s);
-                if (s.LastConsumedKey.Length < key.Length)
-                {
-                    s.LastConsumedKey = new byte[Math.Max(key.Length, s.LastConsumedKey.Length * 2)];
-                }
-                key.CopyTo(s.LastConsumedKey);
-                s.LastConsumedKeyLength = key.Length;
-                s.HasLastConsumedKey = true;
-                s.ConsumedStart = -1;
-            }
-        }
-    }
-
-    private int FlushPending(Span<byte> output)
-    {
-        int count = Math.Min(output.Length, _pendingEnd - _pendingStart);
-        if (count == 0)
-        {
-            return 0;
-        }
-        _pending.AsSpan(_pendingStart, count).CopyTo(output);
-        _pendingStart += count;
-        if (_pendingStart == _pendingEnd)
-        {
-            _pendingStart = 0;
-            _pendingEnd = 0;
-        }
-        return count;
-    }
-
-    private void StashPending(ReadOnlySpan<byte> bytes)
-    {
-        EnsurePendingRoom(bytes.Length);
-        bytes.CopyTo(_pending.AsSpan(_pendingEnd));
-        _pendingEnd += bytes.Length;
-    }
-
-    private void AppendPending(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
-    {
-        int length = RecordCodec.EncodedLength(key.Length, value.Length);
-        EnsurePendingRoom(length);
-        _pendingEnd += RecordCodec.Write(_pending.AsSpan(_pendingEnd), key, value);
-    }
-
-    private void EnsurePendingRoom(int count)
-    {
-        if (_pendingEnd + count <= _pending.Length)
-        {
-            return;
-        }
-        int live = _pendingEnd - _pendingStart;
-        if (live + count > _pending.Length)
-        {
-            var bigger = new byte[Math.Max(_pending.Length * 2, live + count)];
-            _pending.AsSpan(_pendingStart, live).CopyTo(bigger);
-            _pending = bigger;
-        }
-        else
-        {
-            _pending.AsSpan(_pendingStart, live).CopyTo(_pending);
-        }
-        _pendingStart = 0;
-        _pendingEnd = live;
-    }
+    public int PendingOutputBytes => _pending.Count;
 
     /// <summary>Receives the reduce function's output records.</summary>
     private sealed class PendingEmitter(StreamMerger owner) : IRecordEmitter
@@ -160,7 +35,7 @@ public sealed partial class StreamMerger
         public void Emit(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
         {
             RecordLimits.Check(key.Length, value.Length, _producer);
-            owner.AppendPending(key, value);
+            owner._pending.AddRecord(key, value);
             owner.OutputRecords++;
         }
     }

@@ -24,28 +24,22 @@ namespace Camdoop.MapReduce.Merge;
 /// </summary>
 public sealed partial class StreamMerger
 {
-    // Readable bytes after the data: 8-byte key prefixes and 32-byte record copies may read past a record's end.
-    private const int Slack = 32;
-
-    // Where an input's newer bytes start when it wraps around its buffer; below, room for the record the wrap cut.
-    private const int WrapBase = 512;
-
     /// <summary>Readable bytes an array must have past a record stream lent with <see cref="TryLend"/>.</summary>
-    public const int LendSlackBytes = Slack;
+    public const int LendSlackBytes = MergeInput.Slack;
 
     private readonly IMapReduceJob _job;
-    private readonly ShuffleBufferPool? _bufferPool; // input buffers come from (and go back to) it when set
+    private readonly InputBufferSupply _buffers;
     private readonly IKeyComparer? _comparer;
     private readonly MergeMode _mode;
     private readonly bool _collect; // Reduce of a non-associative job: gather every value of a key
     private readonly bool _tieBreakByValue;
-    private readonly InputState[] _inputs;
-    private readonly ulong[] _prefixes; // head key prefix per input; ulong.MaxValue once exhausted
-    private readonly int[] _live; // inputs not yet exhausted (unfinished, or finished with records left)
-    private int _liveCount;
-    private int _waiting; // live inputs without a complete record
-    private bool _draining; // inside Drain: steps hold positions of consumed records in input buffers
-    private bool _unwrapDeferred; // an input's wrap is to end after Drain (see Unwrap)
+    private readonly MergeInput[] _inputs;
+    private readonly HeadPrefixes _heads;
+    private LiveInputs _live;
+    private KeyGroup _group;
+    private readonly PendingOutput _pending = new();
+    private readonly PendingEmitter _emitter;
+    private EmittedKey _lastEmitted = new();
 
     public StreamMerger(IMapReduceJob job, int inputCount, MergeMode mode, int initialInputCapacity = 16 * 1024, ShuffleBufferPool? bufferPool = null)
     {
@@ -56,22 +50,20 @@ public sealed partial class StreamMerger
             throw new ArgumentException($"job '{job.Name}' is not associative and commutative; it can only be merged", nameof(mode));
         }
         _job = job;
-        _bufferPool = bufferPool;
+        _buffers = new InputBufferSupply(bufferPool);
         _comparer = job.KeyComparer;
         _mode = mode;
         _collect = mode == MergeMode.Reduce && !job.IsAssociativeCommutative;
         _tieBreakByValue = mode == MergeMode.Merge || _collect;
-        _inputs = new InputState[inputCount];
-        // Padded to 8 lanes for the SIMD scan; lanes past the inputs stay ulong.MaxValue.
-        _prefixes = new ulong[inputCount <= 8 ? 8 : inputCount];
-        _prefixes.AsSpan().Fill(ulong.MaxValue);
-        _live = new int[inputCount];
+        _inputs = new MergeInput[inputCount];
+        _heads = new HeadPrefixes(inputCount);
+        _live = new LiveInputs(inputCount);
         int capacity = Math.Max(64, initialInputCapacity);
         for (int i = 0; i < inputCount; i++)
         {
-            _inputs[i].Data = bufferPool?.Rent(capacity + Slack) ?? new byte[capacity + Slack];
-            _inputs[i].LastConsumedKey = new byte[32];
+            _inputs[i] = new MergeInput(i, _buffers.RentFirst(capacity + MergeInput.Slack), _comparer is null);
         }
+        _group = new KeyGroup(job, _collect);
         _emitter = new PendingEmitter(this);
         Reset();
     }
@@ -100,13 +92,13 @@ public sealed partial class StreamMerger
     }
 
     /// <summary>Bytes moved inside or between input buffers to make room (compaction, growth, ending a long wrap), since the merger was made.</summary>
-    internal long MovedBytes { get; private set; }
+    internal long MovedBytes => _buffers.MovedBytes;
 
     /// <summary>Times an input wrapped around its buffer instead of moving its bytes, since the merger was made.</summary>
-    internal long Wraps { get; private set; }
+    internal long Wraps => _buffers.Wraps;
 
     /// <summary>Wraps whose cut record was too long to join in place, joined at the end of a Drain.</summary>
-    internal long DeferredUnwraps { get; private set; }
+    internal long DeferredUnwraps => _buffers.DeferredUnwraps;
 
     /// <summary>Bytes handed out by <see cref="Drain"/>.</summary>
     public long OutputBytes { get; private set; }
@@ -115,10 +107,10 @@ public sealed partial class StreamMerger
     public long OutputRecords { get; private set; }
 
     /// <summary>Every input finished and every byte emitted.</summary>
-    public bool IsCompleted => _liveCount == 0 && !_groupOpen && _pendingEnd == _pendingStart;
+    public bool IsCompleted => _live.Count == 0 && !_group.IsOpen && _pending.IsEmpty;
 
     /// <summary>Bytes buffered for <paramref name="input"/> and not yet consumed (for flow-control windows).</summary>
-    public int BufferedBytes(int input) => LiveBytes(ref _inputs[input]);
+    public int BufferedBytes(int input) => _inputs[input].LiveBytes;
 
     /// <summary>
     /// True when <paramref name="input"/> is unfinished and holds no complete record: the merger cannot emit until
@@ -133,7 +125,7 @@ public sealed partial class StreamMerger
     public bool IsFinished(int input) => _inputs[input].Finished;
 
     /// <summary>Number of unfinished inputs without a complete record.</summary>
-    public int WaitingInputs => _waiting;
+    public int WaitingInputs => _live.Waiting;
 
     /// <summary>
     /// Makes input <paramref name="input"/>'s buffer hold at least <paramref name="capacity"/> bytes now, so that a
@@ -144,12 +136,12 @@ public sealed partial class StreamMerger
     {
         ArgumentOutOfRangeException.ThrowIfNegative(capacity);
         ref var s = ref _inputs[input];
-        if (s.Own is not null || capacity > Array.MaxLength - Slack || capacity + Slack <= s.Data.Length)
+        if (!s.CanGrowFor(capacity))
         {
             return;
         }
         SaveKeys(); // keys noted by position move with the bytes
-        ReplaceBuffer(ref s, Math.Max(capacity, LiveBytes(ref s)) + Slack);
+        s.Grow(capacity, _buffers);
     }
 
     /// <summary>Copies <paramref name="bytes"/> (any part of the input's record stream) into the input's buffer.</summary>
@@ -157,7 +149,7 @@ public sealed partial class StreamMerger
     {
         if (bytes.IsEmpty)
         {
-            ThrowIfFinished(input);
+            _inputs[input].ThrowIfFinished();
             return;
         }
         bytes.CopyTo(AppendSpace(input, bytes.Length));
@@ -171,39 +163,20 @@ public sealed partial class StreamMerger
     public Span<byte> AppendSpace(int input, int count)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(count);
-        ThrowIfFinished(input);
-        ref var s = ref _inputs[input];
-        EnsureRoom(ref s, count);
-        return s.Data.AsSpan(AppendEnd(ref s), count);
+        return _inputs[input].AppendSpace(count, _buffers);
     }
 
     /// <summary>Appends the first <paramref name="count"/> bytes written into the last <see cref="AppendSpace"/>.</summary>
     public void CommitAppend(int input, int count)
     {
         ref var s = ref _inputs[input];
-        int room = s.WrapEnd == 0 ? s.Data.Length - Slack - s.End : s.Start - s.WrapEnd;
-        if ((uint)count > (uint)room)
-        {
-            throw new ArgumentOutOfRangeException(nameof(count), count, "more than the space handed out");
-        }
+        s.Commit(count);
         if (count == 0)
         {
             return;
         }
-        if (s.WrapEnd == 0)
-        {
-            s.End += count;
-        }
-        else
-        {
-            s.WrapEnd += count;
-        }
-        s.AppendedBytes += count;
         InputBytes += count;
-        if (!s.HasHead && TryParseHead(ref s, input))
-        {
-            _waiting--;
-        }
+        FindHead(ref s, input);
     }
 
     /// <summary>
@@ -217,24 +190,17 @@ public sealed partial class StreamMerger
     public bool TryLend(int input, ReadOnlyMemory<byte> stream)
     {
         ref var s = ref _inputs[input];
-        if (s.Finished || !IsEmpty(ref s) || s.Own is not null
+        if (!s.CanTakeStream
             || !System.Runtime.InteropServices.MemoryMarshal.TryGetArray(stream, out var segment)
-            || segment.Array is null || (long)segment.Offset + segment.Count + Slack > segment.Array.Length)
+            || segment.Array is null || (long)segment.Offset + segment.Count + LendSlackBytes > segment.Array.Length)
         {
             return false;
         }
         if (segment.Count > 0)
         {
-            s.Own = s.Data;
-            s.Data = segment.Array;
-            s.Start = segment.Offset;
-            s.End = segment.Offset + segment.Count;
-            s.AppendedBytes += segment.Count;
+            s.Lend(segment.Array, segment.Offset, segment.Count);
             InputBytes += segment.Count;
-            if (!s.HasHead && TryParseHead(ref s, input))
-            {
-                _waiting--;
-            }
+            FindHead(ref s, input);
         }
         Finish(input);
         return true;
@@ -253,31 +219,15 @@ public sealed partial class StreamMerger
         ArgumentNullException.ThrowIfNull(buffer);
         ArgumentOutOfRangeException.ThrowIfNegative(length);
         ref var s = ref _inputs[input];
-        if (_bufferPool is null || length == 0 || s.Finished || !IsEmpty(ref s) || s.Own is not null || (long)length + Slack > buffer.Length)
+        if (!_buffers.HasPool || length == 0 || !s.CanTakeStream || (long)length + LendSlackBytes > buffer.Length)
         {
             return false;
         }
         SaveKeys(); // keys noted by position leave with the old buffer
-        var old = s.Data;
-        s.Data = buffer;
-        s.Start = 0;
-        s.End = length;
-        s.AppendedBytes += length;
+        s.Adopt(buffer, length, _buffers);
         InputBytes += length;
-        if (!s.HasHead && TryParseHead(ref s, input))
-        {
-            _waiting--;
-        }
-        _bufferPool.Return(old);
+        FindHead(ref s, input);
         return true;
-    }
-
-    private void ThrowIfFinished(int input)
-    {
-        if (_inputs[input].Finished)
-        {
-            throw new InvalidOperationException($"input {input} is finished; nothing more can be appended");
-        }
     }
 
     /// <summary>Marks the end of <paramref name="input"/>. Throws when it ends in the middle of a record.</summary>
@@ -288,21 +238,20 @@ public sealed partial class StreamMerger
         {
             return;
         }
-        s.Finished = true;
-        if (!s.HasHead && s.WrapEnd != 0 && TryParseHead(ref s, input))
+        s.Finish();
+        if (!s.HasHead && s.IsWrapped && TryParseHead(ref s, input))
         {
-            _waiting--; // the record cut by a wrap was whole after all
+            _live.HeadFound(); // the record cut by a wrap was whole after all
             return;
         }
         if (!s.HasHead)
         {
-            if (s.Start != s.End)
+            if (s.HasBytesLeft)
             {
-                throw Truncated(input, ref s);
+                throw s.Truncated();
             }
-            _waiting--;
-            _prefixes[input] = ulong.MaxValue;
-            RemoveLive(input);
+            _heads.Clear(input);
+            _live.Leave(input, waiting: true);
         }
     }
 
@@ -314,23 +263,16 @@ public sealed partial class StreamMerger
     public void ResetInput(int input)
     {
         ref var s = ref _inputs[input];
-        bool live = s.LiveIndex >= 0;
         bool hadHead = s.HasHead;
-        EndLoan(ref s);
-        s.Start = 0;
-        s.End = 0;
-        s.WrapEnd = 0;
-        s.HasHead = false;
-        s.Finished = false;
-        _prefixes[input] = ulong.MaxValue;
-        if (!live)
+        s.DiscardBytes();
+        _heads.Clear(input);
+        if (!_live.Contains(input))
         {
-            AddLive(input);
-            _waiting++;
+            _live.Join(input);
         }
         else if (hadHead)
         {
-            _waiting++;
+            _live.HeadLost();
         }
     }
 
@@ -342,55 +284,31 @@ public sealed partial class StreamMerger
     /// </summary>
     public void TrimBuffers(int capacity)
     {
-        if (_bufferPool is null)
+        if (!_buffers.HasPool)
         {
             return;
         }
-        int size = ShuffleBufferPool.SizeFor(Math.Max(64, capacity) + Slack);
+        int size = ShuffleBufferPool.SizeFor(Math.Max(64, capacity) + MergeInput.Slack);
         for (int i = 0; i < _inputs.Length; i++)
         {
-            ref var s = ref _inputs[i];
-            if (!IsEmpty(ref s))
-            {
-                throw new InvalidOperationException("trim an empty merger only");
-            }
-            if (s.Data.Length > size)
-            {
-                _bufferPool.Return(s.Data);
-                s.Data = _bufferPool.Rent(size);
-            }
+            _inputs[i].Trim(size, _buffers);
         }
     }
 
     /// <summary>Returns to the initial state (all inputs empty and unfinished), keeping the buffers.</summary>
     public void Reset()
     {
-        _liveCount = 0;
         for (int i = 0; i < _inputs.Length; i++)
         {
-            ref var s = ref _inputs[i];
-            EndLoan(ref s);
-            s.Start = 0;
-            s.End = 0;
-            s.WrapEnd = 0;
-            s.HasHead = false;
-            s.Finished = false;
-            s.ConsumedStart = -1;
-            s.HasLastConsumedKey = false;
-            s.AppendedBytes = 0;
-            s.ConsumedRecords = 0;
-            s.LiveIndex = -1;
-            _prefixes[i] = ulong.MaxValue;
-            AddLive(i);
+            _inputs[i].Reset();
+            _heads.Clear(i);
         }
-        _waiting = _inputs.Length;
-        _draining = false;
-        _unwrapDeferred = false;
-        _groupOpen = false;
-        _pendingStart = 0;
-        _pendingEnd = 0;
-        _hasLastKey = false;
-        _lastKeyInput = -1;
+        _live.Reset();
+        _buffers.Draining = false;
+        _buffers.UnwrapDeferred = false;
+        _group.Close();
+        _pending.Clear();
+        _lastEmitted.Clear();
         InputBytes = 0;
         OutputBytes = 0;
         OutputRecords = 0;
@@ -403,18 +321,18 @@ public sealed partial class StreamMerger
     /// </summary>
     public DrainStatus Drain(Span<byte> output, out int written)
     {
-        int position = FlushPending(output);
+        int position = _pending.Flush(output);
         DrainStatus status;
         while (true)
         {
-            _draining = true;
-            status = _pendingEnd > _pendingStart
+            _buffers.Draining = true;
+            status = !_pending.IsEmpty
                 ? DrainStatus.OutputFull
                 : _mode == MergeMode.Merge ? DrainMerge(output, ref position) : DrainGrouped(output, ref position);
-            _draining = false;
+            _buffers.Draining = false;
             SaveKeys();
             // A record cut by a wrap and too long to join up in place: joined now, and the merge goes on.
-            if (!_unwrapDeferred || !UnwrapDeferred() || status == DrainStatus.OutputFull)
+            if (!_buffers.UnwrapDeferred || !UnwrapDeferred() || status == DrainStatus.OutputFull)
             {
                 break;
             }
