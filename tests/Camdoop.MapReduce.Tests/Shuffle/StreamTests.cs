@@ -7,7 +7,7 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.MapReduce.Tests.Shuffle;
 
 /// <summary>The two halves of a stream against each other, with the test playing the network.</summary>
-public sealed class StreamTests
+public sealed partial class StreamTests
 {
     private const int Segment = ShuffleWire.MaxSegmentBytes;
     private static readonly Coordinate Child = new(1, 0, 0);
@@ -73,7 +73,8 @@ public sealed class StreamTests
         int position = ShuffleWire.FrameHeaderSize;
         Assert.Equal(WireError.None, ShuffleWire.TryReadSegment(frame, ref position, new Torus(3, 3, 3), out var parsed));
         Assert.Equal(frame.Length, position);
-        return new DataSegment(parsed.ReduceTask, parsed.Tree, parsed.Child, parsed.Offset, parsed.Flags, segment.AsSpan(ShuffleWire.SegmentHeaderSize));
+        return new DataSegment(parsed.ReduceTask, parsed.Tree, parsed.Child, parsed.Offset, parsed.Flags, segment.AsSpan(ShuffleWire.SegmentHeaderSize),
+            parsed.Source, parsed.Epoch);
     }
 
     [Fact]

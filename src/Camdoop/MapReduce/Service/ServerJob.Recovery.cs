@@ -239,6 +239,19 @@ public sealed partial class ServerJob
     private void Resume(StreamId id, ResumePoint point, Coordinate requester, byte knownEpoch)
     {
         var counters = Transport.Counters;
+        int generation = ShuffleWire.Generation(knownEpoch), current = GenerationOf(id.ReduceTask);
+        if (generation < current)
+        {
+            counters.StaleResumes++; // from a parent that has not started the reduce task over yet: it asks again then
+            return;
+        }
+        if (generation > current)
+        {
+            // The requester knows the task's root is lost and this server does not yet: answering now would restart a
+            // stream of the generation about to be torn down. Answered once this server starts the task over too.
+            _deferred[id] = (point, requester, knownEpoch);
+            return;
+        }
         Vertex? vertex;
         if (id.Source == 0)
         {
@@ -299,6 +312,11 @@ public sealed partial class ServerJob
         vertex.LastResumeEpoch = knownEpoch;
         var output = vertex.Output;
         byte epoch = (byte)(Math.Max(output.Epoch, knownEpoch) + 1);
+        if (ShuffleWire.Generation(epoch) != ShuffleWire.Generation(output.Epoch))
+        {
+            _service.FailJob(this, $"stream {output.Id.ReduceTask}/{output.Id.Tree}/{output.Id.Child.Name} restarted 16 times");
+            return;
+        }
         output.Destination = Placement.VertexId(requester);
         vertex.OutputHost = Placement.Torus.IndexOf(requester);
         Transport.Move(output, FirstHop(vertex.OutputHost, output.Port));
@@ -523,7 +541,9 @@ public sealed partial class ServerJob
                 Drop(leaf);
             }
         }
-        foreach (var id in _deferred.Keys.Where(id => id.ReduceTask == reduceTask).ToList())
+        // Requests of the generation being built stay: they came from servers that started it over first.
+        int generation = _generation[reduceTask];
+        foreach (var (id, _) in _deferred.Where(d => d.Key.ReduceTask == reduceTask && ShuffleWire.Generation(d.Value.Epoch) < generation).ToList())
         {
             _deferred.Remove(id);
         }

@@ -127,7 +127,10 @@ public sealed class InboundStream
         ackNow = false;
         if (PendingResume is not null || segment.Epoch != Epoch)
         {
+            // Only a later epoch of the same generation answers the request: the sender's earlier epochs (a
+            // retransmitted first segment of one also carries the restart flag) are what the request replaces.
             if (PendingResume is null || (segment.Flags & SegmentFlags.Restart) == 0 || segment.Offset != 0
+                || segment.Epoch <= Epoch
                 || ShuffleWire.Generation(segment.Epoch) != ShuffleWire.Generation(Epoch))
             {
                 return ReceiveOutcome.Stale;

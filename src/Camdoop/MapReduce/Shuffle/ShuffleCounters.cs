@@ -39,6 +39,9 @@ public sealed class ShuffleCounters
     /// <summary>Entries naming a stream this server does not terminate (wrong reduce task, tree or child).</summary>
     public long UnknownStream;
 
+    /// <summary>Restart requests of an earlier generation of their reduce task (the requester had not started it over).</summary>
+    public long StaleResumes;
+
     /// <summary>Acks that acknowledge bytes never sent.</summary>
     public long InvalidAcks;
 
