@@ -192,17 +192,4 @@ public sealed class FigureSweepTests : IDisposable
         Assert.True(atOne[1].LowerBounds.Switch1G < atOne[0].LowerBounds.Switch1G);
         Assert.Equal(2, FigureSweep.Charts(rows).Count);
     }
-
-    private sealed class SynchronousProgress<T>(Action<T> report) : IProgress<T>
-    {
-        private readonly Lock _lock = new();
-
-        public void Report(T value)
-        {
-            lock (_lock)
-            {
-                report(value);
-            }
-        }
-    }
 }

@@ -244,7 +244,7 @@ public static class SimRunCommand
         }
         if (r.Recovery is { } rec)
         {
-            Line("recovery", $"{Units.Bytes(rec.ResentBytes)} sent again, {rec.MapTasksRerun} map tasks run again, {rec.VerticesAdopted} vertices taken over");
+            Line("recovery", $"{Units.Bytes(rec.ResentBytes)} sent again, {Plural(rec.MapTasksRerun, "map task")} run again, {Plural(rec.VerticesAdopted, "vertex", "vertices")} taken over");
             if (rec.Stretch is { } stretch && rec.BaselineSeconds is { } baseline)
             {
                 Line("  stretch over T", string.Create(CultureInfo.InvariantCulture, $"{stretch:0.000}x (T = {S(baseline)} without failures)"));
@@ -266,4 +266,7 @@ public static class SimRunCommand
         }
         return sb.ToString();
     }
+
+    private static string Plural(long count, string one, string? many = null) =>
+        count == 1 ? $"1 {one}" : $"{count} {many ?? one + "s"}";
 }

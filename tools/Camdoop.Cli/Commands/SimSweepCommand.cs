@@ -5,7 +5,7 @@ using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;
 
-/// <summary>`camdoop sim sweep`: reproduces the paper's Figures 6 and 7 in simulation, as CSV plus one SVG chart per panel.</summary>
+/// <summary>`camdoop sim sweep`: reproduces the paper's Figures 6, 7 and 9 in simulation, as CSV plus SVG charts.</summary>
 public static class SimSweepCommand
 {
     private static readonly Dictionary<string, Figure> Figures = new(StringComparer.Ordinal)
@@ -15,16 +15,22 @@ public static class SimSweepCommand
     };
 
     public static Command Create() =>
-        new Command("sweep", "Reproduce paper Figure 6 (vary S at R=1 and R=N) or Figure 7 (vary R at S=0 and S=1): CSV and SVG charts.")
+        new Command("sweep", "Reproduce paper Figure 6 (vary S at R=1 and R=N), Figure 7 (vary R at S=0 and S=1) or Figure 9 (failures): CSV and SVG.")
         {
-            Details = "Runs Camdoop and Camdoop (no agg.) on the synthetic job at every point, next to the three switch lower\n" +
-                      "bounds, one simulation per core at a time. '--figure 6 --torus 3x3x3' is the testbed-sized counterpart\n" +
-                      "of Figure 5; '--figure 6 --reducers 1,100' draws Figure 6's panels at other R, for cubes whose R=N run\n" +
-                      "does not fit in memory. Map output stays in memory here (map costs no simulated time either way).",
+            Details = "Figures 6 and 7 run Camdoop and Camdoop (no agg.) on the synthetic job at every point, next to the three\n" +
+                      "switch lower bounds, one simulation per core at a time. '--figure 6 --torus 3x3x3' is the testbed-sized\n" +
+                      "counterpart of Figure 5; '--figure 6 --reducers 1,100' draws Figure 6's panels at other R, for cubes whose\n" +
+                      "R=N run does not fit in memory. Map output stays in memory here (map costs no simulated time either way).\n" +
+                      "Figure 9 fails one server during the shuffle of the S=1 job (at R=1 the root, a neighbour of it and a random\n" +
+                      "server; at R=N a random one) at each of --fractions of the failure-free time T, and reports the stretch over\n" +
+                      "T. Servers take tens of milliseconds to detect a failure by its missing beacons: on a small cube give a\n" +
+                      "larger --input-per-server (3x3x3: 40MB) so that T is long against that, as on the paper's testbed.",
         }
-            .Option("figure", "6 or 7", "N", "6")
+            .Option("figure", "6, 7 or 9", "N", "6")
             .Option("torus", "Torus size", "XxYxZ", "8x8x8")
             .Option("input-per-server", "Generated input per server", "SIZE", "2MB")
+            .Option("fractions", "Figure 9: failure times as fractions of T, comma-separated", "LIST", "0.25,0.5,0.75")
+            .Flag("verify", "Figure 9: check every run's output against the single-process reference")
             .Option("output-ratios", "Figure 6: S values, comma-separated", "LIST", "0,0.2,0.4,0.6,0.8,1")
             .Option("reducers", "R values, comma-separated: Figure 7's points (default 1,2,4,...,N), Figure 6's panels (default 1,N)", "LIST")
             .Option("parallel", "Cores to use (runs side by side as memory allows, each on its share); 0 = all", "N", "0")
@@ -37,6 +43,10 @@ public static class SimSweepCommand
 
     private static int Run(ParsedArguments args)
     {
+        if (args.Required("figure") == "9")
+        {
+            return RunFigure9(args);
+        }
         var figure = args.Choice("figure", Figures);
         var torus = CommonOptions.Torus(args);
         var options = new SweepOptions
@@ -91,6 +101,63 @@ public static class SimSweepCommand
             Console.Out.WriteLine($"wrote {chart}");
         }
         return rows.All(r => r.Completed) ? 0 : 1;
+    }
+
+    private static int RunFigure9(ParsedArguments args)
+    {
+        var torus = CommonOptions.Torus(args);
+        var options = new FailureSweepOptions
+        {
+            BytesPerServer = args.Bytes("input-per-server"),
+            Seed = (ulong)args.Long("seed", 0),
+            Fractions = ParseList(args, "fractions", s => double.Parse(s, NumberStyles.Float, CultureInfo.InvariantCulture), v => v is > 0 and < 1),
+            ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
+            Parallelism = args.Int("parallel", 0, 64),
+            Verify = args.Flag("verify"),
+            Service = CommonOptions.ServiceOptions(args),
+            Trees = args.Choice("trees", TreeFamilyNames.All),
+        };
+        if (torus.Count < 8)
+        {
+            throw CliException.Usage("sim sweep: --figure 9 needs a torus with a server that is neither the root nor a neighbour of it (3x3x3 or larger)");
+        }
+        if (!args.Flag("force"))
+        {
+            int largest = (options.ReduceTasks ?? [torus.Count]).Max();
+            MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, options.BytesPerServer, mapOutputOnDisk: false,
+                options.Service, torus.Count * options.BytesPerServer, MemoryCheck.Available, "lower --input-per-server or the largest R");
+        }
+        string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure9-{torus}");
+        Directory.CreateDirectory(outDir);
+        IReadOnlyList<FailureSweepRow> rows;
+        var wall = System.Diagnostics.Stopwatch.StartNew();
+        using (var bar = new ProgressBar("figure 9"))
+        {
+            try
+            {
+                rows = FailureSweep.Run(torus, options, new Progress<SweepProgress>(p => bar.Report((double)p.Done / p.Total, $"{p.Done}/{p.Total} {p.Current}")));
+            }
+            catch (Exception ex) when (ex is ArgumentException or InvalidOperationException)
+            {
+                throw new CliException($"sim sweep: {ex.Message}");
+            }
+        }
+        string csv = Path.Combine(outDir, "figure9.csv");
+        FailureSweep.ToCsv(rows).Save(csv);
+        string svg = Path.Combine(outDir, "figure9.svg");
+        FailureSweep.Chart(rows, torus).Save(svg);
+
+        Console.Out.WriteLine($"Figure 9 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Trees.Name()} trees), {rows.Count} failure runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"machine: {HostMachine.Current}");
+        Console.Out.WriteLine($"{"R",5} {"failed",-15} {"server",-9} {"at",6} {"T",11} {"time",11} {"stretch",8} {"detected",10} {"sent again",11} {"verified",8}");
+        foreach (var r in rows)
+        {
+            Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"{r.ReduceTasks,5} {r.Failed,-15} {r.Server,-9} {r.AtFractionOfT + "T",6} {Units.Seconds(r.BaselineSeconds),11} {Units.Seconds(r.ShuffleReduceSeconds),11} {r.Stretch,7:0.00}x {(r.DetectionSeconds is { } d ? Units.Seconds(d) : "-"),10} {Units.Bytes(r.ResentBytes),11} {(r.Verified is { } v ? (v ? "yes" : "NO") : "-"),8}"));
+        }
+        Console.Out.WriteLine($"wrote {csv}");
+        Console.Out.WriteLine($"wrote {svg}");
+        return rows.All(r => r.Completed && r.Verified != false) ? 0 : 1;
     }
 
     private static IReadOnlyList<T> ParseList<T>(ParsedArguments args, string option, Func<string, T> parse, Func<T, bool> valid)
