@@ -104,4 +104,19 @@ public sealed class FailureScenarioTests
         Assert.Equal(2, result.Failures.Count);
         Assert.NotEqual(replacement, result.Reducers[0].Server);
     }
+
+    /// <summary>
+    /// On 8x8x8 the root fails early: every server starts the reduce task over on new trees, while old segments are still
+    /// in flight and while servers learn of the failure at different times. A request to restart a stream of the new
+    /// trees can reach a server before it has started them, and a late first segment of an epoch can reach a parent
+    /// that asked for the epoch after it; neither may stall the tree.
+    /// </summary>
+    [Fact]
+    public void TheRootLostOnALargeCubeWhileTheNewTreesStartUnevenly()
+    {
+        using var run = new RecoveryRun(Options(ShuffleMode.Camdoop, 1, 0) with { Torus = new Torus(8, 8, 8), OutputRatio = 1, BytesPerServer = 50_000 });
+        var result = run.Run("root@0.25T");
+        Assert.NotEqual(run.Placement.Root(0).Name, result.Reducers[0].Server.Trim('(', ')'));
+        Assert.True(result.Recovery!.Regenerations > 0, "vertices regenerated their streams for the new trees");
+    }
 }

@@ -24,6 +24,9 @@ internal sealed class RecoveryRun : IDisposable
 
     public JobSimulationResult Baseline { get; }
 
+    /// <summary>The map outputs every run shares.</summary>
+    public JobSimulationInput Input => _input;
+
     public JobPlacement Placement => new(Options.Torus, Options.JobId, Options.ReduceTasks, Options.Trees);
 
     /// <summary>T in nanoseconds.</summary>
