@@ -10,7 +10,8 @@ namespace Camdoop.Experiments;
 /// reduce task 0), <c>root-neighbour</c> (a one-hop neighbour of it), <c>random</c> (a server that is neither), a
 /// server <c>X,Y,Z</c>, or a cable <c>link:X,Y,Z:PORT</c> (both directions; PORT is +X, -X, +Y, -Y, +Z or -Z). WHEN is
 /// a fraction of T with the suffix T (<c>0.25T</c>: T is the failure-free shuffle-and-reduce time of the same job) or
-/// a simulated time after the shuffle starts (<c>15ms</c>, <c>200us</c>, <c>1.5s</c>).
+/// a simulated time after the shuffle starts (<c>15ms</c>, <c>200us</c>, <c>1.5s</c>), or <c>start</c>: down before the
+/// job starts, so that it starts without that server (<see cref="StartLead"/> earlier, long enough to be detected).
 /// </summary>
 public sealed record FailureRequest(string What, double? FractionOfT, long? AtNanoseconds)
 {
@@ -29,6 +30,10 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
         {
             throw new FormatException($"'{text[..at]}' is not a failure target: root, root-neighbour, random, X,Y,Z or link:X,Y,Z:PORT");
         }
+        if (when.Equals("start", StringComparison.OrdinalIgnoreCase))
+        {
+            return new FailureRequest(what, null, -StartLead);
+        }
         if (when.EndsWith('T') || when.EndsWith('t'))
         {
             if (!double.TryParse(when[..^1], NumberStyles.Float, CultureInfo.InvariantCulture, out double fraction) || fraction < 0 || fraction > 100)
@@ -39,10 +44,13 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
         }
         if (!SimTime.TryParseDuration(when, out long ns) || ns < 0)
         {
-            throw new FormatException($"'{when}' is not a time such as 15ms or 0.5T");
+            throw new FormatException($"'{when}' is not a time such as 15ms, 0.5T or start");
         }
         return new FailureRequest(what, null, ns);
     }
+
+    /// <summary>How long before the job starts a failure <c>@start</c> happens: several detection times (beacons).</summary>
+    public const long StartLead = 250 * SimTime.Millisecond;
 
     /// <summary>Whether the time is a fraction of T, so the failure-free run must come first.</summary>
     public bool NeedsBaseline => FractionOfT is not null;

@@ -121,11 +121,18 @@ public static class JobSimulation
                 }
             };
         }
-        long t0 = sim.Now;
+        // A failure before the start (@start) happens that long before it, so that the job starts without the server.
+        long t0 = sim.Now + Math.Max(0, -options.Failures.Select(f => f.AtNanoseconds).DefaultIfEmpty(0).Min());
         // On the partitions' threads: building the vertices is a run's only serial work otherwise (R = 512 on 8x8x8:
         // 4.1 s on one thread).
         var mapTasks = new SimulatedMapTasks(torus, input);
-        sim.Schedule(t0, () => sim.ForEachServer(s => services[s].StartJob(description, [maps[s]], mapTasks)));
+        sim.Schedule(t0, () => sim.ForEachServer(s =>
+        {
+            if (!sim.IsServerFailed(torus.CoordinateOf(s)))
+            {
+                services[s].StartJob(description, [maps[s]], mapTasks);
+            }
+        }));
         foreach (var failure in options.Failures)
         {
             long at = t0 + failure.AtNanoseconds;

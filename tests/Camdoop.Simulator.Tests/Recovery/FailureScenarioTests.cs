@@ -89,6 +89,24 @@ public sealed class FailureScenarioTests
         Assert.NotNull(Assert.Single(result.Failures).DetectedAtSeconds);
     }
 
+    /// <summary>
+    /// Servers down before the job starts take no part: the job starts on the live ones, which take over their
+    /// vertices, roots and map tasks from the start (the job's input includes the map task of the server that is down).
+    /// </summary>
+    [Theory]
+    [InlineData(ShuffleMode.Camdoop, 1, "root")]
+    [InlineData(ShuffleMode.Camdoop, 27, "random")]
+    [InlineData(ShuffleMode.NoAgg, 1, "random")]
+    public void AJobStartedWhileAServerIsDownRunsOnTheLiveOnes(ShuffleMode mode, int reducers, string what)
+    {
+        using var run = new RecoveryRun(Options(mode, reducers, 0));
+        var result = run.Run($"{what}@start");
+        var failure = Assert.Single(result.Failures);
+        Assert.True(failure.DetectedAtSeconds < 0, $"detected at {failure.DetectedAtSeconds} s: after the job started");
+        Assert.Equal(1, result.Recovery!.MapTasksRerun);
+        Assert.True(result.Recovery.VerticesAdopted > 0);
+    }
+
     /// <summary>The root fails, and so does the server that took its reduce task over, before it finished.</summary>
     [Fact]
     public void TheRootAndThenItsReplacementFailing()

@@ -92,18 +92,21 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
             throw new InvalidOperationException($"job {description.JobId:x16} is already running on {context.Self}");
         }
         var job = JobRegistry.Create(description.Job);
+        // The job is built on every server, then loses those unreachable now, as failures at time zero.
         var view = new ServerSet(context.Torus.Count);
+        var down = new List<Coordinate>();
         for (int i = 0; i < context.Torus.Count; i++)
         {
-            if (_router!.IsReachable(context.Torus.CoordinateOf(i)))
+            view.Add(i);
+            if (!_router!.IsReachable(context.Torus.CoordinateOf(i)))
             {
-                view.Add(i);
+                down.Add(context.Torus.CoordinateOf(i));
             }
         }
         var serverJob = new ServerJob(this, description, job, mapOutputs, mapTasks, view);
         _jobs[description.JobId] = serverJob;
         RebalanceWindows();
-        serverJob.Start();
+        serverJob.Start(down);
         Flush();
         return serverJob;
     }

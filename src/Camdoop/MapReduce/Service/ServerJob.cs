@@ -261,8 +261,11 @@ public sealed partial class ServerJob
         return Path.Combine(directory, ReduceOutput.PartName(reduceTask));
     }
 
-    /// <summary>Registers the streams, advertises every receive window and starts every vertex.</summary>
-    internal void Start()
+    /// <summary>
+    /// Registers the streams, advertises every receive window and starts every vertex; then loses the servers that
+    /// were <paramref name="down"/> when the job started, as failures at time zero.
+    /// </summary>
+    internal void Start(IReadOnlyList<Coordinate> down)
     {
         var transport = Transport;
         foreach (var v in _vertices)
@@ -283,18 +286,9 @@ public sealed partial class ServerJob
         {
             StartVertex(root);
         }
-        // Servers down when the job started are failures at time zero.
-        var lost = new List<Coordinate>();
-        for (int i = 0; i < Placement.Torus.Count; i++)
+        if (down.Count > 0)
         {
-            if (!_view.Contains(i))
-            {
-                lost.Add(Placement.Torus.CoordinateOf(i));
-            }
-        }
-        if (lost.Count > 0)
-        {
-            OnServersLost(lost);
+            OnServersLost(down);
         }
     }
 
