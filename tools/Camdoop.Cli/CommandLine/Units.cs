@@ -49,10 +49,14 @@ public static class Units
         return string.Create(CultureInfo.InvariantCulture, $"{bytes:0.##} {units[u]}");
     }
 
-    public static string Seconds(double seconds) => seconds switch
+    public static string Seconds(double seconds) => Math.Abs(seconds) switch
     {
         < 1e-3 => string.Create(CultureInfo.InvariantCulture, $"{seconds * 1e6:0.#} us"),
         < 1 => string.Create(CultureInfo.InvariantCulture, $"{seconds * 1e3:0.###} ms"),
         _ => string.Create(CultureInfo.InvariantCulture, $"{seconds:0.###} s"),
     };
+
+    /// <summary>"1 map task", "3 map tasks", "2 vertices".</summary>
+    public static string Count(long count, string one, string? many = null) =>
+        string.Create(CultureInfo.InvariantCulture, $"{count} {(count == 1 ? one : many ?? one + "s")}");
 }

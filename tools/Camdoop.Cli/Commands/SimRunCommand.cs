@@ -43,7 +43,7 @@ public static class SimRunCommand
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("map-output", "auto (memory when the input is under a sixteenth of free memory) | memory | disk (indexed run files)", "WHERE", "auto")
-            .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T or 15ms)", "WHAT@WHEN")
+            .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
             .Flag("json", "Print one JSON object")
@@ -244,7 +244,7 @@ public static class SimRunCommand
         }
         if (r.Recovery is { } rec)
         {
-            Line("recovery", $"{Units.Bytes(rec.ResentBytes)} sent again, {Plural(rec.MapTasksRerun, "map task")} run again, {Plural(rec.VerticesAdopted, "vertex", "vertices")} taken over");
+            Line("recovery", $"{Units.Bytes(rec.ResentBytes)} sent again, {Units.Count(rec.MapTasksRerun, "map task")} run again, {Units.Count(rec.VerticesAdopted, "vertex", "vertices")} taken over");
             if (rec.Stretch is { } stretch && rec.BaselineSeconds is { } baseline)
             {
                 Line("  stretch over T", string.Create(CultureInfo.InvariantCulture, $"{stretch:0.000}x (T = {S(baseline)} without failures)"));
@@ -266,7 +266,4 @@ public static class SimRunCommand
         }
         return sb.ToString();
     }
-
-    private static string Plural(long count, string one, string? many = null) =>
-        count == 1 ? $"1 {one}" : $"{count} {many ?? one + "s"}";
 }
