@@ -22,6 +22,9 @@ public sealed record FailureSweepOptions
     /// <summary>Cores to use: failure runs of one R go side by side, one core each; 0 = every core.</summary>
     public int Parallelism { get; init; }
 
+    /// <summary>Memory the runs may use together (0: no limit): fewer runs go side by side when they would not fit.</summary>
+    public long MemoryBytes { get; init; }
+
     /// <summary>Check every run's output against the single-process reference.</summary>
     public bool Verify { get; init; }
 
@@ -62,6 +65,23 @@ public static class FailureSweep
     /// <summary>The stretches the paper quotes (testbed, 27 servers, R = 1, root failed): 1.36 at 0.25T, 1.83 at 0.75T.</summary>
     public static readonly (double At, double Stretch)[] PaperRootStretch = [(0.25, 1.36), (0.75, 1.83)];
 
+    /// <summary>
+    /// How many failure runs fit side by side: the shared input once, then each run's shuffle state and, when it
+    /// verifies, its reference (measured on 8x8x8 at 2 MB per server: two verified runs at R = 1 outgrew 23 GB).
+    /// </summary>
+    private static int SideBySide(int servers, int reduceTasks, FailureSweepOptions options, int parallelism)
+    {
+        if (options.MemoryBytes <= 0)
+        {
+            return parallelism;
+        }
+        long budget = (options.Service ?? new CamdoopServiceOptions()).MemoryBudgetBytes;
+        long input = servers * options.BytesPerServer;
+        long shared = JobMemoryEstimate.InputBytes(servers, options.BytesPerServer, mapOutputOnDisk: false) + (options.Verify ? input : 0);
+        long perRun = JobMemoryEstimate.ShuffleBytes(servers, reduceTasks, budget) + (options.Verify ? 12 * input : 2 * input);
+        return (int)Math.Clamp((options.MemoryBytes - shared) / Math.Max(1, perRun), 1, parallelism);
+    }
+
     public static IReadOnlyList<FailureSweepRow> Run(Torus torus, FailureSweepOptions? options = null, IProgress<SweepProgress>? progress = null)
     {
         ArgumentNullException.ThrowIfNull(torus);
@@ -99,9 +119,10 @@ public static class FailureSweep
             }
             progress?.Report(new SweepProgress(++done, total, $"R={r}: failures"));
             long t = (long)Math.Round(baseline.ShuffleReduceSeconds * 1e9);
+            int sideBySide = SideBySide(torus.Count, r, options, parallelism);
             var placement = new JobPlacement(torus, jobOptions.JobId, r, options.Trees);
             var results = new FailureSweepRow[failures.Count];
-            Parallel.For(0, failures.Count, new ParallelOptions { MaxDegreeOfParallelism = parallelism }, i =>
+            Parallel.For(0, failures.Count, new ParallelOptions { MaxDegreeOfParallelism = sideBySide }, i =>
             {
                 var request = failures[i];
                 var failure = request.Resolve(torus, placement, (int)options.Seed, t);

@@ -116,6 +116,7 @@ public static class SimSweepCommand
             Verify = args.Flag("verify"),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
+            MemoryBytes = args.Flag("force") ? 0 : MemoryCheck.Available,
         };
         if (torus.Count < 8)
         {
