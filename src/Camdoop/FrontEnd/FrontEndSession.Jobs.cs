@@ -84,7 +84,7 @@ public sealed partial class FrontEndSession
     {
         var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
         ulong jobId = ParseJobId(Field.Required(request.JobId, "jobId"));
-        var status = await _node.OnLoop(() => jobs.GetJob(jobId) is { } t ? Snapshot(t, _node.Loop.Host.Now) : null).ConfigureAwait(false)
+        var status = await _node.OnLoop(() => jobs.GetJob(jobId) is { } t ? Snapshot(t, _node.Loop.Host.Now, _node.Loop.Host.UnixTimeMilliseconds) : null).ConfigureAwait(false)
             ?? throw new FrontEndException($"unknown job {FormatJobId(jobId)} (jobs are known to the front-end they were submitted to)");
         await replies.SendAsync(status, cancellation).ConfigureAwait(false);
     }
@@ -132,7 +132,7 @@ public sealed partial class FrontEndSession
     }
 
     /// <summary>The job as the client sees it (taken on the event loop).</summary>
-    private static JobStatusReply Snapshot(JobTracker job, long now)
+    private static JobStatusReply Snapshot(JobTracker job, long now, long unixMs)
     {
         var d = job.Description;
         long end = job.IsOver || job.Finishing ? job.FinishedAt : now;
@@ -169,6 +169,21 @@ public sealed partial class FrontEndSession
                     Bytes = r.Value.Report.FileBytes,
                 })
                 .ToList(),
+            Failures = job.Losses
+                .Select(l => new JobFailureInfo
+                {
+                    Server = l.Server.Name,
+                    DetectedAtSeconds = (l.DetectedAt - job.SubmittedAt) / 1e9,
+                    DetectedAtUnixMs = unixMs - ((now - l.DetectedAt) / 1_000_000),
+                    During = l.During.ToString().ToLowerInvariant(),
+                })
+                .ToList(),
+            Recovery = new JobRecoveryInfo
+            {
+                ResentBytes = job.ResentBytes,
+                MapTasksRerun = job.MapTasksRerun,
+                VerticesAdopted = job.VerticesAdopted,
+            },
         };
     }
 

@@ -33,9 +33,12 @@ public class StatusJsonTests
             new JobOutputInfo { ReduceTask = 0, Server = "0,0,0", Path = "/tmp/x/part-00000", Chunk = null, Records = 5, Bytes = 60 },
             new JobOutputInfo { ReduceTask = 1, Server = "1,0,0", Path = null, Chunk = "ab", Records = 7, Bytes = 1L << 40 },
         ],
+        Failures = failure is null ? [] : [new JobFailureInfo { Server = "2,1,0", DetectedAtSeconds = 0.75, DetectedAtUnixMs = 1_795_000_000_123, During = "shuffling" }],
+        Recovery = failure is null ? new() : new JobRecoveryInfo { ResentBytes = 4096, MapTasksRerun = 1, VerticesAdopted = 6 },
     };
 
-    // Both expected texts are what the CLI printed before the front-end moved to MessagePack-CSharp, plus "trees".
+    // Both expected texts are what the CLI printed before the front-end moved to MessagePack-CSharp, plus "trees",
+    // "failures" and "recovery".
     [Fact]
     public void ARunningOrDoneJobPrintsNullFailureAndNoOutputDataset()
     {
@@ -78,6 +81,12 @@ public class StatusJsonTests
                   "bytes": 1099511627776
                 }
               ],
+              "failures": [],
+              "recovery": {
+                "resentBytes": 0,
+                "mapTasksRerun": 0,
+                "verticesAdopted": 0
+              },
               "frontend": "10.77.0.1:7070"
             }
             """,
@@ -127,6 +136,19 @@ public class StatusJsonTests
                   "bytes": 1099511627776
                 }
               ],
+              "failures": [
+                {
+                  "server": "2,1,0",
+                  "detectedAtSeconds": 0.75,
+                  "detectedAtUnixMs": 1795000000123,
+                  "during": "shuffling"
+                }
+              ],
+              "recovery": {
+                "resentBytes": 4096,
+                "mapTasksRerun": 1,
+                "verticesAdopted": 6
+              },
               "frontend": "10.77.0.1:7070"
             }
             """,

@@ -85,6 +85,22 @@ public static class StatusCommand
                 json.WriteEndObject();
             }
             json.WriteEndArray();
+            json.WriteStartArray("failures");
+            foreach (var f in s.Failures)
+            {
+                json.WriteStartObject();
+                json.WriteString("server", f.Server);
+                json.WriteNumber("detectedAtSeconds", f.DetectedAtSeconds);
+                json.WriteNumber("detectedAtUnixMs", f.DetectedAtUnixMs);
+                json.WriteString("during", f.During);
+                json.WriteEndObject();
+            }
+            json.WriteEndArray();
+            json.WriteStartObject("recovery");
+            json.WriteNumber("resentBytes", s.Recovery.ResentBytes);
+            json.WriteNumber("mapTasksRerun", s.Recovery.MapTasksRerun);
+            json.WriteNumber("verticesAdopted", s.Recovery.VerticesAdopted);
+            json.WriteEndObject();
             json.WriteString("frontend", frontEnd);
             json.WriteEndObject();
         }
@@ -101,6 +117,17 @@ public static class StatusCommand
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"  map {s.MapsDone}/{s.Servers} servers ({s.MapTasks} map tasks, {Units.Bytes(s.InputBytes)} in, {Units.Bytes(s.IntermediateBytes)} intermediate), " +
             $"shuffled {Units.Bytes(s.ShuffleBytes)}, reduce {s.ReducesDone}/{s.Reducers}"));
+        foreach (var f in s.Failures)
+        {
+            Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"  server {f.Server} lost at {Units.Seconds(f.DetectedAtSeconds)} while {f.During}"));
+        }
+        if (s.Failures.Count > 0 || s.Recovery.ResentBytes > 0)
+        {
+            var r = s.Recovery;
+            Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"  recovery: {Units.Count(r.MapTasksRerun, "map task")} run again, {Units.Count(r.VerticesAdopted, "vertex", "vertices")} taken over, {Units.Bytes(r.ResentBytes)} sent again"));
+        }
         if (state == "failed")
         {
             Console.Out.WriteLine($"  failed: {s.Failure}");

@@ -34,38 +34,45 @@ public sealed partial class JobControlService
         {
             throw new FrontEndException($"job {description.JobId:x16} already exists");
         }
-        var unreachable = torus.All().Where(c => !_routing!.IsReachable(c)).ToList();
-        if (unreachable.Count > 0)
-        {
-            throw new FrontEndException($"servers {string.Join(' ', unreachable.Select(c => c.Name))} are unreachable; a job needs the whole cube (recovery from server failures is not implemented on the testbed)");
-        }
-        var assignment = torus.All().ToDictionary(c => c, _ => new List<Key>());
+        // Servers down now take no part: their chunks are mapped at the next replica, their vertices run where
+        // their keys remap (the Camdoop service's view starts without them).
+        var participants = torus.All().Where(c => _routing!.IsReachable(c)).ToList();
+        var assignment = participants.ToDictionary(c => c, _ => new List<Key>());
         foreach (var chunk in input.Chunks)
         {
-            assignment[Store.PlacementOf(chunk.Id)[0]].Add(chunk.Id);
+            var replicas = Store.PlacementOf(chunk.Id).Where(assignment.ContainsKey).ToList();
+            if (replicas.Count == 0)
+            {
+                throw new FrontEndException($"no replica server of input chunk {chunk.Id} is reachable");
+            }
+            assignment[replicas[0]].Add(chunk.Id);
         }
         var encoded = JobDescriptionCodec.Encode(description);
-        var tracker = new JobTracker(description, input, outputDataset, torus.Count, context.Now);
-        var payloads = new Dictionary<Coordinate, byte[]>();
-        foreach (var (server, chunks) in assignment)
+        // Every server gets the whole directory of map tasks (which chunks each server maps), so that whoever a failed
+        // server's map task remaps to knows to run it again.
+        var w = JobControlWire.Begin(_frame, JobMessage.Start, description.JobId);
+        w.Bytes(encoded);
+        w.String(outputDataset);
+        int size = JobControlWire.HeaderSize + 2 + encoded.Length + 2 + 1024 + 2 + (assignment.Count * 4) + (input.Chunks.Count * Key.Size);
+        if (size > JobControlWire.MaxPayload)
         {
-            var w = JobControlWire.Begin(_frame, JobMessage.Start, description.JobId);
-            w.Bytes(encoded);
-            w.String(outputDataset);
-            if (JobControlWire.HeaderSize + encoded.Length + 300 + (chunks.Count * Key.Size) > JobControlWire.MaxPayload)
-            {
-                throw new FrontEndException($"dataset '{input.Name}' has {chunks.Count} chunks on server {server.Name}, too many for one job-start frame; store it with a larger chunk size");
-            }
+            throw new FrontEndException($"dataset '{input.Name}' has {input.Chunks.Count} chunks, too many for one job-start frame; store it with a larger chunk size");
+        }
+        w.U16(assignment.Count);
+        foreach (var (server, chunks) in assignment.OrderBy(a => torus.IndexOf(a.Key)))
+        {
+            w.U16(torus.IndexOf(server));
             w.U16(chunks.Count);
-            foreach (var id in chunks)
+            foreach (var id in chunks.Order())
             {
                 w.Key(id);
             }
-            payloads[server] = _frame.AsSpan(0, w.Length).ToArray();
         }
+        byte[] payload = _frame.AsSpan(0, w.Length).ToArray();
+        var tracker = new JobTracker(description, input, outputDataset, torus.Count, participants, context.Now);
         _jobs[description.JobId] = tracker;
         tracker.MapTasksAssigned = input.Chunks.Count;
-        foreach (var (server, payload) in payloads)
+        foreach (var server in participants)
         {
             var s = server;
             SendReliable(server, JobMessage.Start, description.JobId, 0, payload, () => FailJob(tracker, $"server {s.Name} never acknowledged the job"));
@@ -100,25 +107,36 @@ public sealed partial class JobControlService
             FailJob(job, $"map phase failed on {from.Name}: {error}");
             return true;
         }
-        if (job.MapsDone == job.Servers)
-        {
-            job.MapsDoneAt = job.ShuffleStartedAt = Context.Now;
-            job.State = JobState.Shuffling;
-            foreach (var c in Context.Torus.All())
-            {
-                var w = JobControlWire.Begin(_frame, JobMessage.Shuffle, jobId);
-                var s = c;
-                SendReliable(c, JobMessage.Shuffle, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(),
-                    () => FailJob(job, $"server {s.Name} never acknowledged the shuffle start"));
-            }
-        }
+        StartShuffleWhenMapped(job);
         return true;
+    }
+
+    /// <summary>Every server still in the job has mapped: start the shuffle everywhere at once.</summary>
+    private void StartShuffleWhenMapped(JobTracker job)
+    {
+        if (job.State != JobState.Mapping || !job.EveryServerMapped)
+        {
+            return;
+        }
+        ulong jobId = job.Description.JobId;
+        job.MapsDoneAt = job.ShuffleStartedAt = Context.Now;
+        job.State = JobState.Shuffling;
+        foreach (var c in job.Participants)
+        {
+            var w = JobControlWire.Begin(_frame, JobMessage.Shuffle, jobId);
+            var s = c;
+            SendReliable(c, JobMessage.Shuffle, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(),
+                () => FailJob(job, $"server {s.Name} never acknowledged the shuffle start"));
+        }
     }
 
     private bool OnProgress(Coordinate from, ulong jobId, ReadOnlySpan<byte> payload)
     {
         var r = JobControlWire.Body(payload);
         long bytes = r.I64();
+        long resent = r.I64();
+        int reruns = (int)r.U32();
+        int adopted = (int)r.U32();
         if (!r.Ok || !r.AtEnd)
         {
             return false;
@@ -128,6 +146,9 @@ public sealed partial class JobControlService
             job.Touch(Context.Now);
             int i = Context.Torus.IndexOf(from);
             job.ShuffleBytesByServer[i] = Math.Max(job.ShuffleBytesByServer[i], bytes);
+            job.ResentBytesByServer[i] = Math.Max(job.ResentBytesByServer[i], resent);
+            job.MapTasksRerunByServer[i] = Math.Max(job.MapTasksRerunByServer[i], reruns);
+            job.VerticesAdoptedByServer[i] = Math.Max(job.VerticesAdoptedByServer[i], adopted);
         }
         return true;
     }
@@ -148,7 +169,8 @@ public sealed partial class JobControlService
             return false;
         }
         SendAck(from, JobMessage.ReduceDone, jobId, reduceTask);
-        if (!_jobs.TryGetValue(jobId, out var job) || job.IsOver || reduceTask >= job.Description.ReduceTasks || job.Reduces[reduceTask] is not null)
+        if (!_jobs.TryGetValue(jobId, out var job) || job.IsOver || job.Finishing || reduceTask >= job.Description.ReduceTasks || job.Reduces[reduceTask] is not null
+            || !job.Participants.Contains(from))
         {
             return true;
         }
@@ -246,7 +268,14 @@ public sealed partial class JobControlService
             int i = Context.Torus.IndexOf(server);
             job.ShuffleBytesByServer[i] = Math.Max(job.ShuffleBytesByServer[i], shuffled);
         }
-        if (++job.EndsAcknowledged == job.Servers && job.Finishing)
+        job.EndAcknowledgedBy.Add(server);
+        CompleteWhenEndedEverywhere(job);
+    }
+
+    /// <summary>Every server still in the job has dropped it: a finishing job is done.</summary>
+    private static void CompleteWhenEndedEverywhere(JobTracker job)
+    {
+        if (job.Finishing && job.State != JobState.Done && job.Participants.All(job.EndAcknowledgedBy.Contains))
         {
             job.State = JobState.Done;
         }
@@ -255,7 +284,7 @@ public sealed partial class JobControlService
     private void EndEverywhere(JobTracker job)
     {
         ulong jobId = job.Description.JobId;
-        foreach (var c in Context.Torus.All())
+        foreach (var c in job.Participants)
         {
             // Whatever was still being retried for this job is moot now.
             foreach (var kind in new[] { JobMessage.Start, JobMessage.Shuffle })
@@ -302,15 +331,20 @@ public sealed class JobTracker
 {
     private readonly HashSet<Coordinate> _mapped = [];
 
-    internal JobTracker(JobDescription description, DatasetManifest input, string? outputDataset, int servers, long now)
+    internal JobTracker(JobDescription description, DatasetManifest input, string? outputDataset, int torusServers, IEnumerable<Coordinate> participants, long now)
     {
         Description = description;
         Input = input;
         OutputDataset = outputDataset;
-        Servers = servers;
+        Participants = [.. participants];
+        Servers = Participants.Count;
         SubmittedAt = LastHeard = now;
         Reduces = new (Coordinate, ReduceReport)?[description.ReduceTasks];
-        ShuffleBytesByServer = new long[servers];
+        int torus = torusServers;
+        ShuffleBytesByServer = new long[torus];
+        ResentBytesByServer = new long[torus];
+        MapTasksRerunByServer = new int[torus];
+        VerticesAdoptedByServer = new int[torus];
     }
 
     public JobDescription Description { get; }
@@ -319,7 +353,16 @@ public sealed class JobTracker
 
     public string? OutputDataset { get; }
 
+    /// <summary>Servers that took part in the job when it started.</summary>
     public int Servers { get; }
+
+    /// <summary>Servers still in the job: those it started on, less every one lost since.</summary>
+    public HashSet<Coordinate> Participants { get; }
+
+    /// <summary>Servers lost while the job ran, in the order their loss was seen here.</summary>
+    public List<ServerLoss> Losses { get; } = [];
+
+    internal HashSet<Coordinate> EndAcknowledgedBy { get; } = [];
 
     public JobState State { get; internal set; } = JobState.Mapping;
 
@@ -328,13 +371,14 @@ public sealed class JobTracker
     /// <summary>Every reduce task is done; waiting for the servers to acknowledge the end (and report final counts).</summary>
     public bool Finishing { get; internal set; }
 
-    public int EndsAcknowledged { get; internal set; }
-
     public string? Failure { get; internal set; }
 
     public int MapTasksAssigned { get; internal set; }
 
     public int MapsDone => _mapped.Count;
+
+    /// <summary>Every server still in the job has reported its map phase.</summary>
+    public bool EveryServerMapped => Participants.All(_mapped.Contains);
 
     public long InputBytes { get; private set; }
 
@@ -346,6 +390,19 @@ public sealed class JobTracker
     public long[] ShuffleBytesByServer { get; }
 
     public long ShuffleBytes => ShuffleBytesByServer.Sum();
+
+    internal long[] ResentBytesByServer { get; }
+
+    internal int[] MapTasksRerunByServer { get; }
+
+    internal int[] VerticesAdoptedByServer { get; }
+
+    /// <summary>Bytes sent again to recover from failures, over every server.</summary>
+    public long ResentBytes => ResentBytesByServer.Sum();
+
+    public int MapTasksRerun => MapTasksRerunByServer.Sum();
+
+    public int VerticesAdopted => VerticesAdoptedByServer.Sum();
 
     public (Coordinate Server, ReduceReport Report)?[] Reduces { get; }
 
@@ -376,3 +433,6 @@ public sealed class JobTracker
         return true;
     }
 }
+
+/// <summary>A server the coordinator saw become unreachable during a job, and when (coordinator clock, ns).</summary>
+public sealed record ServerLoss(Coordinate Server, long DetectedAt, JobState During);

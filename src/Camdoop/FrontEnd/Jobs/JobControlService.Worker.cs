@@ -28,11 +28,22 @@ public sealed partial class JobControlService
         var r = JobControlWire.Body(payload);
         var encoded = r.Bytes();
         string output = r.String();
-        int count = r.U16();
-        var chunks = new List<Key>(count);
-        for (int i = 0; i < count; i++)
+        var torus = Context.Torus;
+        int groups = r.U16();
+        var directory = new Dictionary<Coordinate, IReadOnlyList<Key>>();
+        for (int g = 0; g < groups && r.Ok; g++)
         {
-            chunks.Add(r.Key());
+            int server = r.U16();
+            int count = r.U16();
+            var chunks = new List<Key>(Math.Min(count, JobControlWire.MaxPayload / Key.Size));
+            for (int i = 0; i < count && r.Ok; i++)
+            {
+                chunks.Add(r.Key());
+            }
+            if (server >= torus.Count || !directory.TryAdd(torus.CoordinateOf(server), chunks))
+            {
+                return false;
+            }
         }
         if (!r.Ok || !r.AtEnd)
         {
@@ -52,7 +63,7 @@ public sealed partial class JobControlService
         {
             return false;
         }
-        var work = new WorkerJob(from, description, output.Length > 0 ? output : null, chunks);
+        var work = new WorkerJob(from, description, output.Length > 0 ? output : null, directory, [.. directory.GetValueOrDefault(Context.Self) ?? []]);
         _work[jobId] = work;
         SendAck(from, JobMessage.Start, jobId, 0);
         PrepareChunks(work);
@@ -204,8 +215,8 @@ public sealed partial class JobControlService
         work.Shuffling = true;
         try
         {
-            var directory = new Dictionary<Coordinate, IReadOnlyList<Key>> { [Context.Self] = [.. work.Chunks.Order()] };
-            work.ServerJob = Camdoop.StartJob(work.Description, work.MapOutputs, new WorkerMapTasks(this, work, directory));
+            work.ResentBefore = Camdoop.Counters.ResentBytes;
+            work.ServerJob = Camdoop.StartJob(work.Description, work.MapOutputs, new WorkerMapTasks(this, work, work.Directory));
         }
         // a job that cannot start fails, the server carries on
         catch (Exception e)
@@ -213,12 +224,18 @@ public sealed partial class JobControlService
             ReportFailure(work, $"the shuffle could not start: {e.Message}");
             return true;
         }
-        if (!_progressTimer)
+        ArmProgressReports();
+        return true;
+    }
+
+    /// <summary>Reports progress periodically while any job here is shuffling (again, after a failure gave it work).</summary>
+    private void ArmProgressReports()
+    {
+        if (!_progressTimer && _work.Values.Any(w => w.ServerJob is not null && !w.Ended))
         {
             _progressTimer = true;
             Context.SetTimer(Options.ProgressInterval, ReportProgress);
         }
-        return true;
     }
 
     private void ReportProgress()
@@ -236,11 +253,17 @@ public sealed partial class JobControlService
                 continue;
             }
             long delivered = job.Vertices.Sum(v => v.Output.Acknowledged);
-            if (delivered != work.LastReported)
+            // Resent bytes are the service's (one job at a time sends again; concurrent jobs would share them).
+            (long Delivered, long Resent, int RerunCount, int AdoptedCount) progress =
+                (delivered, Camdoop.Counters.ResentBytes - work.ResentBefore, job.RerunCount, job.AdoptedCount);
+            if (progress != work.LastReported)
             {
-                work.LastReported = delivered;
+                work.LastReported = progress;
                 var w = JobControlWire.Begin(_frame, JobMessage.Progress, work.Description.JobId);
-                w.I64(delivered);
+                w.I64(progress.Delivered);
+                w.I64(progress.Resent);
+                w.U32((uint)progress.RerunCount);
+                w.U32((uint)progress.AdoptedCount);
                 Send(work.Coordinator, _frame.AsSpan(0, w.Length));
             }
             any |= !job.IsFinished;
@@ -359,7 +382,7 @@ public sealed partial class JobControlService
 
     private bool OnEnd(Coordinate from, ulong jobId)
     {
-        if (!_work.Remove(jobId, out var work))
+        if (!_work.TryGetValue(jobId, out var work))
         {
             SendAck(from, JobMessage.End, jobId, 0, _ended.GetValueOrDefault(jobId));
             return true;
@@ -368,6 +391,15 @@ public sealed partial class JobControlService
         long delivered = work.ServerJob?.Vertices.Sum(v => v.Output.Acknowledged) ?? 0;
         _ended[jobId] = delivered;
         SendAck(from, JobMessage.End, jobId, 0, delivered);
+        DropWork(work);
+        return true;
+    }
+
+    /// <summary>Forgets a job here: its shuffle state, its map outputs (intermediate data); reduce outputs stay.</summary>
+    private void DropWork(WorkerJob work)
+    {
+        ulong jobId = work.Description.JobId;
+        _work.Remove(jobId);
         work.Ended = true;
         Camdoop.RemoveJob(jobId);
         work.DisposeMapOutputs();
@@ -387,11 +419,11 @@ public sealed partial class JobControlService
         {
             Context.Log(LogLevel.Warning, $"job {jobId:x16}: could not delete its map outputs: {e.Message}");
         }
-        return true;
     }
 
     /// <summary>One job on this server.</summary>
-    internal sealed class WorkerJob(Coordinate coordinator, JobDescription description, string? outputDataset, List<Key> chunks)
+    internal sealed class WorkerJob(Coordinate coordinator, JobDescription description, string? outputDataset,
+        IReadOnlyDictionary<Coordinate, IReadOnlyList<Key>> directory, List<Key> chunks)
     {
         public Coordinate Coordinator { get; } = coordinator;
 
@@ -399,6 +431,10 @@ public sealed partial class JobControlService
 
         public string? OutputDataset { get; } = outputDataset;
 
+        /// <summary>The chunk ids every server maps, as the coordinator assigned them.</summary>
+        public IReadOnlyDictionary<Coordinate, IReadOnlyList<Key>> Directory { get; } = directory;
+
+        /// <summary>The chunk ids this server maps.</summary>
         public List<Key> Chunks { get; } = chunks;
 
         public Dictionary<Key, string> ChunkPaths { get; } = [];
@@ -415,7 +451,10 @@ public sealed partial class JobControlService
 
         public ServerJob? ServerJob { get; set; }
 
-        public long LastReported { get; set; } = -1;
+        public (long Delivered, long Resent, int RerunCount, int AdoptedCount) LastReported { get; set; } = (-1, 0, 0, 0);
+
+        /// <summary>The service's resent-bytes counter when this job's shuffle started.</summary>
+        public long ResentBefore { get; set; }
 
         public bool Ended { get; set; }
 

@@ -83,6 +83,8 @@ public sealed partial class JobControlService : IService
         _camdoop = context.GetService<CamdoopService>() ?? throw new InvalidOperationException("job control needs the Camdoop service");
         _camdoop.ReduceTaskCompleted += OnReduceTaskCompleted;
         _camdoop.JobFailed += OnCamdoopJobFailed;
+        // After the Camdoop service's listener (it started first): the shuffle has taken the loss in when job control hears of it.
+        _routing.AddOwnershipListener(this);
     }
 
     public void Stop()

@@ -116,6 +116,49 @@ public sealed class JobStatusReply : FrontEndReply
 
     [Key("outputs")]
     public IReadOnlyList<JobOutputInfo> Outputs { get; set; } = [];
+
+    /// <summary>Servers lost while the job ran, as the front-end saw them.</summary>
+    [Key("failures")]
+    public IReadOnlyList<JobFailureInfo> Failures { get; set; } = [];
+
+    [Key("recovery")]
+    public JobRecoveryInfo Recovery { get; set; } = new();
+}
+
+/// <summary>A server that became unreachable during the job.</summary>
+[MessagePackObject]
+public sealed class JobFailureInfo
+{
+    [Key("server")]
+    public string Server { get; set; } = "";
+
+    /// <summary>When the front-end learnt of it, in seconds after the job was submitted.</summary>
+    [Key("detectedAtSeconds")]
+    public double DetectedAtSeconds { get; set; }
+
+    /// <summary>The same instant as Unix time in milliseconds, to compare with when the server was stopped.</summary>
+    [Key("detectedAtUnixMs")]
+    public long DetectedAtUnixMs { get; set; }
+
+    /// <summary>"mapping", "shuffling" (or "done", for a loss after the output was complete).</summary>
+    [Key("during")]
+    public string During { get; set; } = "";
+}
+
+/// <summary>What the live servers did to recover, summed over them.</summary>
+[MessagePackObject]
+public sealed class JobRecoveryInfo
+{
+    /// <summary>Shuffle bytes sent again after restarts and resumes.</summary>
+    [Key("resentBytes")]
+    public long ResentBytes { get; set; }
+
+    [Key("mapTasksRerun")]
+    public long MapTasksRerun { get; set; }
+
+    /// <summary>Tree vertices and root reducers of lost servers taken over by live ones.</summary>
+    [Key("verticesAdopted")]
+    public long VerticesAdopted { get; set; }
 }
 
 /// <summary>One finished reduce task's output: a file on its server's disk or a chunk of the output dataset.</summary>

@@ -1,0 +1,70 @@
+using Camdoop.KeyRouting;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.FrontEnd.Jobs;
+
+// Failures, as job control sees them (the shuffle's own recovery is the Camdoop service's). A coordinator stops
+// waiting for servers it lost: their map tasks run again where their ids remap, their reduce tasks restart at their
+// roots' new owners, and the job finishes on the live servers. A worker whose coordinator is lost drops the job:
+// nobody is left to collect its result.
+public sealed partial class JobControlService : IOwnershipListener
+{
+    public void OnOwnershipChanged(OwnershipChange change)
+    {
+        ArgumentNullException.ThrowIfNull(change);
+        if (change.BecameUnreachable.Count == 0 || _stopped)
+        {
+            return;
+        }
+        foreach (var job in _jobs.Values.Where(j => !j.IsOver))
+        {
+            foreach (var server in change.BecameUnreachable)
+            {
+                LoseServer(job, server);
+            }
+            StartShuffleWhenMapped(job);
+            CompleteWhenEndedEverywhere(job);
+        }
+        foreach (var work in _work.Values.Where(w => change.BecameUnreachable.Contains(w.Coordinator)).ToList())
+        {
+            Context.Log(LogLevel.Warning, $"job {work.Description.JobId:x16}: its coordinator {work.Coordinator.Name} is lost; dropping the job here");
+            DropWork(work);
+        }
+        // A server whose part of a job had finished may have taken over a lost server's work: report it too.
+        ArmProgressReports();
+    }
+
+    private void LoseServer(JobTracker job, Coordinate server)
+    {
+        if (!job.Participants.Remove(server))
+        {
+            return;
+        }
+        ulong jobId = job.Description.JobId;
+        job.Losses.Add(new ServerLoss(server, Context.Now, job.State));
+        Context.Log(LogLevel.Warning, $"job {jobId:x16}: server {server.Name} lost while {job.State.ToString().ToLowerInvariant()}; the live servers take over its work");
+        int index = Context.Torus.IndexOf(server);
+        foreach (var kind in new[] { JobMessage.Start, JobMessage.Shuffle, JobMessage.End })
+        {
+            if (_pending.Remove((index, kind, jobId, 0), out var pending))
+            {
+                Context.CancelTimer(pending.Timer);
+            }
+        }
+        if (job.Finishing)
+        {
+            return;
+        }
+        // An output file on the lost server's disk is lost with it: take the result of the reduce task's restart instead.
+        // (An output stored in the chunk store has replicas and stays.)
+        for (int r = 0; r < job.Reduces.Length; r++)
+        {
+            if (job.Reduces[r] is { } done && done.Server == server && done.Report.Chunk is null)
+            {
+                job.Reduces[r] = null;
+                job.ReducesDone--;
+            }
+        }
+    }
+}
