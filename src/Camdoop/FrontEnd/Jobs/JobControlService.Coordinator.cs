@@ -13,6 +13,9 @@ public sealed partial class JobControlService
 {
     private readonly Dictionary<ulong, JobTracker> _jobs = [];
 
+    /// <summary>A shuffle stream names the map task it carries in one byte (0 is the vertex itself).</summary>
+    private const int MaxMapTasksPerServer = 255;
+
     /// <summary>A job coordinated here, or null.</summary>
     public JobTracker? GetJob(ulong jobId) => _jobs.GetValueOrDefault(jobId);
 
@@ -46,6 +49,10 @@ public sealed partial class JobControlService
                 throw new FrontEndException($"no replica server of input chunk {chunk.Id} is reachable");
             }
             assignment[replicas[0]].Add(chunk.Id);
+        }
+        if (assignment.Values.Max(c => c.Count) > MaxMapTasksPerServer)
+        {
+            throw new FrontEndException($"dataset '{input.Name}' puts more than {MaxMapTasksPerServer} chunks on one server; store it with a larger chunk size");
         }
         var encoded = JobDescriptionCodec.Encode(description);
         // Every server gets the whole directory of map tasks (which chunks each server maps), so that whoever a failed
@@ -133,10 +140,7 @@ public sealed partial class JobControlService
     private bool OnProgress(Coordinate from, ulong jobId, ReadOnlySpan<byte> payload)
     {
         var r = JobControlWire.Body(payload);
-        long bytes = r.I64();
-        long resent = r.I64();
-        int reruns = (int)r.U32();
-        int adopted = (int)r.U32();
+        var totals = WorkerTotals.Read(ref r);
         if (!r.Ok || !r.AtEnd)
         {
             return false;
@@ -144,11 +148,7 @@ public sealed partial class JobControlService
         if (_jobs.TryGetValue(jobId, out var job) && !job.IsOver)
         {
             job.Touch(Context.Now);
-            int i = Context.Torus.IndexOf(from);
-            job.ShuffleBytesByServer[i] = Math.Max(job.ShuffleBytesByServer[i], bytes);
-            job.ResentBytesByServer[i] = Math.Max(job.ResentBytesByServer[i], resent);
-            job.MapTasksRerunByServer[i] = Math.Max(job.MapTasksRerunByServer[i], reruns);
-            job.VerticesAdoptedByServer[i] = Math.Max(job.VerticesAdoptedByServer[i], adopted);
+            job.Record(Context.Torus.IndexOf(from), totals);
         }
         return true;
     }
@@ -257,16 +257,15 @@ public sealed partial class JobControlService
         EndEverywhere(job);
     }
 
-    private void OnEndAcknowledged(Coordinate server, ulong jobId, long shuffled)
+    private void OnEndAcknowledged(Coordinate server, ulong jobId, WorkerTotals? totals)
     {
         if (!_jobs.TryGetValue(jobId, out var job))
         {
             return;
         }
-        if (shuffled >= 0)
+        if (totals is { } t)
         {
-            int i = Context.Torus.IndexOf(server);
-            job.ShuffleBytesByServer[i] = Math.Max(job.ShuffleBytesByServer[i], shuffled);
+            job.Record(Context.Torus.IndexOf(server), t);
         }
         job.EndAcknowledgedBy.Add(server);
         CompleteWhenEndedEverywhere(job);
@@ -296,7 +295,7 @@ public sealed partial class JobControlService
             }
             var w = JobControlWire.Begin(_frame, JobMessage.End, jobId);
             var s = c;
-            SendReliable(c, JobMessage.End, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(), () => OnEndAcknowledged(s, jobId, -1));
+            SendReliable(c, JobMessage.End, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(), () => OnEndAcknowledged(s, jobId, null));
         }
     }
 
@@ -420,6 +419,15 @@ public sealed class JobTracker
     public long LastHeard { get; private set; }
 
     internal void Touch(long now) => LastHeard = now;
+
+    /// <summary>A server's counts so far (progress reports and end acknowledgements may arrive in any order).</summary>
+    internal void Record(int server, WorkerTotals totals)
+    {
+        ShuffleBytesByServer[server] = Math.Max(ShuffleBytesByServer[server], totals.Delivered);
+        ResentBytesByServer[server] = Math.Max(ResentBytesByServer[server], totals.Resent);
+        MapTasksRerunByServer[server] = Math.Max(MapTasksRerunByServer[server], totals.MapTasksRerun);
+        VerticesAdoptedByServer[server] = Math.Max(VerticesAdoptedByServer[server], totals.VerticesAdopted);
+    }
 
     internal bool RecordMap(Coordinate server, MapReport report)
     {

@@ -16,8 +16,8 @@ public sealed partial class JobControlService
 {
     private readonly Dictionary<ulong, WorkerJob> _work = [];
 
-    /// <summary>Final shuffle byte counts of ended jobs, to acknowledge a repeated End the same way.</summary>
-    private readonly Dictionary<ulong, long> _ended = [];
+    /// <summary>Final counts of ended jobs, to acknowledge a repeated End the same way.</summary>
+    private readonly Dictionary<ulong, WorkerTotals> _ended = [];
     private bool _progressTimer;
 
     /// <summary>A job this server takes part in, or null.</summary>
@@ -252,18 +252,12 @@ public sealed partial class JobControlService
             {
                 continue;
             }
-            long delivered = job.Vertices.Sum(v => v.Output.Acknowledged);
-            // Resent bytes are the service's (one job at a time sends again; concurrent jobs would share them).
-            (long Delivered, long Resent, int RerunCount, int AdoptedCount) progress =
-                (delivered, Camdoop.Counters.ResentBytes - work.ResentBefore, job.RerunCount, job.AdoptedCount);
+            var progress = Totals(work);
             if (progress != work.LastReported)
             {
                 work.LastReported = progress;
                 var w = JobControlWire.Begin(_frame, JobMessage.Progress, work.Description.JobId);
-                w.I64(progress.Delivered);
-                w.I64(progress.Resent);
-                w.U32((uint)progress.RerunCount);
-                w.U32((uint)progress.AdoptedCount);
+                progress.Write(ref w);
                 Send(work.Coordinator, _frame.AsSpan(0, w.Length));
             }
             any |= !job.IsFinished;
@@ -387,13 +381,21 @@ public sealed partial class JobControlService
             SendAck(from, JobMessage.End, jobId, 0, _ended.GetValueOrDefault(jobId));
             return true;
         }
-        // The final count of bytes this server's vertices delivered rides on the acknowledgement.
-        long delivered = work.ServerJob?.Vertices.Sum(v => v.Output.Acknowledged) ?? 0;
-        _ended[jobId] = delivered;
-        SendAck(from, JobMessage.End, jobId, 0, delivered);
+        // The final counts ride on the acknowledgement, which is reliable where progress reports are not.
+        var totals = Totals(work);
+        _ended[jobId] = totals;
+        SendAck(from, JobMessage.End, jobId, 0, totals);
         DropWork(work);
         return true;
     }
+
+    /// <summary>
+    /// What this server did for the job: bytes its vertices delivered, bytes sent again (the service's count since the
+    /// shuffle started: concurrent jobs would share it), lost servers' map tasks run again and vertices taken over here.
+    /// </summary>
+    private WorkerTotals Totals(WorkerJob work) => work.ServerJob is { } job
+        ? new WorkerTotals(job.Vertices.Sum(v => v.Output.Acknowledged), Camdoop.Counters.ResentBytes - work.ResentBefore, job.RerunCount, job.AdoptedCount)
+        : default;
 
     /// <summary>Forgets a job here: its shuffle state, its map outputs (intermediate data); reduce outputs stay.</summary>
     private void DropWork(WorkerJob work)
@@ -451,7 +453,7 @@ public sealed partial class JobControlService
 
         public ServerJob? ServerJob { get; set; }
 
-        public (long Delivered, long Resent, int RerunCount, int AdoptedCount) LastReported { get; set; } = (-1, 0, 0, 0);
+        public WorkerTotals LastReported { get; set; } = new(-1, 0, 0, 0);
 
         /// <summary>The service's resent-bytes counter when this job's shuffle started.</summary>
         public long ResentBefore { get; set; }

@@ -166,15 +166,12 @@ public sealed partial class JobControlService : IService
     }
 
     /// <summary>Acknowledges a message; an End is acknowledged with the server's final count of bytes shuffled.</summary>
-    private void SendAck(Coordinate dest, JobMessage kind, ulong jobId, int extra, long value = -1)
+    private void SendAck(Coordinate dest, JobMessage kind, ulong jobId, int extra, WorkerTotals? totals = null)
     {
         var w = JobControlWire.Begin(_frame, JobMessage.Ack, jobId);
         w.U8((byte)kind);
         w.U32((uint)extra);
-        if (value >= 0)
-        {
-            w.I64(value);
-        }
+        totals?.Write(ref w);
         Send(dest, _frame.AsSpan(0, w.Length));
     }
 
@@ -183,7 +180,7 @@ public sealed partial class JobControlService : IService
         var r = JobControlWire.Body(payload);
         var kind = (JobMessage)r.U8();
         int extra = (int)r.U32();
-        long value = r.AtEnd ? -1 : r.I64();
+        WorkerTotals? totals = r.AtEnd ? null : WorkerTotals.Read(ref r);
         if (!r.Ok || !r.AtEnd)
         {
             return false;
@@ -193,7 +190,7 @@ public sealed partial class JobControlService : IService
             Context.CancelTimer(pending.Timer);
             if (kind == JobMessage.End)
             {
-                OnEndAcknowledged(from, jobId, value);
+                OnEndAcknowledged(from, jobId, totals);
             }
         }
         return true;

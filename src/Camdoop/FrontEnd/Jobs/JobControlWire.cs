@@ -37,6 +37,23 @@ public enum JobMessage : byte
 /// <summary>A reduce task's result as reported to the coordinator.</summary>
 public sealed record ReduceReport(int ReduceTask, long Records, long LogicalBytes, long FileBytes, ulong Checksum, string? OutputPath, Key? Chunk, long ChunkLength, ulong ChunkChecksum);
 
+/// <summary>
+/// What one server did for a job, in its progress reports and its acknowledgement of the job's end: bytes its vertices
+/// delivered, bytes sent again to recover, lost servers' map tasks run again and vertices taken over there.
+/// </summary>
+public readonly record struct WorkerTotals(long Delivered, long Resent, int MapTasksRerun, int VerticesAdopted)
+{
+    internal void Write(ref JobControlWire.Writer w)
+    {
+        w.I64(Delivered);
+        w.I64(Resent);
+        w.U32((uint)MapTasksRerun);
+        w.U32((uint)VerticesAdopted);
+    }
+
+    internal static WorkerTotals Read(ref JobControlWire.Reader r) => new(r.I64(), r.I64(), (int)r.U32(), (int)r.U32());
+}
+
 /// <summary>A server's map phase as reported to the coordinator.</summary>
 public sealed record MapReport(bool Ok, int MapTasks, long InputBytes, long InputRecords, long IntermediateBytes, long MapNanoseconds, string? Error);
 
