@@ -8,13 +8,15 @@ using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
 
-/// <summary>`camdoop testbed up|status|down`: the emulated cube of network namespaces and node processes.</summary>
+/// <summary>`camdoop testbed up|status|kill|link|down`: the emulated cube of network namespaces and node processes.</summary>
 public static class TestbedCommand
 {
     public static Command Create() =>
         new Command("testbed", "Emulated CamCube: one network namespace and node process per server, veth torus links, a switch.")
             .Add(Up())
             .Add(StatusCommand())
+            .Add(Kill())
+            .Add(Link())
             .Add(Down());
 
     private static Command Up() =>
@@ -33,7 +35,7 @@ public static class TestbedCommand
             .Option("data-root", "Directory for the servers' data, configs and logs", "DIR")
             .Option("frontend-port", "TCP port of every server's front-end", "PORT", "7070")
             .Option("beacon-interval", "Liveness beacon interval", "DURATION", "100ms")
-            .Option("beacon-misses", "Silent intervals before a link is declared down", "N", "10")
+            .Option("beacon-misses", "Silent intervals before a link is declared down (3 s: 27 nodes sharing a few cores stall for over a second at times)", "N", "30")
             .Option("timeout", "How long to wait for every server to be up", "DURATION", "180s")
             .Option("receive-buffer", "Kernel receive buffer of the links (tests make it tiny so that the kernel drops frames)", "SIZE")
             .Option("receive-buffer-at", "Apply --receive-buffer only to this server", "X,Y,Z")
@@ -45,6 +47,25 @@ public static class TestbedCommand
             .Option("prefix", "Namespace prefix", "NAME", TestbedState.DefaultPrefix)
             .Flag("json", "Print as JSON (with a `frontend` field)")
             .Handle(RunStatus);
+
+    private static Command Kill() =>
+        new Command("kill", "Crash one server: SIGKILL its node process. Its neighbours notice by its missing beacons.")
+        {
+            Details = "The server stays down (its namespace and links remain) until 'testbed down'. Jobs running on the testbed\n" +
+                      "recover: the live servers take over its vertices and map tasks. Prints the time of the kill (Unix ms)\n" +
+                      "to compare with the detection time in 'camdoop status --json'.",
+        }
+            .Argument("server", "The server, X,Y,Z")
+            .Option("prefix", "Namespace prefix", "NAME", TestbedState.DefaultPrefix)
+            .Handle(RunKill);
+
+    private static Command Link() =>
+        new Command("link", "Pull (down) or replug (up) the cable on one port of a server: both ends of that torus link.")
+            .Argument("server", "The server, X,Y,Z")
+            .Argument("port", "The port: +X, -X, +Y, -Y, +Z or -Z")
+            .Argument("state", "down or up")
+            .Option("prefix", "Namespace prefix", "NAME", TestbedState.DefaultPrefix)
+            .Handle(RunLink);
 
     private static Command Down() =>
         new Command("down", "Stop the node processes and remove every namespace and link of the testbed (idempotent, also after a crash).")
@@ -192,6 +213,68 @@ public static class TestbedCommand
         int healthy = report.Servers.Count(s => s.State == "running" && s.LinksUp == Ports.Count);
         Console.Out.WriteLine($"{healthy}/{report.Servers.Count} servers running with all six links up");
         return healthy == report.Servers.Count ? 0 : 1;
+    }
+
+    private static int RunKill(ParsedArguments args)
+    {
+        var (state, server) = LoadWithServer(args, "kill");
+        if (!TestbedLauncher.IsAlive(server.Pid))
+        {
+            throw new CliException($"server {server.Coordinate} of testbed '{state.Prefix}' is not running (pid {server.Pid})");
+        }
+        if (!TestbedLauncher.Kill(server.Pid))
+        {
+            throw new CliException($"could not kill server {server.Coordinate} (pid {server.Pid}): the process is not its node");
+        }
+        long at = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"server {server.Coordinate} of testbed '{state.Prefix}' killed (pid {server.Pid}) at {at} (Unix ms)"));
+        return 0;
+    }
+
+    private static int RunLink(ParsedArguments args)
+    {
+        string portText = args.Argument("port")!;
+        if (!Ports.TryParse(portText, out var port))
+        {
+            throw CliException.Usage($"testbed link: '{portText}' is not a port (+X, -X, +Y, -Y, +Z or -Z)");
+        }
+        bool up = args.Argument("state")!.ToLowerInvariant() switch
+        {
+            "up" => true,
+            "down" => false,
+            var other => throw CliException.Usage($"testbed link: the state must be down or up, not '{other}'"),
+        };
+        var (state, server) = LoadWithServer(args, "link");
+        var layout = state.Layout();
+        var self = server.Parsed;
+        var neighbour = layout.Torus.Neighbour(self, port);
+        if (neighbour == self)
+        {
+            throw CliException.Usage($"testbed link: server {self.Name} has no link on {port.Name()} in a {layout.Torus} torus");
+        }
+        TestbedNetwork.SetLink(layout, self, port, up);
+        Console.Out.WriteLine($"link {self.Name}:{port.Name()} - {neighbour.Name}:{port.Opposite().Name()} {(up ? "up" : "down")}");
+        return 0;
+    }
+
+    private static (TestbedState State, TestbedServer Server) LoadWithServer(ParsedArguments args, string command)
+    {
+        string prefix = args.Required("prefix");
+        string text = args.Argument("server")!;
+        if (!Coordinate.TryParse(text, out var c))
+        {
+            throw CliException.Usage($"testbed {command}: '{text}' is not a server X,Y,Z");
+        }
+        if (!SystemCommand.IsRoot)
+        {
+            throw new CliException($"testbed {command} needs root (the testbed's processes and namespaces are root's); run it with sudo");
+        }
+        var state = TestbedState.TryLoad(prefix)
+            ?? throw new CliException($"no testbed '{prefix}' is up (no {TestbedState.PathFor(prefix)}); start one with 'camdoop testbed up'");
+        var server = state.Servers.FirstOrDefault(s => s.Parsed == c && s.Coordinate.Count(ch => ch == ',') == 2)
+            ?? throw new CliException($"server {text} is not on testbed '{prefix}' ({state.Torus})");
+        return (state, server);
     }
 
     private static int RunDown(ParsedArguments args)

@@ -19,7 +19,7 @@ public sealed record TestbedNodeOptions
     /// </summary>
     public double BeaconIntervalMs { get; init; } = 100;
 
-    public int BeaconMisses { get; init; } = 10;
+    public int BeaconMisses { get; init; } = 30;
 
     public int StatusIntervalMs { get; init; } = 1000;
 
@@ -161,6 +161,22 @@ public static class TestbedLauncher
             alive.RemoveAll(pid => !IsAlive(pid));
             Thread.Sleep(50);
         }
+    }
+
+    /// <summary>SIGKILLs a node process (a crash: nothing runs on its way out); false when the pid is not a node.</summary>
+    public static bool Kill(int pid)
+    {
+        if (!IsOurNode(pid))
+        {
+            return false;
+        }
+        SystemCommand.Run("kill", ["-KILL", pid.ToString(CultureInfo.InvariantCulture)], allowFailure: true);
+        var clock = Stopwatch.StartNew();
+        while (IsAlive(pid) && clock.Elapsed < TimeSpan.FromSeconds(5))
+        {
+            Thread.Sleep(10);
+        }
+        return true;
     }
 
     public static bool IsAlive(int pid)

@@ -113,13 +113,32 @@ public static class TestbedNetwork
             cmds.Add($"addr add {layout.ServerAddress(c)}/16 dev {layout.ServerUplink}");
             cmds.Add($"link set {layout.ServerUplink} up");
             SystemCommand.IpBatch(ns, cmds);
-            if (!shaping.IsNone)
-            {
-                SystemCommand.TcBatch(ns, Ports.All.ToArray().Select(p =>
-                    $"qdisc replace dev {TestbedLayout.PortInterface(p)} root {shaping.QdiscArguments()}"));
-            }
+        }
+        if (!shaping.IsNone)
+        {
+            Shape(layout, shaping);
         }
         SystemCommand.IpBatch(null, [$"addr add {layout.HostAddress}/16 dev {layout.HostInterface}", $"link set {layout.HostInterface} up"]);
+    }
+
+    /// <summary>Shapes every torus link of the testbed, replacing any shaping it had (none: a plain FIFO again).</summary>
+    public static void Shape(TestbedLayout layout, LinkShaping shaping)
+    {
+        string qdisc = shaping.IsNone ? "pfifo limit 1000" : shaping.QdiscArguments();
+        foreach (var c in layout.Torus.All())
+        {
+            SystemCommand.TcBatch(layout.ServerNamespace(c), Ports.All.ToArray().Select(p =>
+                $"qdisc replace dev {TestbedLayout.PortInterface(p)} root {qdisc}"));
+        }
+    }
+
+    /// <summary>Sets both ends of the torus link on <paramref name="port"/> of <paramref name="server"/> down or up: a pulled or replugged cable.</summary>
+    public static void SetLink(TestbedLayout layout, Coordinate server, Port port, bool up)
+    {
+        var neighbour = layout.Torus.Neighbour(server, port);
+        string state = up ? "up" : "down";
+        SystemCommand.IpBatch(layout.ServerNamespace(server), [$"link set {TestbedLayout.PortInterface(port)} {state}"]);
+        SystemCommand.IpBatch(layout.ServerNamespace(neighbour), [$"link set {TestbedLayout.PortInterface(port.Opposite())} {state}"]);
     }
 
     /// <summary>Whether tc netem works here (tried on a scratch veth in a scratch namespace).</summary>

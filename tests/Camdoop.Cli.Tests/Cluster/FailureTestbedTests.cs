@@ -1,0 +1,230 @@
+using System.Globalization;
+using System.Text.Json;
+using Camdoop.Cli.Testbed;
+using Camdoop.Cli.Tests.Support;
+using Camdoop.Cli.Tests.Testbed;
+using Camdoop.MapReduce.DataGen;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Reference;
+using Xunit.Abstractions;
+
+namespace Camdoop.Cli.Tests.Cluster;
+
+/// <summary>
+/// Failures on the real cube: a node process killed (SIGKILL) and a cable pulled in the middle of a job's shuffle on
+/// a 3x3x3 testbed, through the CLI as an operator would. The output equals the single-process reference every
+/// time, `status` says what failed and how the job recovered, a job submitted while a server is down runs on the
+/// live ones, and `testbed down` leaves nothing behind. Each test gets a testbed of its own: a failure is for good.
+/// </summary>
+[Collection(TestbedCollection.Name)]
+public sealed class FailureTestbedTests(ITestOutputHelper output)
+{
+    private const string Prefix = "cdr";
+
+    /// <summary>The front-end every job goes through: it coordinates them, so it is never the one that fails.</summary>
+    private const string FrontEndServer = "0,0,0";
+
+    [RootTheory]
+    [InlineData(1)]
+    [InlineData(27)]
+    public void AServerKilledMidShuffleLeavesTheOutputExact(int reducers)
+    {
+        using var cube = new FailureCube(output);
+        // Slow links stretch the shuffle to about 7 s, so that the failure (detected after 3 s of silence) lands in it.
+        cube.ShapeLinks(reducers == 1 ? "5mbit" : "300kbit");
+        string jobId = cube.SubmitAndWaitForShuffle(reducers);
+        // The victim: the server (other than the front-end) that ran the most map tasks, as its disk shows.
+        var (victim, mapTasks) = cube.MapTasksByServer(jobId).Where(m => m.Server != FrontEndServer).MaxBy(m => m.MapTasks);
+        Assert.True(mapTasks > 0, "no server but the front-end ran a map task");
+        Thread.Sleep(500);
+        var kill = CliRunner.Run("testbed", "kill", victim, "--prefix", Prefix);
+        Assert.True(kill.ExitCode == 0, kill.ToString());
+        long killedAt = long.Parse(kill.Stdout.Split(" at ")[1].Split(' ')[0], CultureInfo.InvariantCulture);
+
+        using var status = cube.WaitForJob(jobId);
+        cube.ShapeLinks(null); // reading the output back needs no slow links
+        var root = status.RootElement;
+        var failure = Assert.Single(root.GetProperty("failures").EnumerateArray());
+        Assert.Equal(victim, failure.GetProperty("server").GetString());
+        Assert.Equal("shuffling", failure.GetProperty("during").GetString());
+        var recovery = root.GetProperty("recovery");
+        Assert.Equal((long)mapTasks, recovery.GetProperty("mapTasksRerun").GetInt64()); // each of the killed server's map tasks ran again, once
+        cube.AssertOutputIsTheReference(jobId, reducers);
+        long detection = failure.GetProperty("detectedAtUnixMs").GetInt64() - killedAt;
+        output.WriteLine($"R={reducers}: {victim} killed, detected after {detection} ms; shuffle and reduce {root.GetProperty("shuffleReduceSeconds").GetDouble():0.000} s; " +
+            $"{recovery.GetProperty("resentBytes").GetInt64()} bytes sent again, {recovery.GetProperty("verticesAdopted").GetInt64()} vertices taken over");
+        Assert.InRange(detection, 0, 10_000);
+
+        // The cube is one server short now: a new job runs on the other 26 and reads the dead server's chunks from
+        // their other replicas.
+        var again = cube.Cli("submit", "--job", "sort", "--input", "records", "--reducers", $"{reducers}", "--wait", "--json");
+        Assert.True(again.ExitCode == 0, again.ToString());
+        using var second = JsonDocument.Parse(again.Stdout);
+        Assert.Equal("done", second.RootElement.GetProperty("state").GetString());
+        Assert.Equal(26, second.RootElement.GetProperty("servers").GetInt64());
+        Assert.Equal(26, second.RootElement.GetProperty("mapsDone").GetInt64());
+        Assert.Equal(27, second.RootElement.GetProperty("mapTasks").GetInt64());
+        cube.AssertOutputIsTheReference(second.RootElement.GetProperty("jobId").GetString()!, reducers);
+    }
+
+    [RootFact]
+    public void ACablePulledMidShuffleIsRoutedAroundAndTheOutputIsExact()
+    {
+        using var cube = new FailureCube(output);
+        cube.ShapeLinks("5mbit");
+        string jobId = cube.SubmitAndWaitForShuffle(1);
+        Thread.Sleep(500);
+        var pull = CliRunner.Run("testbed", "link", "1,1,1", "+X", "down", "--prefix", Prefix);
+        Assert.True(pull.ExitCode == 0, pull.ToString());
+        Assert.Equal("link 1,1,1:+X - 2,1,1:-X down", pull.Stdout.Trim());
+
+        using var status = cube.WaitForJob(jobId);
+        cube.ShapeLinks(null);
+        Assert.Empty(status.RootElement.GetProperty("failures").EnumerateArray()); // every server stayed reachable
+        cube.AssertOutputIsTheReference(jobId, 1);
+        Assert.False(cube.Status("1,1,1").Links.Single(l => l.Port == "+X").Up, "the pulled cable is still up");
+
+        var plug = CliRunner.Run("testbed", "link", "1,1,1", "+X", "up", "--prefix", Prefix);
+        Assert.True(plug.ExitCode == 0, plug.ToString());
+        cube.WaitUntil(() => cube.Status("1,1,1").Links.Single(l => l.Port == "+X").Up, "the replugged cable never came back up");
+    }
+
+    [RootFact]
+    public void KillAndLinkRefuseBadArgumentsInOneLine()
+    {
+        foreach (var (args, expected) in new[]
+        {
+            (new[] { "testbed", "kill", "9,9,9", "--prefix", "cdq" }, "no testbed 'cdq' is up"),
+            (new[] { "testbed", "kill", "one", "--prefix", Prefix }, "'one' is not a server X,Y,Z"),
+            (new[] { "testbed", "link", "1,1,1", "+W", "down" }, "'+W' is not a port"),
+            (new[] { "testbed", "link", "1,1,1", "+X", "sideways" }, "the state must be down or up"),
+        })
+        {
+            var result = CliRunner.Run(args);
+            Assert.NotEqual(0, result.ExitCode);
+            Assert.Contains(expected, result.Stderr, StringComparison.Ordinal);
+            Assert.Single(result.Stderr.Trim().Split('\n'));
+        }
+    }
+
+    /// <summary>A fresh 3x3x3 testbed with 5 MB of sort records stored, warmed up by one job without failures.</summary>
+    private sealed class FailureCube : IDisposable
+    {
+        private readonly ITestOutputHelper _output;
+        private readonly TestbedState _state;
+        private readonly string _work = Path.Combine(Path.GetTempPath(), $"camdoop-failures-{Environment.ProcessId}");
+
+        public FailureCube(ITestOutputHelper output)
+        {
+            _output = output;
+            CliRunner.Run("testbed", "down", "--prefix", Prefix);
+            Directory.CreateDirectory(_work);
+            var up = CliRunner.Run("testbed", "up", "--prefix", Prefix, "--subnet", "206", "--json");
+            if (up.ExitCode != 0)
+            {
+                CliRunner.Run("testbed", "down", "--prefix", Prefix);
+                throw new InvalidOperationException($"testbed up failed: {up}");
+            }
+            using (var json = JsonDocument.Parse(up.Stdout))
+            {
+                FrontEnd = json.RootElement.GetProperty("frontend").GetString()!;
+            }
+            _state = TestbedState.TryLoad(Prefix)!;
+            Assert.Equal(FrontEndServer, _state.Servers.Single(s => s.Address == FrontEnd.Split(':')[0]).Coordinate);
+            var generator = new DatasetGenerator(new DatasetOptions { Kind = DatasetKind.Sort, Servers = 27, BytesPerServer = 200_000, Seed = 5 });
+            Records = Enumerable.Range(0, 27).SelectMany(generator.GenerateServer).ToArray();
+            string path = Path.Combine(_work, "records.bin");
+            File.WriteAllBytes(path, Records);
+            var put = Cli("put", path, "--name", "records", "--format", "records100");
+            Assert.True(put.ExitCode == 0, put.ToString());
+            // The nodes' first job compiles their shuffle code; a failure test starts from warm nodes.
+            var warm = Cli("submit", "--job", "sort", "--input", "records", "--reducers", "27", "--wait", "--json");
+            Assert.True(warm.ExitCode == 0, warm.ToString());
+        }
+
+        public string FrontEnd { get; }
+
+        public byte[] Records { get; }
+
+        public CliResult Cli(params string[] args) => CliRunner.Run([.. args, "--frontend", FrontEnd]);
+
+        public Camdoop.Hosting.NodeStatus Status(string coordinate) =>
+            Camdoop.Hosting.NodeStatus.TryRead(_state.Servers.Single(s => s.Coordinate == coordinate).StatusPath)
+            ?? throw new InvalidOperationException($"no status of {coordinate}");
+
+        /// <summary>Shapes every torus link to <paramref name="rate"/> (null: unshaped again).</summary>
+        public void ShapeLinks(string? rate) =>
+            TestbedNetwork.Shape(_state.Layout(), new LinkShaping(rate, 0, 0));
+
+        /// <summary>How many map tasks of job <paramref name="jobId"/> each server ran: their output directories on its disk.</summary>
+        public IEnumerable<(string Server, int MapTasks)> MapTasksByServer(string jobId) => _state.Servers.Select(s =>
+        {
+            string directory = Path.Combine(s.DataDirectory, "jobs", jobId);
+            return (s.Coordinate, Directory.Exists(directory) ? Directory.GetDirectories(directory, "map-*").Length : 0);
+        });
+
+        /// <summary>Submits the sort job and returns its id once every server has mapped and the shuffle has started.</summary>
+        public string SubmitAndWaitForShuffle(int reducers)
+        {
+            var submit = Cli("submit", "--job", "sort", "--input", "records", "--reducers", $"{reducers}", "--json");
+            Assert.True(submit.ExitCode == 0, submit.ToString());
+            string jobId = JsonDocument.Parse(submit.Stdout).RootElement.GetProperty("jobId").GetString()!;
+            // Asked in-process, every few milliseconds: a CLI process per question would start too slowly.
+            using var client = Camdoop.FrontEnd.FrontEndClient.Connect(FrontEnd);
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            while (true)
+            {
+                string state = client.Call(new Camdoop.FrontEnd.Wire.JobStatusRequest { JobId = jobId }).State;
+                Assert.True(state is "mapping" or "shuffling", $"the job is {state} before anything failed: the test proves nothing");
+                if (state == "shuffling")
+                {
+                    _output.WriteLine($"job {jobId} shuffling {clock.ElapsedMilliseconds} ms after submission");
+                    return jobId;
+                }
+                Assert.True(clock.Elapsed < TimeSpan.FromSeconds(60), "the shuffle never started");
+                Thread.Sleep(5);
+            }
+        }
+
+        public JsonDocument WaitForJob(string jobId)
+        {
+            var wait = Cli("status", jobId, "--wait", "--json");
+            Assert.True(wait.ExitCode == 0, wait.ToString());
+            var status = JsonDocument.Parse(wait.Stdout);
+            Assert.Equal("done", status.RootElement.GetProperty("state").GetString());
+            return status;
+        }
+
+        public void AssertOutputIsTheReference(string jobId, int reducers)
+        {
+            string outPath = Path.Combine(_work, $"{jobId}.out");
+            var cat = Cli("cat", jobId, "--out", outPath);
+            Assert.True(cat.ExitCode == 0, cat.ToString());
+            var reference = ReferenceMapReduce.Run(new SortJob(), [Records], reducers);
+            var expected = Enumerable.Range(0, reducers).SelectMany(reference.Format).ToArray();
+            Assert.True(expected.AsSpan().SequenceEqual(File.ReadAllBytes(outPath)), $"job {jobId} output differs from the reference");
+        }
+
+        public void WaitUntil(Func<bool> condition, string failure)
+        {
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            while (!condition())
+            {
+                Assert.True(clock.Elapsed < TimeSpan.FromSeconds(60), failure);
+                Thread.Sleep(100);
+            }
+        }
+
+        public void Dispose()
+        {
+            var down = CliRunner.Run("testbed", "down", "--prefix", Prefix);
+            _output.WriteLine(down.Stdout.Trim());
+            if (Directory.Exists(_work))
+            {
+                Directory.Delete(_work, recursive: true);
+            }
+            var left = TestbedNetwork.ListNamespaces().Where(ns => ns.StartsWith(Prefix + "-", StringComparison.Ordinal)).ToList();
+            Assert.True(down.ExitCode == 0 && left.Count == 0, $"testbed down left {left.Count} namespaces behind: {down}");
+        }
+    }
+}
