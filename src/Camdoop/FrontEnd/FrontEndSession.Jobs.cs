@@ -175,7 +175,7 @@ public sealed partial class FrontEndSession
                     Server = l.Server.Name,
                     DetectedAtSeconds = (l.DetectedAt - job.SubmittedAt) / 1e9,
                     DetectedAtUnixMs = unixMs - ((now - l.DetectedAt) / 1_000_000),
-                    During = l.During.ToString().ToLowerInvariant(),
+                    During = l.During,
                 })
                 .ToList(),
             Recovery = new JobRecoveryInfo

@@ -77,8 +77,12 @@ public class FrontEndWireTests
             Failure = "server 1,1,1 failed",
             OutputDataset = "out",
             Outputs = [new JobOutputInfo { ReduceTask = 1, Server = "1,0,0", Path = "/data/part-00001", Chunk = new string('e', 40), Records = 5, Bytes = 60 }],
+            Failures = [new JobFailureInfo { Server = "1,1,1", DetectedAtSeconds = 0.5, DetectedAtUnixMs = 1_795_000_000_000, During = "shuffling" }],
+            Recovery = new JobRecoveryInfo { ResentBytes = 7, MapTasksRerun = 1, VerticesAdopted = 6 },
         };
         yield return new JobOutputInfo { ReduceTask = 0, Server = "0,0,0", Path = null, Chunk = "c", Records = 0, Bytes = 0 };
+        yield return new JobFailureInfo { Server = "2,2,2", DetectedAtSeconds = 3.25, DetectedAtUnixMs = 1, During = "mapping" };
+        yield return new JobRecoveryInfo { ResentBytes = 1L << 40, MapTasksRerun = 2, VerticesAdopted = 0 };
         yield return new JobPartRequest { Id = 13, JobId = "00000000deadbeef", ReduceTask = 26 };
         yield return new JobPartReply { Id = 13, Length = 70_000, Server = "2,2,2" };
         yield return new RequestEnvelope { Op = "hello", Id = -1 };

@@ -442,5 +442,6 @@ public sealed class JobTracker
     }
 }
 
-/// <summary>A server the coordinator saw become unreachable during a job, and when (coordinator clock, ns).</summary>
-public sealed record ServerLoss(Coordinate Server, long DetectedAt, JobState During);
+/// <summary>A server the coordinator saw become unreachable during a job: when (its clock, ns) and in which phase
+/// ("mapping", "shuffling", or "finishing" once every reduce task had written its output).</summary>
+public sealed record ServerLoss(Coordinate Server, long DetectedAt, string During);

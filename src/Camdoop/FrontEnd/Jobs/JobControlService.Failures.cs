@@ -42,8 +42,9 @@ public sealed partial class JobControlService : IOwnershipListener
             return;
         }
         ulong jobId = job.Description.JobId;
-        job.Losses.Add(new ServerLoss(server, Context.Now, job.State));
-        Context.Log(LogLevel.Warning, $"job {jobId:x16}: server {server.Name} lost while {job.State.ToString().ToLowerInvariant()}; the live servers take over its work");
+        string during = job.Finishing ? "finishing" : job.State.ToString().ToLowerInvariant();
+        job.Losses.Add(new ServerLoss(server, Context.Now, during));
+        Context.Log(LogLevel.Warning, $"job {jobId:x16}: server {server.Name} lost while {during}; the live servers take over its work");
         int index = Context.Torus.IndexOf(server);
         foreach (var kind in new[] { JobMessage.Start, JobMessage.Shuffle, JobMessage.End })
         {

@@ -140,7 +140,7 @@ public sealed class JobFailureInfo
     [Key("detectedAtUnixMs")]
     public long DetectedAtUnixMs { get; set; }
 
-    /// <summary>"mapping", "shuffling" (or "done", for a loss after the output was complete).</summary>
+    /// <summary>"mapping", "shuffling", or "finishing" (every reduce task had written its output).</summary>
     [Key("during")]
     public string During { get; set; } = "";
 }
