@@ -65,6 +65,13 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
         Assert.Equal(26, second.RootElement.GetProperty("mapsDone").GetInt64());
         Assert.Equal(27, second.RootElement.GetProperty("mapTasks").GetInt64());
         cube.AssertOutputIsTheReference(second.RootElement.GetProperty("jobId").GetString()!, reducers);
+
+        // Jobs live at the front-end they were submitted to: with it gone, asking is one clear line and exit 1.
+        Assert.Equal(0, CliRunner.Run("testbed", "kill", FrontEndServer, "--prefix", Prefix).ExitCode);
+        var orphan = cube.Cli("status", jobId);
+        Assert.Equal(1, orphan.ExitCode);
+        Assert.Contains($"front-end {cube.FrontEnd} is unreachable", orphan.Stderr, StringComparison.Ordinal);
+        Assert.Single(orphan.Stderr.Trim().Split('\n'));
     }
 
     [RootFact]
