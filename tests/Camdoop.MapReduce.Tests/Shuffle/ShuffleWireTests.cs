@@ -157,6 +157,27 @@ public sealed class ShuffleWireTests
     }
 
     [Fact]
+    public void TheLongestResumableKeyFillsOneControlFrameExactly()
+    {
+        var key = new byte[ShuffleWire.MaxResumeKeyBytes];
+        new Random(4).NextBytes(key);
+        var request = new ResumeRequest(new StreamId(1, 0, new Coordinate(1, 1, 1), 0), new Coordinate(0, 0, 0), 1, true, key, 0);
+        // The frame the transport sends: its header, then the one entry.
+        var frame = new byte[ShuffleWire.MaxPayload];
+        Assert.Equal(frame.Length - ShuffleWire.FrameHeaderSize, ShuffleWire.WriteResume(frame.AsSpan(ShuffleWire.FrameHeaderSize), request));
+        int position = ShuffleWire.FrameHeaderSize;
+        Assert.Equal(WireError.None, ShuffleWire.TryReadResume(frame, ref position, Cube, out var read));
+        Assert.Equal(key, read.Key.ToArray());
+        // One byte more does not fit a frame: the job fails rather than asking forever.
+        int tooLong = key.Length + 1;
+        Assert.Throws<ArgumentException>(() =>
+        {
+            var longer = new ResumeRequest(new StreamId(1, 0, new Coordinate(1, 1, 1), 0), new Coordinate(0, 0, 0), 1, true, new byte[tooLong], 0);
+            ShuffleWire.WriteResume(new byte[ShuffleWire.MaxPayload].AsSpan(ShuffleWire.FrameHeaderSize), longer);
+        });
+    }
+
+    [Fact]
     public void RandomBytesNeverThrow()
     {
         var random = new Random(5);

@@ -361,7 +361,15 @@ public sealed partial class ServerJob
 
     private void SendControl(Key destination, in ResumeRequest request)
     {
-        var entry = new byte[ShuffleWire.ResumeEntrySize(request.HasKey ? request.Key.Length : 0)];
+        int keyLength = request.HasKey ? request.Key.Length : 0;
+        if (keyLength > ShuffleWire.MaxResumeKeyBytes)
+        {
+            // Asking again would never get through: the job fails with the reason instead of waiting forever.
+            var s = request.Stream;
+            _service.FailJob(this, $"stream {s.ReduceTask}/{s.Tree}/{s.Child.Name} cannot resume after a {keyLength}-byte key: a restart request carries keys of at most {ShuffleWire.MaxResumeKeyBytes} bytes");
+            return;
+        }
+        var entry = new byte[ShuffleWire.ResumeEntrySize(keyLength)];
         ShuffleWire.WriteResume(entry, request);
         Transport.QueueControl(JobId, destination, entry);
     }

@@ -197,6 +197,13 @@ public sealed class ShuffleTransport
                     position += entries[count].Length;
                     count++;
                 }
+                if (count == 0)
+                {
+                    // An entry larger than a frame (its sender checks for this): drop it rather than send empty frames.
+                    Counters.SendFailures++;
+                    entries.RemoveAt(0);
+                    continue;
+                }
                 ShuffleWire.WriteFrameHeader(frame, ShuffleFrameKind.Control, count, jobId);
                 var status = Router.Route(WellKnownServices.Camdoop, destination, frame.AsSpan(0, position), out var port);
                 if (status == SendStatus.QueueFull)

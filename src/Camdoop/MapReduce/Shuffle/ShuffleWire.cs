@@ -190,6 +190,9 @@ public static class ShuffleWire
     public const int AckEntrySize = 24;
     public const int ResumeHeaderSize = 20;
 
+    /// <summary>The longest key a restart request can carry: one entry in one control frame.</summary>
+    public const int MaxResumeKeyBytes = MaxPayload - FrameHeaderSize - ResumeHeaderSize;
+
     /// <summary>
     /// The generation an epoch belongs to: its high four bits. A reduce task whose root failed starts over on new trees
     /// as its next generation (epochs from <see cref="FirstEpoch"/>); its streams' restarts count in the low four.
