@@ -74,6 +74,38 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
         Assert.Single(orphan.Stderr.Trim().Split('\n'));
     }
 
+    /// <summary>
+    /// A server that stops answering (SIGSTOP) for longer than detection and then carries on: the job goes on
+    /// without it, and when it is back it is told to leave the job, so it drops its part (its map outputs go).
+    /// </summary>
+    [RootFact]
+    public void AServerSilentForSecondsIsLeftBehindAndToldToLeave()
+    {
+        using var cube = new FailureCube(output);
+        cube.ShapeLinks("2mbit");
+        string jobId = cube.SubmitAndWaitForShuffle(1);
+        var (victim, mapTasks) = cube.MapTasksByServer(jobId).Where(m => m.Server != FrontEndServer).MaxBy(m => m.MapTasks);
+        Assert.True(mapTasks > 0, "no server but the front-end ran a map task");
+        int pid = cube.Pid(victim);
+        Signal("STOP", pid);
+        Thread.Sleep(5000); // longer than the 3 s after which its neighbours declare it lost
+        Signal("CONT", pid);
+
+        using var status = cube.WaitForJob(jobId);
+        cube.ShapeLinks(null);
+        Assert.Equal(victim, Assert.Single(status.RootElement.GetProperty("failures").EnumerateArray()).GetProperty("server").GetString());
+        cube.AssertOutputIsTheReference(jobId, 1);
+        cube.WaitUntil(() => cube.MapTasksByServer(jobId).Single(m => m.Server == victim).MapTasks == 0,
+            $"{victim} came back but kept its part of the job (its map outputs are still there)");
+    }
+
+    private static void Signal(string signal, int pid)
+    {
+        using var kill = System.Diagnostics.Process.Start("kill", [$"-{signal}", pid.ToString(CultureInfo.InvariantCulture)]);
+        kill.WaitForExit();
+        Assert.Equal(0, kill.ExitCode);
+    }
+
     [RootFact]
     public void ACablePulledMidShuffleIsRoutedAroundAndTheOutputIsExact()
     {
@@ -154,6 +186,8 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
         public byte[] Records { get; }
 
         public CliResult Cli(params string[] args) => CliRunner.Run([.. args, "--frontend", FrontEnd]);
+
+        public int Pid(string coordinate) => _state.Servers.Single(s => s.Coordinate == coordinate).Pid;
 
         public Camdoop.Hosting.NodeStatus Status(string coordinate) =>
             Camdoop.Hosting.NodeStatus.TryRead(_state.Servers.Single(s => s.Coordinate == coordinate).StatusPath)

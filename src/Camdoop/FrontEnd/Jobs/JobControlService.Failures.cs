@@ -7,13 +7,21 @@ namespace Camdoop.FrontEnd.Jobs;
 // Failures, as job control sees them (the shuffle's own recovery is the Camdoop service's). A coordinator stops
 // waiting for servers it lost: their map tasks run again where their ids remap, their reduce tasks restart at their
 // roots' new owners, and the job finishes on the live servers. A worker whose coordinator is lost drops the job:
-// nobody is left to collect its result.
+// nobody is left to collect its result. A lost server that comes back is told to drop the job.
 public sealed partial class JobControlService : IOwnershipListener
 {
     public void OnOwnershipChanged(OwnershipChange change)
     {
         ArgumentNullException.ThrowIfNull(change);
-        if (change.BecameUnreachable.Count == 0 || _stopped)
+        if (_stopped)
+        {
+            return;
+        }
+        if (change.BecameReachable.Count > 0)
+        {
+            FenceReturningServers(change.BecameReachable);
+        }
+        if (change.BecameUnreachable.Count == 0)
         {
             return;
         }
@@ -33,6 +41,25 @@ public sealed partial class JobControlService : IOwnershipListener
         }
         // A server whose part of a job had finished may have taken over a lost server's work: report it too.
         ArmProgressReports();
+    }
+
+    /// <summary>
+    /// A server lost to a job can come back (it was silent, not dead: a stalled process, a flapping link). The job went
+    /// on without it and does not take it back, so it is told the job is over for it: it drops its part (vertices,
+    /// streams, map outputs) instead of sending stale data on. An End, so that the job's usual clean-up runs.
+    /// </summary>
+    private void FenceReturningServers(IReadOnlyList<Coordinate> returned)
+    {
+        foreach (var job in _jobs.Values)
+        {
+            ulong jobId = job.Description.JobId;
+            foreach (var server in returned.Where(s => !job.Participants.Contains(s) && job.Losses.Any(l => l.Server == s)))
+            {
+                Context.Log(LogLevel.Warning, $"job {jobId:x16}: lost server {server.Name} is reachable again; it leaves the job");
+                var w = JobControlWire.Begin(_frame, JobMessage.End, jobId);
+                SendReliable(server, JobMessage.End, jobId, 0, _frame.AsSpan(0, w.Length).ToArray());
+            }
+        }
     }
 
     private void LoseServer(JobTracker job, Coordinate server)
