@@ -79,7 +79,7 @@ public static class FailureSweep
         long input = servers * options.BytesPerServer;
         long shared = JobMemoryEstimate.InputBytes(servers, options.BytesPerServer, mapOutputOnDisk: false) + (options.Verify ? input : 0);
         long perRun = JobMemoryEstimate.ShuffleBytes(servers, reduceTasks, budget) + (options.Verify ? 12 * input : 2 * input);
-        return (int)Math.Clamp((options.MemoryBytes - shared) / Math.Max(1, perRun), 1, parallelism);
+        return JobMemoryEstimate.RunsThatFit(options.MemoryBytes, shared, perRun, parallelism);
     }
 
     public static IReadOnlyList<FailureSweepRow> Run(Torus torus, FailureSweepOptions? options = null, IProgress<SweepProgress>? progress = null)

@@ -97,7 +97,7 @@ public static partial class FigureSweep
         long held = (servers * bytesPerServer) + (2 * JobMemoryEstimate.InputBytes(servers, bytesPerServer, mapOutputOnDisk: false));
         long perRun = JobMemoryEstimate.ShuffleBytes(servers, reduceTasks, bufferBudgetPerServer);
         long available = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 10 * 8;
-        return (int)Math.Clamp((available - held) / Math.Max(1, perRun), 1, int.MaxValue);
+        return JobMemoryEstimate.RunsThatFit(available, held, perRun);
     }
 
     /// <summary>Largest R whose runs go side by side (<see cref="RunsSideBySide"/>).</summary>

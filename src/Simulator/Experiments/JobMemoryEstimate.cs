@@ -15,6 +15,13 @@ public static class JobMemoryEstimate
     private const long BytesPerVertex = 1700;
     private const long RuntimeBytes = 300L * 1024 * 1024;
 
+    /// <summary>
+    /// How many runs go side by side in <paramref name="available"/> bytes when <paramref name="held"/> bytes are shared
+    /// by all of them and each adds <paramref name="perRun"/>: at least one, at most <paramref name="most"/>.
+    /// </summary>
+    public static int RunsThatFit(long available, long held, long perRun, int most = int.MaxValue) =>
+        (int)Math.Clamp((available - held) / Math.Max(1, perRun), 1, most);
+
     /// <summary>Estimated peak memory of one simulated job: <see cref="InputBytes"/> plus <see cref="ShuffleBytes"/>.</summary>
     public static long Bytes(int servers, int reduceTasks, long inputBytesPerServer, bool mapOutputOnDisk, long bufferBudgetPerServer) =>
         Saturate((double)InputBytes(servers, inputBytesPerServer, mapOutputOnDisk) + ShuffleBytes(servers, reduceTasks, bufferBudgetPerServer));

@@ -146,21 +146,8 @@ public static class TestbedLauncher
     /// <summary>Sends SIGTERM to every node and waits for them to exit (a node that hangs is killed later with its namespace).</summary>
     public static void StopNodes(IEnumerable<TestbedServer> servers, TimeSpan timeout)
     {
-        var alive = new List<int>();
-        foreach (var server in servers)
-        {
-            if (server.Pid > 0 && IsAlive(server.Pid) && IsOurNode(server.Pid))
-            {
-                SystemCommand.Run("kill", ["-TERM", server.Pid.ToString(CultureInfo.InvariantCulture)], allowFailure: true);
-                alive.Add(server.Pid);
-            }
-        }
-        var clock = Stopwatch.StartNew();
-        while (alive.Count > 0 && clock.Elapsed < timeout)
-        {
-            alive.RemoveAll(pid => !IsAlive(pid));
-            Thread.Sleep(50);
-        }
+        var nodes = servers.Select(s => s.Pid).Where(pid => pid > 0 && IsAlive(pid) && IsOurNode(pid)).ToList();
+        SignalAndWait(nodes, "TERM", timeout);
     }
 
     /// <summary>SIGKILLs a node process (a crash: nothing runs on its way out); false when the pid is not a node.</summary>
@@ -170,13 +157,23 @@ public static class TestbedLauncher
         {
             return false;
         }
-        SystemCommand.Run("kill", ["-KILL", pid.ToString(CultureInfo.InvariantCulture)], allowFailure: true);
-        var clock = Stopwatch.StartNew();
-        while (IsAlive(pid) && clock.Elapsed < TimeSpan.FromSeconds(5))
-        {
-            Thread.Sleep(10);
-        }
+        SignalAndWait([pid], "KILL", TimeSpan.FromSeconds(5));
         return true;
+    }
+
+    /// <summary>Sends <paramref name="signal"/> (TERM, KILL) to the processes and waits up to <paramref name="timeout"/> for them to exit.</summary>
+    internal static void SignalAndWait(IReadOnlyList<int> pids, string signal, TimeSpan timeout)
+    {
+        if (pids.Count == 0)
+        {
+            return;
+        }
+        SystemCommand.Run("kill", [$"-{signal}", .. pids.Select(p => p.ToString(CultureInfo.InvariantCulture))], allowFailure: true);
+        var clock = Stopwatch.StartNew();
+        while (pids.Any(IsAlive) && clock.Elapsed < timeout)
+        {
+            Thread.Sleep(20);
+        }
     }
 
     public static bool IsAlive(int pid)

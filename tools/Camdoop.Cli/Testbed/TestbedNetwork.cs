@@ -206,15 +206,6 @@ public static class TestbedNetwork
                 }
             }
         }
-        if (pids.Count == 0)
-        {
-            return;
-        }
-        SystemCommand.Run("kill", ["-KILL", .. pids.Select(p => p.ToString(CultureInfo.InvariantCulture))], allowFailure: true);
-        var clock = System.Diagnostics.Stopwatch.StartNew();
-        while (pids.Any(TestbedLauncher.IsAlive) && clock.Elapsed < TimeSpan.FromSeconds(5))
-        {
-            Thread.Sleep(20);
-        }
+        TestbedLauncher.SignalAndWait(pids, "KILL", TimeSpan.FromSeconds(5));
     }
 }

@@ -286,17 +286,17 @@ public sealed partial class JobControlService
         foreach (var c in job.Participants)
         {
             // Whatever was still being retried for this job is moot now.
-            foreach (var kind in new[] { JobMessage.Start, JobMessage.Shuffle })
-            {
-                if (_pending.Remove((Context.Torus.IndexOf(c), kind, jobId, 0), out var p))
-                {
-                    Context.CancelTimer(p.Timer);
-                }
-            }
-            var w = JobControlWire.Begin(_frame, JobMessage.End, jobId);
+            CancelPending(c, jobId, JobMessage.Start, JobMessage.Shuffle);
             var s = c;
-            SendReliable(c, JobMessage.End, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(), () => OnEndAcknowledged(s, jobId, null));
+            SendEnd(c, jobId, () => OnEndAcknowledged(s, jobId, null));
         }
+    }
+
+    /// <summary>Tells <paramref name="server"/> the job is over for it (reliably).</summary>
+    private void SendEnd(Coordinate server, ulong jobId, Action? onGiveUp = null)
+    {
+        var w = JobControlWire.Begin(_frame, JobMessage.End, jobId);
+        SendReliable(server, JobMessage.End, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(), onGiveUp);
     }
 
     private void ArmStallCheck(JobTracker job)

@@ -56,8 +56,7 @@ public sealed partial class JobControlService : IOwnershipListener
             foreach (var server in returned.Where(s => !job.Participants.Contains(s) && job.Losses.Any(l => l.Server == s)))
             {
                 Context.Log(LogLevel.Warning, $"job {jobId:x16}: lost server {server.Name} is reachable again; it leaves the job");
-                var w = JobControlWire.Begin(_frame, JobMessage.End, jobId);
-                SendReliable(server, JobMessage.End, jobId, 0, _frame.AsSpan(0, w.Length).ToArray());
+                SendEnd(server, jobId);
             }
         }
     }
@@ -72,14 +71,7 @@ public sealed partial class JobControlService : IOwnershipListener
         string during = job.Finishing ? "finishing" : job.State.ToString().ToLowerInvariant();
         job.Losses.Add(new ServerLoss(server, Context.Now, during));
         Context.Log(LogLevel.Warning, $"job {jobId:x16}: server {server.Name} lost while {during}; the live servers take over its work");
-        int index = Context.Torus.IndexOf(server);
-        foreach (var kind in new[] { JobMessage.Start, JobMessage.Shuffle, JobMessage.End })
-        {
-            if (_pending.Remove((index, kind, jobId, 0), out var pending))
-            {
-                Context.CancelTimer(pending.Timer);
-            }
-        }
+        CancelPending(server, jobId, JobMessage.Start, JobMessage.Shuffle, JobMessage.End);
         if (job.Finishing)
         {
             return;

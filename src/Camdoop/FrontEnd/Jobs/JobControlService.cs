@@ -143,6 +143,19 @@ public sealed partial class JobControlService : IService
         Transmit(pending, key);
     }
 
+    /// <summary>Stops retrying the messages of these kinds to <paramref name="dest"/> for the job.</summary>
+    private void CancelPending(Coordinate dest, ulong jobId, params JobMessage[] kinds)
+    {
+        int index = Context.Torus.IndexOf(dest);
+        foreach (var kind in kinds)
+        {
+            if (_pending.Remove((index, kind, jobId, 0), out var pending))
+            {
+                Context.CancelTimer(pending.Timer);
+            }
+        }
+    }
+
     private void Transmit(PendingMessage pending, (int, JobMessage, ulong, int) key)
     {
         pending.Attempts++;
