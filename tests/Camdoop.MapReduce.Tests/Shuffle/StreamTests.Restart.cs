@@ -134,6 +134,64 @@ public sealed partial class StreamTests
         Assert.Equal(keys.Skip(resumeAfter + 1), KeysOf(Replay(recent)));
     }
 
+    [Fact]
+    public void TheAnswerToAnEarlierRequestIsStaleOnceTheParentAskedAgain()
+    {
+        var data = Records(200);
+        var receiver = new InboundStream(1, 0, 2, Child, Key.FromString("child"), Runtime.Topology.Port.XPlus, 0, epoch: 16);
+        receiver.TrackRecords();
+        receiver.Restart(ResumePoint.Start, new Buffers.ShuffleBufferPool());
+        Assert.Equal((byte)16, receiver.RequestEpoch);
+
+        // The parent asks again, from a key far ahead, before the first answer arrived: it names one epoch more.
+        var point = ResumePoint.After(System.Text.Encoding.ASCII.GetBytes(KeysOf(data)[150]), ResumePoint.SkipAll);
+        receiver.Restart(point, new Buffers.ShuffleBufferPool());
+        Assert.Equal((byte)17, receiver.RequestEpoch);
+
+        // The child answered the first request as epoch 17 (from the start): that answer is not taken.
+        var first = Sender();
+        first.UseExternal(data);
+        Assert.True(first.TryRestartAt(ResumePoint.Start, null, epoch: 17));
+        Assert.Equal(ReceiveOutcome.Stale, receiver.Receive(Parse(Take(first, 0)), 4 * Segment, out _, out _, out _));
+        // Its answer to the second (one past the epoch named) is, and it starts after the point.
+        var second = Sender();
+        second.UseExternal(data);
+        Assert.True(second.TryRestartAt(point, null, epoch: 18));
+        Assert.Equal(ReceiveOutcome.Accepted, receiver.Receive(Parse(Take(second, 0)), 4 * Segment, out var fresh, out _, out _));
+        Assert.Equal(KeysOf(data)[151], KeysOf(fresh.ToArray())[0]);
+    }
+
+    [Fact]
+    public void APointBeyondEverythingProducedIsNotServedFromKeptBytes()
+    {
+        var data = Records(3000);
+        var keys = KeysOf(data);
+        var half = data.AsSpan(0, data.Length / 2).ToArray();
+        int produced = KeysOf(half).Count;
+        var sender = new OutboundStream(1, 0, 2, Child, Key.FromString("parent"), Runtime.Topology.Port.XMinus, 64 * 1024, 64 * 1024, new Buffers.ShuffleBufferPool());
+        sender.SetRetention(data.Length * 2L);
+        var whole = half.AsSpan(0, RecordsEnd(half)).ToArray();
+        SendAcked(sender, whole, noteEvery: 0);
+
+        // The source still runs: records it has yet to produce may come before the point, so it must regenerate.
+        var ahead = ResumePoint.After(System.Text.Encoding.ASCII.GetBytes(keys[produced + 500]), ResumePoint.SkipAll);
+        Assert.False(sender.TryRestartAt(ahead, null, epoch: 1));
+        Assert.Equal((byte)0, sender.Epoch);
+        // A point inside what was produced is still served from the kept bytes.
+        var inside = ResumePoint.After(System.Text.Encoding.ASCII.GetBytes(keys[10]), ResumePoint.SkipAll);
+        Assert.True(sender.TryRestartAt(inside, null, epoch: 1));
+    }
+
+    private static int RecordsEnd(ReadOnlySpan<byte> data)
+    {
+        int end = 0;
+        while (RecordCodec.TryParse(data[end..], out var bounds) == RecordParseStatus.Complete)
+        {
+            end += bounds.Length;
+        }
+        return end;
+    }
+
     /// <summary>
     /// Writes all of <paramref name="data"/> into <paramref name="sender"/> (noting every record start when
     /// <paramref name="noteEvery"/> is 1), sending and acknowledging it all, without ending the stream.

@@ -72,6 +72,15 @@ public sealed class InboundStream
     /// <summary>The server that hosted the child when last looked at (its owner in this server's view); -1 unknown.</summary>
     public int ChildHost { get; set; } = -1;
 
+    /// <summary>
+    /// The epoch a restart request names as known (the sender restarts as a later one). Each new request names one
+    /// more than the last, so that the answer to an earlier request still in flight (its first segment also flagged
+    /// as a restart) is told apart from the answer to this one and dropped as stale.
+    /// </summary>
+    public byte RequestEpoch { get; private set; }
+
+    private bool _requested;
+
     /// <summary>Where a restart was asked to start, while it has not begun; null otherwise.</summary>
     public ResumePoint? PendingResume { get; private set; }
 
@@ -130,7 +139,7 @@ public sealed class InboundStream
             // Only a later epoch of the same generation answers the request: the sender's earlier epochs (a
             // retransmitted first segment of one also carries the restart flag) are what the request replaces.
             if (PendingResume is null || (segment.Flags & SegmentFlags.Restart) == 0 || segment.Offset != 0
-                || segment.Epoch <= Epoch
+                || segment.Epoch <= Math.Max(Epoch, RequestEpoch)
                 || ShuffleWire.Generation(segment.Epoch) != ShuffleWire.Generation(Epoch))
             {
                 return ReceiveOutcome.Stale;
@@ -261,6 +270,8 @@ public sealed class InboundStream
         ArgumentNullException.ThrowIfNull(point);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(alignedReceived, Received);
         PendingResume = point;
+        RequestEpoch = _requested ? Math.Max(Epoch, (byte)(RequestEpoch + 1)) : Epoch;
+        _requested = true;
         FinReceived = false;
         _origin = alignedReceived;
         AdvertisedEdge = Math.Min(AdvertisedEdge, Received);

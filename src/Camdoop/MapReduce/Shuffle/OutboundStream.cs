@@ -735,6 +735,12 @@ public sealed class OutboundStream
         }
         uint skipped = 0;
         int found = point.FindFirstAfter(held, comparer, ref skipped, out int consumed);
+        if (found < 0 && !_sourceDone && point.IsAfterAll(held, comparer))
+        {
+            // The point lies beyond everything produced so far (a reduce task going on from its output's replica asks
+            // for records far ahead): what the source still produces may come before it, so it must skip them itself.
+            return false;
+        }
         long target = from + (found >= 0 ? found : consumed);
         Rebase(target, epoch);
         if (!_external)

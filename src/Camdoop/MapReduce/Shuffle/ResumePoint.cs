@@ -107,6 +107,25 @@ public sealed class ResumePoint
         return order < 0 || (order == 0 && (later.Skip == SkipAll || (Skip != SkipAll && Skip <= later.Skip)));
     }
 
+    /// <summary>
+    /// Whether every complete record of <paramref name="records"/> has a key before the point's (or there is none): the
+    /// records that follow them may still come before the point.
+    /// </summary>
+    public bool IsAfterAll(ReadOnlySpan<byte> records, IKeyComparer? comparer)
+    {
+        if (!HasKey)
+        {
+            return false;
+        }
+        ReadOnlySpan<byte> last = default;
+        while (RecordCodec.TryParse(records, out var bounds) == RecordParseStatus.Complete)
+        {
+            last = records.Slice(bounds.KeyOffset, bounds.KeyLength);
+            records = records[bounds.Length..];
+        }
+        return last.IsEmpty || (comparer?.Compare(last, Key) ?? last.SequenceCompareTo(Key)) < 0;
+    }
+
     /// <summary>Whether the first record of <paramref name="records"/> comes before the point (so a copy from there covers it).</summary>
     public bool IsBefore(ReadOnlySpan<byte> records, IKeyComparer? comparer)
     {
