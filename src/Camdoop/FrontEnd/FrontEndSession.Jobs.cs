@@ -73,6 +73,7 @@ public sealed partial class FrontEndSession
             ReduceTasks = (int)reducers,
             Mode = mode,
             Trees = trees,
+            ReplicateOutput = request.ReplicateOutput,
             Input = new InputDescription(FormattableString.Invariant($"chunks/{input}")),
             Output = OutputTarget.LocalFiles(),
         };

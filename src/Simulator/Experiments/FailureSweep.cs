@@ -28,6 +28,12 @@ public sealed record FailureSweepOptions
     /// <summary>Check every run's output against the single-process reference.</summary>
     public bool Verify { get; init; }
 
+    /// <summary>
+    /// At R = 1 also fail the root of the job with replicated output (<see cref="FailureSweep.ReplicatedRoot"/>), against
+    /// that job's own failure-free time.
+    /// </summary>
+    public bool ReplicatedOutput { get; init; }
+
     public CamdoopServiceOptions? Service { get; init; }
 
     public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
@@ -62,6 +68,9 @@ public static class FailureSweep
     /// <summary>The targets failed at R = 1, in the paper's order.</summary>
     public static readonly string[] OneReducerTargets = ["root", "root-neighbour", "random"];
 
+    /// <summary>The target of the runs whose root replicates its output (beyond the paper).</summary>
+    public const string ReplicatedRoot = "root-replicated";
+
     /// <summary>The stretches the paper quotes (testbed, 27 servers, R = 1, root failed): 1.36 at 0.25T, 1.83 at 0.75T.</summary>
     public static readonly (double At, double Stretch)[] PaperRootStretch = [(0.25, 1.36), (0.75, 1.83)];
 
@@ -87,17 +96,22 @@ public static class FailureSweep
         ArgumentNullException.ThrowIfNull(torus);
         options ??= new FailureSweepOptions();
         var rs = options.ReduceTasks ?? [1, torus.Count];
-        var plans = rs.Select(r => (R: r, Failures: (r == 1 ? OneReducerTargets : ["random"])
-            .SelectMany(what => options.Fractions.Select(at => FailureRequest.Parse(string.Create(CultureInfo.InvariantCulture, $"{what}@{at}T"))))
-            .ToList())).ToList();
+        List<FailureRequest> At(string what) =>
+            options.Fractions.Select(at => FailureRequest.Parse(string.Create(CultureInfo.InvariantCulture, $"{what}@{at}T"))).ToList();
+        var plans = rs.Select(r => (R: r, Replicated: false, Failures: (r == 1 ? OneReducerTargets : ["random"]).SelectMany(At).ToList())).ToList();
+        if (options.ReplicatedOutput && rs.Contains(1))
+        {
+            plans.Insert(plans.FindIndex(p => p.R == 1) + 1, (1, true, At("root")));
+        }
         int total = plans.Sum(p => 1 + p.Failures.Count);
         int done = 0;
         int parallelism = options.Parallelism > 0 ? options.Parallelism : Environment.ProcessorCount;
         var rows = new List<FailureSweepRow>();
-        foreach (var (r, failures) in plans)
+        foreach (var (r, replicated, failures) in plans)
         {
             var jobOptions = new JobSimulationOptions
             {
+                ReplicateOutput = replicated,
                 Torus = torus,
                 Workload = Workload.Synthetic,
                 OutputRatio = 1,
@@ -128,7 +142,7 @@ public static class FailureSweep
                 var failure = request.Resolve(torus, placement, (int)options.Seed, t);
                 var result = JobSimulation.Run(jobOptions with { Failures = [failure], Verify = options.Verify }, input);
                 var report = result.Failures.Count > 0 ? result.Failures[0] : null;
-                results[i] = new FailureSweepRow(r, request.What, failure.Target, request.FractionOfT!.Value, baseline.ShuffleReduceSeconds,
+                results[i] = new FailureSweepRow(r, replicated ? ReplicatedRoot : request.What, failure.Target, request.FractionOfT!.Value, baseline.ShuffleReduceSeconds,
                     result.ShuffleReduceSeconds, result.ShuffleReduceSeconds / baseline.ShuffleReduceSeconds,
                     report?.DetectedAtSeconds - report?.AtSeconds, result.Recovery?.ResentBytes ?? 0, result.Recovery?.MapTasksRerun ?? 0,
                     result.Recovery?.VerticesAdopted ?? 0, result.Completed, result.Verified, result.SimulationCpuSeconds);

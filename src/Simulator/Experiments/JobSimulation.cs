@@ -63,6 +63,7 @@ public static class JobSimulation
             ReduceTasks = options.ReduceTasks,
             Mode = options.Mode,
             Trees = options.Trees,
+            ReplicateOutput = options.ReplicateOutput,
             Output = options.WriteOutputFiles || options.OutputDirectory is not null ? OutputTarget.LocalFiles() : OutputTarget.Discard,
         };
 

@@ -46,6 +46,9 @@ public sealed record JobSimulationOptions
     /// <summary>Write part files on the roots even without an output directory (tests read them).</summary>
     public bool WriteOutputFiles { get; init; }
 
+    /// <summary>Root reducers replicate their output as they write it, so a failed root's task resumes from the replica.</summary>
+    public bool ReplicateOutput { get; init; }
+
     /// <summary>Keep map outputs as indexed run files in each server's data directory instead of in memory.</summary>
     public bool MapOutputOnDisk { get; init; }
 

@@ -75,6 +75,45 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
     }
 
     /// <summary>
+    /// With replicated output, the root itself killed mid-shuffle: its reduce task goes on at the server holding the
+    /// replica, from the replica's last key, and the output is still exact.
+    /// </summary>
+    [RootFact]
+    public void ARootKilledMidShuffleGoesOnFromItsReplica()
+    {
+        using var cube = new FailureCube(output);
+        // At 10 Mbit/s the root's replica stream (the whole output, on one link) takes about four seconds.
+        cube.ShapeLinks("10mbit");
+        string jobId;
+        string rootServer;
+        while (true)
+        {
+            jobId = cube.SubmitAndWaitForShuffle(1, "--replicate-output");
+            var torus = new Camdoop.Runtime.Topology.Torus(3, 3, 3);
+            var root = new Camdoop.MapReduce.Service.JobPlacement(torus, ulong.Parse(jobId, NumberStyles.HexNumber, CultureInfo.InvariantCulture), 1).Root(0);
+            rootServer = $"{root.X},{root.Y},{root.Z}";
+            if (rootServer != FrontEndServer)
+            {
+                break;
+            }
+            cube.WaitForJob(jobId).Dispose(); // the front-end coordinates: this job's root cannot be the one that fails
+        }
+        Thread.Sleep(1500);
+        Assert.Equal(0, CliRunner.Run("testbed", "kill", rootServer, "--prefix", Prefix).ExitCode);
+
+        using var status = cube.WaitForJob(jobId);
+        cube.ShapeLinks(null);
+        var failure = Assert.Single(status.RootElement.GetProperty("failures").EnumerateArray());
+        Assert.Equal(rootServer, failure.GetProperty("server").GetString());
+        cube.AssertOutputIsTheReference(jobId, 1);
+        var resumed = cube.LogLines($"job {jobId}: reduce task 0 goes on from its output's replica: ").ToList();
+        var line = Assert.Single(resumed);
+        long held = long.Parse(line.Split("replica: ")[1].Split(' ')[0], CultureInfo.InvariantCulture);
+        output.WriteLine(line);
+        Assert.True(held > 0, $"the replica held nothing when the root was killed: {line}");
+    }
+
+    /// <summary>
     /// A server that stops answering (SIGSTOP) for longer than detection and then carries on: the job goes on
     /// without it, and when it is back it is told to leave the job, so it drops its part (its map outputs go).
     /// </summary>
@@ -205,9 +244,9 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
         });
 
         /// <summary>Submits the sort job and returns its id once every server has mapped and the shuffle has started.</summary>
-        public string SubmitAndWaitForShuffle(int reducers)
+        public string SubmitAndWaitForShuffle(int reducers, params string[] options)
         {
-            var submit = Cli("submit", "--job", "sort", "--input", "records", "--reducers", $"{reducers}", "--json");
+            var submit = Cli(["submit", "--job", "sort", "--input", "records", "--reducers", $"{reducers}", "--json", .. options]);
             Assert.True(submit.ExitCode == 0, submit.ToString());
             string jobId = JsonDocument.Parse(submit.Stdout).RootElement.GetProperty("jobId").GetString()!;
             // Asked in-process, every few milliseconds: a CLI process per question would start too slowly.
@@ -245,6 +284,12 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
             var expected = Enumerable.Range(0, reducers).SelectMany(reference.Format).ToArray();
             Assert.True(expected.AsSpan().SequenceEqual(File.ReadAllBytes(outPath)), $"job {jobId} output differs from the reference");
         }
+
+        /// <summary>Lines of every node's log that contain <paramref name="text"/>.</summary>
+        public IEnumerable<string> LogLines(string text) => _state.Servers
+            .Select(s => Path.Combine(s.DataDirectory, "node.log"))
+            .Where(File.Exists)
+            .SelectMany(path => File.ReadLines(path).Where(l => l.Contains(text, StringComparison.Ordinal)).ToList());
 
         public void WaitUntil(Func<bool> condition, string failure)
         {

@@ -38,7 +38,7 @@ public sealed class JobDescriptionCodecTests
     public void TheEncodingHasTheDocumentedBinaryLayout()
     {
         // The layout written out field by field, all big-endian: magic "CDJB", version 3, total length, job id, R = 27,
-        // mode 1 (noagg), output 0 (local files), 2 options, memory budget, tree family 1 (paper), 7 zero bytes, then
+        // mode 1 (noagg), output 0 (local files), 2 options, memory budget, tree family 1 (paper), flags 0, 6 zero bytes, then
         // each string as a u16 length and UTF-8: target, the options in name order, input path, output directory.
         static string Str(string text)
         {
@@ -131,5 +131,16 @@ public sealed class JobDescriptionCodecTests
         bytes[35] = 1;
         Assert.False(JobDescriptionCodec.TryDecode(bytes, out _, out error));
         Assert.Contains("reserved", error, StringComparison.Ordinal);
+
+        // Byte 33 holds flags: bit 0 replicates the output; any other bit is refused.
+        bytes = JobDescriptionCodec.Encode(Sample());
+        Assert.Equal(0, bytes[33]);
+        bytes[33] = 2;
+        Assert.False(JobDescriptionCodec.TryDecode(bytes, out _, out error));
+        Assert.Contains("reserved", error, StringComparison.Ordinal);
+        bytes = JobDescriptionCodec.Encode(Sample() with { ReplicateOutput = true });
+        Assert.Equal(1, bytes[33]);
+        Assert.True(JobDescriptionCodec.TryDecode(bytes, out decoded, out error), error);
+        Assert.True(decoded!.ReplicateOutput);
     }
 }

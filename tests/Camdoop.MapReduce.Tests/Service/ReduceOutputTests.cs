@@ -50,6 +50,69 @@ public sealed class ReduceOutputTests : IDisposable
         Assert.Equal(expected.ToString(), File.ReadAllText(path));
     }
 
+    [Theory]
+    [InlineData(0.3)]
+    [InlineData(0.8)]
+    public void AReplicaTakenOverHoldsWholeKeyGroupsAndGoesOnToTheWholeOutput(double cut)
+    {
+        // Sorted records, each key one to three times (equal keys: a reduce that emits several records per key).
+        var job = new WordCountJob();
+        var random = new Random(11);
+        var records = new List<(string Key, byte[] Record)>();
+        var record = new byte[64];
+        for (int i = 0; i < 3000; i++)
+        {
+            string key = i.ToString("D6", System.Globalization.CultureInfo.InvariantCulture);
+            for (int copies = 1 + random.Next(3), c = 0; c < copies; c++)
+            {
+                var value = new byte[8];
+                System.Buffers.Binary.BinaryPrimitives.WriteUInt64BigEndian(value, (ulong)c);
+                records.Add((key, record.AsSpan(0, RecordCodec.Write(record, System.Text.Encoding.ASCII.GetBytes(key), value)).ToArray()));
+            }
+        }
+        var whole = records.SelectMany(r => r.Record).ToArray();
+        string path = Path.Combine(_directory, "part-00000.replica");
+        string final = Path.Combine(_directory, ReduceOutput.PartName(0));
+        var replica = ReduceOutput.ForReplica(job, path);
+        int sent = (int)(whole.Length * cut);
+        for (int position = 0; position < sent;)
+        {
+            int n = Math.Min(sent - position, random.Next(1, 500));
+            replica.Write(whole.AsSpan(position, n));
+            position += n;
+        }
+        var point = replica.TakeOver(final);
+
+        // It resumes after every record of the last key it applied; the group cut by the failure is not held.
+        Assert.True(point.HasKey);
+        Assert.Equal(Camdoop.MapReduce.Shuffle.ResumePoint.SkipAll, point.Skip);
+        // Records wholly received, and of them the groups the replica knows are complete: all but the last key's.
+        int complete = 0;
+        for (long end = 0; complete < records.Count && (end += records[complete].Record.Length) <= sent;)
+        {
+            complete++;
+        }
+        int held = records.FindIndex(r => r.Key == records[complete - 1].Key);
+        Assert.Equal(records[held - 1].Key, System.Text.Encoding.ASCII.GetString(point.Key));
+        Assert.Equal(held, replica.Records);
+        Assert.False(File.Exists(path));
+
+        // The records after the point, written on, give exactly the output of the whole stream.
+        foreach (var (_, bytes) in records.Skip(held))
+        {
+            replica.Write(bytes);
+        }
+        replica.Complete();
+        replica.Dispose();
+        Assert.Equal(records.Count, replica.Records);
+        Assert.Equal(XxHash64.Hash(whole), replica.Checksum);
+        using var reference = new ReduceOutput(job, Path.Combine(_directory, "reference"));
+        reference.Write(whole);
+        reference.Complete();
+        reference.Dispose();
+        Assert.Equal(File.ReadAllText(Path.Combine(_directory, "reference")), File.ReadAllText(final));
+    }
+
     [Fact]
     public void AStreamEndingInsideARecordIsAnError()
     {

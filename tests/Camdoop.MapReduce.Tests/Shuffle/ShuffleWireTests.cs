@@ -95,8 +95,10 @@ public sealed class ShuffleWireTests
         BinaryPrimitives.WriteUInt16BigEndian(longer.AsSpan(ShuffleWire.FrameHeaderSize + 6), 3);
         Assert.Equal(WireError.BadSegment, Read(longer));
         var tree = (byte[])good.Clone();
-        tree[ShuffleWire.FrameHeaderSize + 4] = 6;
+        tree[ShuffleWire.FrameHeaderSize + 4] = 7; // six trees, then a root reducer's stream to its output's replica
         Assert.Equal(WireError.BadSegment, Read(tree));
+        tree[ShuffleWire.FrameHeaderSize + 4] = 6;
+        Assert.Equal(WireError.None, Read(tree));
         var flags = (byte[])good.Clone();
         flags[ShuffleWire.FrameHeaderSize + 5] = 0x80;
         Assert.Equal(WireError.BadFlags, Read(flags));

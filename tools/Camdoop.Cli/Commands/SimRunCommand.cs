@@ -44,6 +44,7 @@ public static class SimRunCommand
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("map-output", "auto (memory when the input is under a sixteenth of free memory) | memory | disk (indexed run files)", "WHERE", "auto")
             .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
+            .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
             .Flag("json", "Print one JSON object")
@@ -80,6 +81,7 @@ public static class SimRunCommand
                 ?? !JobSimulationInput.MapOutputFitsInMemory(inputBytes, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes),
             SimulationThreads = args.Int("threads", 0, 1024),
             Verify = args.Flag("verify"),
+            ReplicateOutput = args.Flag("replicate-output"),
             Service = CommonOptions.ServiceOptions(args),
         };
     }

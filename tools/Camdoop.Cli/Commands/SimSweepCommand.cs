@@ -31,6 +31,7 @@ public static class SimSweepCommand
             .Option("input-per-server", "Generated input per server", "SIZE", "2MB")
             .Option("fractions", "Figure 9: failure times as fractions of T, comma-separated", "LIST", "0.25,0.5,0.75")
             .Flag("verify", "Figure 9: check every run's output against the single-process reference")
+            .Flag("replicated-output", "Figure 9: at R=1 also fail the root of the job whose reducer replicates its output (row root-replicated)")
             .Option("output-ratios", "Figure 6: S values, comma-separated", "LIST", "0,0.2,0.4,0.6,0.8,1")
             .Option("reducers", "R values, comma-separated: Figure 7's points (default 1,2,4,...,N), Figure 6's panels (default 1,N)", "LIST")
             .Option("parallel", "Cores to use (runs side by side as memory allows, each on its share); 0 = all", "N", "0")
@@ -114,6 +115,7 @@ public static class SimSweepCommand
             ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
             Parallelism = args.Int("parallel", 0, 64),
             Verify = args.Flag("verify"),
+            ReplicatedOutput = args.Flag("replicated-output"),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
             MemoryBytes = args.Flag("force") ? 0 : MemoryCheck.Available,

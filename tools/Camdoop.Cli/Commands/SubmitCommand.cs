@@ -23,6 +23,7 @@ public static class SubmitCommand
             .Option("mode", "camdoop (on-path aggregation) or noagg (the paper's Camdoop (no agg.))", "MODE", "camdoop")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("output", "Store the output in the chunk store as this dataset (default: each reducer's local disk)", "NAME")
+            .Flag("replicate-output", "Each reducer streams its output, as it writes it, to the server its task would start over on, so a failed root goes on from that copy")
             .Flag("wait", "Wait for the job to finish, with a progress bar")
             .Flag("json", "Print the result as JSON (with the jobId)")
             .Handle(Run);
@@ -37,6 +38,7 @@ public static class SubmitCommand
             Mode = args.Required("mode").ToLowerInvariant(),
             Output = args.String("output"),
             Trees = args.Choice("trees", TreeFamilyNames.All).Name(),
+            ReplicateOutput = args.Flag("replicate-output"),
         };
         bool json = args.Flag("json");
         using var client = FrontEndAddress.Connect(args);

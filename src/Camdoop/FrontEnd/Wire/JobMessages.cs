@@ -31,6 +31,10 @@ public sealed class SubmitRequest : FrontEndRequest<SubmitReply>
     /// <summary>"shallow" (null means this) or "paper": the six disjoint trees of the shuffle.</summary>
     [Key("trees")]
     public string? Trees { get; set; }
+
+    /// <summary>Each reducer replicates its output as it writes it, so a failed root's task goes on from the copy.</summary>
+    [Key("replicateOutput")]
+    public bool ReplicateOutput { get; set; }
 }
 
 [MessagePackObject]

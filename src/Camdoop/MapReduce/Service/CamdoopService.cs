@@ -114,10 +114,11 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
     /// <summary>Forgets a job (after it finished everywhere): its late frames will be counted as unknown.</summary>
     public bool RemoveJob(ulong jobId)
     {
-        if (!_jobs.Remove(jobId))
+        if (!_jobs.Remove(jobId, out var job))
         {
             return false;
         }
+        job.ReleaseReplicas();
         Transport.Unregister(jobId);
         RebalanceWindows();
         return true;

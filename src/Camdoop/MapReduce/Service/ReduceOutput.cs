@@ -3,6 +3,7 @@ using System.Globalization;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Records;
+using Camdoop.MapReduce.Shuffle;
 
 namespace Camdoop.MapReduce.Service;
 
@@ -11,6 +12,11 @@ namespace Camdoop.MapReduce.Service;
 /// part-NNNNN (key TAB value lines for text jobs, raw records for sort), or, for <see cref="OutputKind.Discard"/>,
 /// only counted (the paper's simulator runs do not write output, §5.2). Either way it counts records and logical
 /// bytes and checksums the record stream, so runs can be compared without files.
+/// <para>
+/// An output replica (<see cref="ForReplica"/>) takes the stream a root reducer replicates to it and applies it one
+/// key group at a time: the file, counters and checksum only ever hold whole groups, so the replica can take the
+/// reduce task over after the last key it holds (<see cref="TakeOver"/>).
+/// </para>
 /// </summary>
 public sealed class ReduceOutput : IDisposable
 {
@@ -23,8 +29,22 @@ public sealed class ReduceOutput : IDisposable
     private byte[] _carry = new byte[256];
     private int _carryLength;
 
+    // Replica mode: the records of the key group not known to be complete yet, and the last key applied.
+    private readonly bool _byKeyGroup;
+    private byte[] _group = [];
+    private int _groupLength;
+    private int _groupKeyOffset;
+    private int _groupKeyLength;
+    private byte[]? _lastKey;
+
     public ReduceOutput(IMapReduceJob job, string? path)
+        : this(job, path, byKeyGroup: false)
     {
+    }
+
+    private ReduceOutput(IMapReduceJob job, string? path, bool byKeyGroup)
+    {
+        _byKeyGroup = byKeyGroup;
         ArgumentNullException.ThrowIfNull(job);
         _job = job;
         Path = path;
@@ -36,8 +56,29 @@ public sealed class ReduceOutput : IDisposable
         }
     }
 
+    /// <summary>A replica of a root reducer's output: applied one whole key group at a time.</summary>
+    public static ReduceOutput ForReplica(IMapReduceJob job, string? path) => new(job, path, byKeyGroup: true);
+
+    /// <summary>
+    /// The replica becomes the reduce task's output, its file renamed to <paramref name="finalPath"/>: the incomplete
+    /// last group is dropped, and the task resumes after every record of the last key applied (or from the start when
+    /// none was).
+    /// </summary>
+    public ResumePoint TakeOver(string? finalPath)
+    {
+        _groupLength = 0;
+        _carryLength = 0;
+        if (_file is not null && finalPath is not null && finalPath != Path)
+        {
+            // The file is open: renaming it keeps the handle, and the reducer goes on appending.
+            File.Move(Path!, finalPath, overwrite: true);
+            Path = finalPath;
+        }
+        return _lastKey is null ? ResumePoint.Start : ResumePoint.After(_lastKey, ResumePoint.SkipAll);
+    }
+
     /// <summary>The output file, or null when output is discarded.</summary>
-    public string? Path { get; }
+    public string? Path { get; private set; }
 
     public long Records { get; private set; }
 
@@ -62,8 +103,11 @@ public sealed class ReduceOutput : IDisposable
         {
             return;
         }
-        StreamBytes += chunk.Length;
-        _checksum.Append(chunk);
+        if (!_byKeyGroup)
+        {
+            StreamBytes += chunk.Length;
+            _checksum.Append(chunk);
+        }
         // Complete a record straddling the previous chunk first, then continue in this one.
         while (_carryLength > 0 && !chunk.IsEmpty)
         {
@@ -120,6 +164,7 @@ public sealed class ReduceOutput : IDisposable
         {
             throw new InvalidDataException($"reduce output of job '{_job.Name}' ends in the middle of a record");
         }
+        ApplyGroup();
         Checksum = _checksum.GetDigest();
         if (_file is not null)
         {
@@ -150,6 +195,61 @@ public sealed class ReduceOutput : IDisposable
     }
 
     private void Emit(ReadOnlySpan<byte> record, RecordBounds bounds)
+    {
+        if (_byKeyGroup)
+        {
+            Hold(record, bounds);
+            return;
+        }
+        Apply(record, bounds);
+    }
+
+    /// <summary>Keeps a record in the current key group; a record with another key completes the group first.</summary>
+    private void Hold(ReadOnlySpan<byte> record, RecordBounds bounds)
+    {
+        var span = record[..bounds.Length];
+        var key = span.Slice(bounds.KeyOffset, bounds.KeyLength);
+        if (_groupLength > 0 && !key.SequenceEqual(_group.AsSpan(_groupKeyOffset, _groupKeyLength)))
+        {
+            ApplyGroup();
+        }
+        if (_groupLength == 0)
+        {
+            _groupKeyOffset = bounds.KeyOffset;
+            _groupKeyLength = bounds.KeyLength;
+        }
+        if (_group.Length < _groupLength + span.Length)
+        {
+            Array.Resize(ref _group, Math.Max(Math.Max(256, _group.Length * 2), _groupLength + span.Length));
+        }
+        span.CopyTo(_group.AsSpan(_groupLength));
+        _groupLength += span.Length;
+    }
+
+    private void ApplyGroup()
+    {
+        if (_groupLength == 0)
+        {
+            return;
+        }
+        var group = _group.AsSpan(0, _groupLength);
+        StreamBytes += group.Length;
+        _checksum.Append(group);
+        _lastKey = group.Slice(_groupKeyOffset, _groupKeyLength).ToArray();
+        while (!group.IsEmpty)
+        {
+            RecordCodec.TryParse(group, out var bounds);
+            Apply(group, bounds);
+            group = group[bounds.Length..];
+        }
+        _groupLength = 0;
+        if (_formatted is not null && _formatted.WrittenCount >= FlushBytes)
+        {
+            FlushFile();
+        }
+    }
+
+    private void Apply(ReadOnlySpan<byte> record, RecordBounds bounds)
     {
         Records++;
         LogicalBytes += bounds.KeyLength + bounds.ValueLength;

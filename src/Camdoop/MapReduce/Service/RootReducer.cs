@@ -13,7 +13,10 @@ namespace Camdoop.MapReduce.Service;
 /// were a third of its work).
 /// <para>
 /// A reduce task whose root's server fails starts over, as its next generation, on new trees rooted elsewhere (see
-/// <see cref="ServerJob.RootOf"/>): the failed reducer's output is lost with it (the Camdoop paper, §4.2).
+/// <see cref="ServerJob.RootOf"/>): the failed reducer's output is lost with it (the Camdoop paper, §4.2), unless the job
+/// replicates its output (<see cref="Jobs.Control.JobDescription.ReplicateOutput"/>): then the reducer streams every
+/// byte it writes to an <see cref="OutputReplica"/> on the server the task would start over on, and cannot write
+/// faster than that stream takes it; the new reducer goes on from the replica (<see cref="ResumeFrom"/>).
 /// </para>
 /// </summary>
 public sealed class RootReducer : VertexBase
@@ -24,6 +27,7 @@ public sealed class RootReducer : VertexBase
 
     private readonly ReduceOutput _output;
     private byte[]? _chunk;
+    private ResumePoint? _resumeFrom;
 
     // The local runs (six stripes per local map task) are merged first into one input of the reducer: with six
     // children that keeps the reducer at seven inputs, inside the merger's eight-lane fast path.
@@ -85,10 +89,49 @@ public sealed class RootReducer : VertexBase
 
     public ReduceOutput Output => _output;
 
+    /// <summary>The stream to the output's replica, or null when the job does not replicate it (or it was lost).</summary>
+    public OutboundStream? Replica { get; private set; }
+
+    /// <summary>The server holding the replica (-1: none).</summary>
+    internal int ReplicaHost { get; private set; } = -1;
+
+    /// <summary>From now on every output byte also goes to <paramref name="stream"/>, to server <paramref name="host"/>.</summary>
+    internal void ReplicateTo(OutboundStream stream, int host)
+    {
+        Replica = stream;
+        ReplicaHost = host;
+    }
+
+    /// <summary>The replica's server was lost: the reducer goes on alone.</summary>
+    internal OutboundStream? StopReplicating()
+    {
+        var stream = Replica;
+        Replica = null;
+        ReplicaHost = -1;
+        Owner.MarkDirty(this);
+        return stream;
+    }
+
+    /// <summary>
+    /// This reducer continues the output of a failed one from its replica: it takes only the records after
+    /// <paramref name="point"/> from its children and local runs.
+    /// </summary>
+    internal void ResumeFrom(ResumePoint point) => _resumeFrom = point;
+
+    /// <summary>Whether this reducer went on from a replica (its output has a part no replica stream carried).</summary>
+    internal bool ContinuesReplica => _resumeFrom is not null;
+
     /// <summary>Virtual time (ns) at which the last output byte was written; -1 while running.</summary>
     public long CompletedAt { get; private set; } = -1;
 
-    public override void Start() => Owner.MarkDirty(this);
+    public override void Start()
+    {
+        if (_resumeFrom is { HasKey: true } point)
+        {
+            AskFrom(point);
+        }
+        Owner.MarkDirty(this);
+    }
 
     public override void Pump()
     {
@@ -111,12 +154,24 @@ public sealed class RootReducer : VertexBase
         FeedLocals();
         while (true)
         {
-            var status = merger.Drain(_chunk, out int written);
-            _output.Write(_chunk.AsSpan(0, written));
+            var replica = Replica;
+            var space = replica is null ? _chunk : replica.DrainSpace();
+            if (space.IsEmpty)
+            {
+                break; // the replica's window is full: its acks pump again
+            }
+            var status = merger.Drain(space, out int written);
+            _output.Write(space[..written]);
+            if (replica is not null)
+            {
+                replica.CommitDrained(written);
+                Owner.Transport.MarkReady(replica);
+            }
             if (status == DrainStatus.Completed)
             {
                 ReleaseMerger();
                 _chunk = null;
+                replica?.EndSource();
                 Complete();
                 return;
             }
@@ -126,6 +181,21 @@ public sealed class RootReducer : VertexBase
             }
         }
         UpdateWindows();
+    }
+
+    /// <summary>Asks every child for its records after <paramref name="point"/> and moves every local run there.</summary>
+    private void AskFrom(ResumePoint point)
+    {
+        var transport = Owner.Transport;
+        foreach (var child in Children)
+        {
+            child.Restart(point, transport.Buffers);
+            Owner.RequestResume(this, child);
+        }
+        foreach (var local in Locals)
+        {
+            local.SeekAfter(point, Owner.Job.KeyComparer);
+        }
     }
 
     private void Complete()

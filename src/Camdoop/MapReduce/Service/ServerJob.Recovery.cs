@@ -91,6 +91,7 @@ public sealed partial class ServerJob
                 DropAdopted(key, vertex);
             }
         }
+        LoseReplicaServers();
         foreach (var parent in HostedParents())
         {
             foreach (var child in parent.Children)
@@ -354,7 +355,7 @@ public sealed partial class ServerJob
         {
             Log($"asks {Placement.Torus.CoordinateOf(target).Name} to restart stream {child.ReduceTask}/{child.Tree}/{child.Child.Name}/{child.Source} (attempt {child.ResumeAttempts})");
         }
-        var request = new ResumeRequest(child.Id, Self, child.Epoch, point.HasKey, point.Key, point.Skip);
+        var request = new ResumeRequest(child.Id, Self, child.RequestEpoch, point.HasKey, point.Key, point.Skip);
         SendControl(Placement.VertexId(Placement.Torus.CoordinateOf(target)), request);
         ArmResumeTimer();
     }
@@ -496,6 +497,7 @@ public sealed partial class ServerJob
         }
         _generation[reduceTask]++;
         _rootOf[reduceTask] = Placement.NextRoot(reduceTask, _generation[reduceTask], failed, _view);
+        PrepareToContinue(reduceTask, failed);
         var sent = new long[TreeTopology.TreeCount];
         for (int t = 0; t < TreeTopology.TreeCount; t++)
         {
@@ -503,18 +505,27 @@ public sealed partial class ServerJob
         }
         TearDown(reduceTask);
         BuildReduceTask(reduceTask);
+        // With replicated output the new root may go on from its replica and ask every stream for the records after a
+        // key far ahead: windows stay at their initial two segments until then, so that little is sent from the start
+        // in vain.
+        bool advertise = !Description.ReplicateOutput;
         for (int t = 0; t < TreeTopology.TreeCount; t++)
         {
             if (Vertex(reduceTask, t) is { } vertex)
             {
                 vertex.Output.CountAsResent(sent[t]);
                 Transport.Register(vertex.Output);
-                StartVertex(vertex);
+                StartVertex(vertex, advertise);
             }
+        }
+        if (_replicas.TryGetValue(reduceTask, out var replica))
+        {
+            StartVertex(replica);
         }
         if (_roots.TryGetValue(reduceTask, out var root))
         {
-            StartVertex(root);
+            StartVertex(root, advertise);
+            StartReplicating(root);
             Transport.Counters.VerticesAdopted++;
             Log($"reduce task {reduceTask} starts over here: its root {failed.Name} failed");
         }
@@ -536,6 +547,14 @@ public sealed partial class ServerJob
         {
             Drop(root);
             root.Output.Dispose();
+            if (root.StopReplicating() is { } stream)
+            {
+                Transport.Forget(stream);
+            }
+        }
+        if (_replicas.Remove(reduceTask, out var replica))
+        {
+            DropReplica(replica);
         }
         foreach (var (key, adopted) in _adopted.Where(a => a.Key.R == reduceTask).ToList())
         {

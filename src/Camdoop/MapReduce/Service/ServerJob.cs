@@ -184,10 +184,17 @@ public sealed partial class ServerJob
                 AddChildren(reduceTask, t, root, self, ports, children, epoch);
                 AddLocals(reduceTask, t, locals);
             }
+            var continued = ContinueFromReplica(reduceTask, out var point);
             string? path = Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(reduceTask) : null;
-            _roots[reduceTask] = new RootReducer(this, reduceTask, self, [.. children], [.. locals], new ReduceOutput(Job, path));
+            var reducer = new RootReducer(this, reduceTask, self, [.. children], [.. locals], continued ?? new ReduceOutput(Job, path));
+            if (point is not null)
+            {
+                reducer.ResumeFrom(point);
+            }
+            _roots[reduceTask] = reducer;
             return;
         }
+        BuildReplica(reduceTask);
         for (int t = 0; t < TreeTopology.TreeCount; t++)
         {
             children.Clear();
@@ -285,6 +292,11 @@ public sealed partial class ServerJob
         foreach (var root in _roots.Values)
         {
             StartVertex(root);
+            StartReplicating(root);
+        }
+        foreach (var replica in _replicas.Values)
+        {
+            StartVertex(replica);
         }
         if (down.Count > 0)
         {
@@ -292,10 +304,10 @@ public sealed partial class ServerJob
         }
     }
 
-    /// <summary>Advertises the vertex's receive windows and starts it.</summary>
-    private void StartVertex(VertexBase vertex)
+    /// <summary>Advertises the vertex's receive windows (unless told not to) and starts it.</summary>
+    private void StartVertex(VertexBase vertex, bool advertise = true)
     {
-        foreach (var child in vertex.Children)
+        foreach (var child in advertise ? vertex.Children : [])
         {
             Transport.QueueAck(child);
         }
@@ -324,6 +336,10 @@ public sealed partial class ServerJob
             return null;
         }
         var root = _rootOf[id.ReduceTask];
+        if (id.Tree == JobPlacement.RootTree)
+        {
+            return _replicas.TryGetValue(id.ReduceTask, out var replica) && replica.Root == id.Child && id.Source == 0 ? replica : null;
+        }
         Coordinate home;
         if (id.Source == 0)
         {
@@ -360,6 +376,11 @@ public sealed partial class ServerJob
 
     internal void OnAck(in AckEntry ack)
     {
+        if (ack.Tree == JobPlacement.RootTree)
+        {
+            OnReplicaAck(ack);
+            return;
+        }
         var counters = Transport.Counters;
         var vertex = SenderOf(ack.Stream);
         if (vertex is null)

@@ -205,6 +205,12 @@ public static class ShuffleWire
     /// <summary>Reduce tasks fit 24 bits (a torus has at most 2^24 servers: coordinates are bytes).</summary>
     public const int MaxReduceTasks = 1 << 24;
 
+    /// <summary>
+    /// Largest tree of a data segment or ack: the six trees, and one past them for a root reducer's stream to its
+    /// output's replica.
+    /// </summary>
+    public const int MaxStreamTree = Trees.TreeTopology.TreeCount;
+
     /// <summary>Largest payload of a key-routed jumbo frame.</summary>
     public const int MaxPayload = FrameLayout.MaxKeyedPayload;
 
@@ -343,7 +349,7 @@ public static class ShuffleWire
         {
             return WireError.BadFlags;
         }
-        if (tree >= Trees.TreeTopology.TreeCount || SegmentHeaderSize + length > rest.Length)
+        if (tree > MaxStreamTree || SegmentHeaderSize + length > rest.Length)
         {
             return WireError.BadSegment;
         }
@@ -378,7 +384,7 @@ public static class ShuffleWire
         {
             return WireError.BadFlags;
         }
-        if (tree >= Trees.TreeTopology.TreeCount)
+        if (tree > MaxStreamTree)
         {
             return WireError.BadSegment;
         }

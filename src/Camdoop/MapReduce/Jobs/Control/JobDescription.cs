@@ -28,6 +28,12 @@ public sealed record JobDescription
     /// <summary>The six disjoint trees the shuffle runs over (every server must use the same, so the job carries it).</summary>
     public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
 
+    /// <summary>
+    /// Each root reducer streams its output, as it writes it, to the server its reduce task would start over on, so
+    /// that after the root fails the task resumes after the last key that server holds instead of from the start.
+    /// </summary>
+    public bool ReplicateOutput { get; init; }
+
     /// <summary>Packet-buffer bytes per server for this job's inbound streams; 0 uses the service default.</summary>
     public long MemoryBudgetBytes { get; init; }
 

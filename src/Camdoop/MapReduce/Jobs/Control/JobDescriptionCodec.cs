@@ -12,7 +12,7 @@ namespace Camdoop.MapReduce.Jobs.Control;
 ///  0 u32 magic "CDJB"   4 u16 version (3)   6 u16 total length
 ///  8 u64 job id        16 i32 reduce tasks  20 u8 mode   21 u8 output kind   22 u16 option count
 /// 24 i64 memory budget
-/// 32 u8 tree family    33 7 bytes zero
+/// 32 u8 tree family    33 u8 flags (bit 0: replicate the output)   34 6 bytes zero
 /// 40 str job target, then option count x (str name, str value), str input path, str output directory
 /// </code>
 /// where str = u16 byte length + UTF-8 bytes. Version 2 was the same layout little-endian; it is refused with an
@@ -29,6 +29,8 @@ public static class JobDescriptionCodec
     public const int MaxEncodedSize = 8192;
 
     private const int MaxOptions = 64;
+
+    private const byte FlagReplicateOutput = 1;
 
     /// <summary>Version 2, the little-endian layout of older builds, as its bytes read big-endian.</summary>
     private const ushort LittleEndianVersion2 = 0x0200;
@@ -62,7 +64,8 @@ public static class JobDescriptionCodec
         BinaryPrimitives.WriteUInt16BigEndian(destination[22..], (ushort)job.Job.Options.Count);
         BinaryPrimitives.WriteInt64BigEndian(destination[24..], job.MemoryBudgetBytes);
         destination[32] = (byte)job.Trees;
-        destination[33..FixedSize].Clear();
+        destination[33] = job.ReplicateOutput ? FlagReplicateOutput : (byte)0;
+        destination[34..FixedSize].Clear();
         int offset = FixedSize;
         offset += WriteString(destination[offset..], job.Job.Target);
         foreach (var option in job.Job.Options.OrderBy(o => o.Key, StringComparer.Ordinal))
@@ -116,7 +119,8 @@ public static class JobDescriptionCodec
         int optionCount = BinaryPrimitives.ReadUInt16BigEndian(source[22..]);
         long budget = BinaryPrimitives.ReadInt64BigEndian(source[24..]);
         var trees = (TreeFamily)source[32];
-        if (source[33..FixedSize].ContainsAnyExcept((byte)0))
+        byte flags = source[33];
+        if ((flags & ~FlagReplicateOutput) != 0 || source[34..FixedSize].ContainsAnyExcept((byte)0))
         {
             error = "job description: reserved bytes are not zero";
             return false;
@@ -162,6 +166,7 @@ public static class JobDescriptionCodec
             Output = new OutputTarget(outputKind, output!),
             MemoryBudgetBytes = budget,
             Trees = trees,
+            ReplicateOutput = (flags & FlagReplicateOutput) != 0,
         };
         try
         {
