@@ -18,7 +18,7 @@ public static class GetCommand
 
     private static int Run(ParsedArguments args)
     {
-        string name = args.Argument("name")!;
+        string name = CommonOptions.DatasetName(args, args.Argument("name")!);
         string? outPath = args.String("out");
         using var client = FrontEndAddress.Connect(args);
         var manifest = FrontEndAddress.Call(() => client.Call(new GetManifestRequest { Name = name }));

@@ -28,11 +28,7 @@ public static class PutCommand
     private static int Run(ParsedArguments args)
     {
         string path = args.Argument("file")!;
-        string name = args.Required("name");
-        if (!ChunkMeta.IsValidName(name))
-        {
-            throw CliException.Usage($"put: '{name}' is not a valid dataset name (1-200 letters, digits, '.', '_', '-')");
-        }
+        string name = CommonOptions.DatasetName(args, args.Required("name"));
         var (format, recordSize) = ParseFormat(args.Required("format"));
         long chunkSize = args.Bytes("chunk-size");
         if (chunkSize < 1 || chunkSize > ChunkMeta.MaxChunkBytes)

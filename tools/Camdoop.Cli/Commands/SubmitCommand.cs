@@ -31,11 +31,13 @@ public static class SubmitCommand
     {
         var request = new SubmitRequest
         {
-            Job = args.Required("job"),
-            Input = args.Required("input"),
+            Job = Names.JobProblem(args.Required("job")) is { } problem
+                ? throw CliException.Usage($"submit: {Names.Quote(args.Required("job"))} is not a valid job: {problem}")
+                : args.Required("job"),
+            Input = CommonOptions.DatasetName(args, args.Required("input"), "input dataset name"),
             Reducers = args.Int("reducers", 1, 1 << 20),
             Mode = args.Required("mode").ToLowerInvariant(),
-            Output = args.String("output"),
+            Output = args.String("output") is { } output ? CommonOptions.DatasetName(args, output, "output dataset name") : null,
             Trees = args.Choice("trees", TreeFamilyNames.All).Name(),
         };
         bool json = args.Flag("json");
