@@ -60,6 +60,10 @@ public sealed partial class FrontEndSession
         {
             throw new FrontEndException($"chunk length {length} is out of range (at most {ChunkMeta.MaxChunkBytes} bytes)");
         }
+        if (length > _maxHeldBytes)
+        {
+            throw new FrontEndException($"chunk {index} of {length} bytes is larger than this front-end holds for one connection ({_maxHeldBytes} bytes); store the file with a smaller --chunk-size");
+        }
         if (upload.Stored[index] is not null)
         {
             throw new FrontEndException($"chunk {index} was already stored");
