@@ -2,14 +2,16 @@ using System.Buffers;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
+using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.FrontEnd;
 
 /// <summary>
 /// A client of a front-end (the `camdoop put/get/ls/ping/submit/...` commands and the tests): one TCP connection,
-/// one request at a time. Every failure is a <see cref="FrontEndException"/> with a one-line message: the front-end
-/// unreachable, the connection lost, or the front-end's own error reply.
+/// authenticated with the cluster key as it opens (<see cref="FrontEndHandshake"/>), then one request at a time.
+/// Every failure is a <see cref="FrontEndException"/> with a one-line message: the front-end unreachable, the key
+/// refused, the connection lost, or the front-end's own error reply.
 /// </summary>
 public sealed class FrontEndClient : IDisposable
 {
@@ -30,8 +32,29 @@ public sealed class FrontEndClient : IDisposable
     /// <summary>How long to wait for any one reply before giving up.</summary>
     public TimeSpan ReplyTimeout { get; set; } = TimeSpan.FromMinutes(10);
 
-    /// <summary>Connects to "host:port"; fails with "front-end HOST:PORT is unreachable: ..." when nobody answers.</summary>
-    public static FrontEndClient Connect(string address, TimeSpan? timeout = null)
+    /// <summary>
+    /// Connects to "host:port" and authenticates both ways with <paramref name="key"/>; fails with "front-end
+    /// HOST:PORT is unreachable: ..." when nobody answers, and with "front-end HOST:PORT refused this client: ..."
+    /// when the key is not the cluster's.
+    /// </summary>
+    public static FrontEndClient Connect(string address, ClusterKey key, TimeSpan? timeout = null)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        var client = ConnectWithoutKey(address, timeout);
+        try
+        {
+            client.Authenticate(key, timeout ?? TimeSpan.FromSeconds(10));
+            return client;
+        }
+        catch
+        {
+            client.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Opens the TCP connection only: the front-end's challenge is the first thing to read (tests of the handshake).</summary>
+    internal static FrontEndClient ConnectWithoutKey(string address, TimeSpan? timeout = null)
     {
         var (host, port) = ParseAddress(address);
         var tcp = new TcpClient { NoDelay = true };
@@ -47,6 +70,52 @@ public sealed class FrontEndClient : IDisposable
             throw new FrontEndException($"front-end {address} is unreachable: {why}", e);
         }
         return new FrontEndClient(tcp, address);
+    }
+
+    /// <summary>Answers the front-end's challenge and checks its proof in turn.</summary>
+    private void Authenticate(ClusterKey key, TimeSpan timeout)
+    {
+        try
+        {
+            _stream.ReadTimeout = (int)timeout.TotalMilliseconds;
+            _stream.WriteTimeout = (int)timeout.TotalMilliseconds;
+            var challengeBody = new ReadOnlySequence<byte>(MessageFraming.Read(_stream)
+                ?? throw new FrontEndException($"front-end {Address} closed the connection before authenticating"));
+            var envelope = FrontEndWire.Decode<ReplyEnvelope>(challengeBody);
+            if (!envelope.Ok)
+            {
+                throw new FrontEndException(envelope.Error ?? $"front-end {Address} refused the connection");
+            }
+            var challenge = FrontEndWire.Read<AuthChallenge>(challengeBody);
+            if (challenge.Protocol != FrontEndHandshake.Protocol || challenge.Nonce.Length != FrontEndHandshake.NonceBytes)
+            {
+                throw new FrontEndException($"front-end {Address} does not speak this client's authentication ({FrontEndHandshake.Protocol})");
+            }
+            var serverNonce = challenge.Nonce.Span;
+            var clientNonce = FrontEndHandshake.NewNonce();
+            var request = new AuthRequest { Id = ++_nextId, Nonce = clientNonce, Proof = FrontEndHandshake.ClientProof(key, serverNonce, clientNonce) };
+            _stream.Write(MessageFraming.Frame(request));
+            var replyBody = new ReadOnlySequence<byte>(MessageFraming.Read(_stream)
+                ?? throw new FrontEndException($"front-end {Address} closed the connection while authenticating"));
+            var reply = FrontEndWire.Decode<ReplyEnvelope>(replyBody);
+            if (!reply.Ok)
+            {
+                throw new FrontEndException($"front-end {Address} refused this client: {reply.Error} (key: {key.Source})");
+            }
+            var proof = FrontEndWire.Read<AuthReply>(replyBody).Proof.Span;
+            if (!FrontEndHandshake.Matches(FrontEndHandshake.ServerProof(key, serverNonce, clientNonce), proof))
+            {
+                throw new FrontEndException($"front-end {Address} could not prove it holds the cluster key (key: {key.Source}): it belongs to another cluster or has another key");
+            }
+        }
+        catch (IOException e)
+        {
+            throw new FrontEndException($"lost the connection to front-end {Address} while authenticating: {Inner(e)}", e);
+        }
+        catch (InvalidDataException e)
+        {
+            throw new FrontEndException($"front-end {Address} sent a malformed reply while authenticating: {e.Message}", e);
+        }
     }
 
     /// <summary>Splits "host:port" (IPv6 as "[addr]:port").</summary>
@@ -78,6 +147,16 @@ public sealed class FrontEndClient : IDisposable
 
     /// <summary>Writes raw bytes to the connection (tests: malformed and oversized messages).</summary>
     public void SendRaw(ReadOnlySpan<byte> bytes) => _stream.Write(bytes);
+
+    /// <summary>Reads one message body as it came (tests); null when the front-end closed the connection.</summary>
+    internal byte[]? ReadMessage()
+    {
+        _stream.ReadTimeout = (int)ReplyTimeout.TotalMilliseconds;
+        return MessageFraming.Read(_stream);
+    }
+
+    /// <summary>Tells the front-end this client will send nothing more (tests: a message cut short).</summary>
+    internal void CloseSending() => _tcp.Client.Shutdown(SocketShutdown.Send);
 
     /// <summary>Reads one reply's common fields (tests); null when the front-end closed the connection.</summary>
     public ReplyEnvelope? ReadReply()

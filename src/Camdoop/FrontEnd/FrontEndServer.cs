@@ -2,6 +2,7 @@ using System.Buffers;
 using System.IO.Pipelines;
 using System.Net;
 using System.Net.Sockets;
+using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.FrontEnd;
@@ -11,6 +12,9 @@ public interface IFrontEndSession : IDisposable
 {
     /// <summary>Serves one request; replies go through <paramref name="replies"/> (one or more, the last one final).</summary>
     Task HandleAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation);
+
+    /// <summary>Bytes the session holds for its client between requests (an upload's chunk), counted against its limit.</summary>
+    long HeldBytes => 0;
 }
 
 /// <summary>Limits of the front-end's TCP server.</summary>
@@ -23,6 +27,19 @@ public sealed record FrontEndServerOptions
 
     /// <summary>The operations understood, and the request type each one's body is read as.</summary>
     public FrontEndOperations Operations { get; init; } = FrontEndOperations.All;
+
+    /// <summary>How long a new connection has to authenticate: a silent client cannot hold a connection longer.</summary>
+    public TimeSpan HandshakeTimeout { get; init; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>Requests a connection may have sent that the front-end received and has not answered yet (pipelined).</summary>
+    public int MaxRequestsInFlight { get; init; } = 16;
+
+    /// <summary>
+    /// Bytes a connection may make the front-end hold at once: its requests received and not yet served, plus the
+    /// chunk of an upload in progress (<see cref="IFrontEndSession.HeldBytes"/>). 256 MiB fits the default 64 MiB
+    /// chunks with room to spare.
+    /// </summary>
+    public long MaxBytesInFlight { get; init; } = 256L << 20;
 }
 
 /// <summary>
@@ -33,10 +50,13 @@ public sealed record FrontEndServerOptions
 /// pipe's buffers. A malformed message gets an error reply and the connection carries on; a field of the wrong type
 /// or an unknown operation gets an error reply naming it; an oversized message gets an error reply and the
 /// connection is closed (its remaining bytes cannot be trusted). Nothing a client sends takes the server down. Runs
-/// on I/O threads only: sessions reach the node's services through the event loop.
+/// on I/O threads only: sessions reach the node's services through the event loop. Before any request is served
+/// the client proves it holds the cluster key (<see cref="FrontEndHandshake"/>); a connection that goes over its
+/// requests or bytes in flight is told so and closed.
 /// </summary>
-public sealed class FrontEndServer : IDisposable
+public sealed partial class FrontEndServer : IDisposable
 {
+    private readonly ClusterKey _key;
     private readonly Func<IFrontEndSession> _openSession;
     private readonly FrontEndServerOptions _options;
     private readonly Action<string> _log;
@@ -53,12 +73,15 @@ public sealed class FrontEndServer : IDisposable
     private long _truncated;
     private long _refused;
     private long _failures;
+    private long _overLimit;
 
-    public FrontEndServer(IPEndPoint endpoint, Func<IFrontEndSession> openSession, FrontEndServerOptions? options = null, Action<string>? log = null)
+    public FrontEndServer(IPEndPoint endpoint, ClusterKey key, Func<IFrontEndSession> openSession, FrontEndServerOptions? options = null, Action<string>? log = null)
     {
         ArgumentNullException.ThrowIfNull(endpoint);
+        ArgumentNullException.ThrowIfNull(key);
         ArgumentNullException.ThrowIfNull(openSession);
         EndPoint = endpoint;
+        _key = key;
         _openSession = openSession;
         _options = options ?? new FrontEndServerOptions();
         _log = log ?? (_ => { });
@@ -82,6 +105,9 @@ public sealed class FrontEndServer : IDisposable
 
     /// <summary>Requests whose handler failed unexpectedly (answered with an error; the server carries on).</summary>
     public long HandlerFailures => Interlocked.Read(ref _failures);
+
+    /// <summary>Connections closed because they went over their requests or bytes in flight.</summary>
+    public long OverLimit => Interlocked.Read(ref _overLimit);
 
     /// <summary>Binds and starts accepting. Throws <see cref="FrontEndException"/> when the address cannot be bound.</summary>
     public void Start()
@@ -205,11 +231,22 @@ public sealed class FrontEndServer : IDisposable
         IFrontEndSession? session = null;
         try
         {
+            if (!await AuthenticateAsync(reader, replies, remote, token).ConfigureAwait(false))
+            {
+                return;
+            }
             session = _openSession();
             while (!token.IsCancellationRequested)
             {
                 var result = await reader.ReadAsync(token).ConfigureAwait(false);
                 var buffer = result.Buffer;
+                if (WhyOverLimit(buffer, session) is { } over)
+                {
+                    Interlocked.Increment(ref _overLimit);
+                    _log($"front-end: {remote} {over}; closing the connection");
+                    await replies.SendRawAsync(ReplyEnvelope.Failure(0, $"this connection {over}; the front-end closed it"), token).ConfigureAwait(false);
+                    break;
+                }
                 bool close = false;
                 while (!close)
                 {
@@ -262,6 +299,29 @@ public sealed class FrontEndServer : IDisposable
             session?.Dispose();
             Interlocked.Decrement(ref _active);
         }
+    }
+
+    /// <summary>
+    /// Why a connection must be closed, or null: more complete requests waiting in <paramref name="buffer"/> than
+    /// <see cref="FrontEndServerOptions.MaxRequestsInFlight"/>, or more bytes held for it than
+    /// <see cref="FrontEndServerOptions.MaxBytesInFlight"/>. Walks the length prefixes only; allocates nothing.
+    /// </summary>
+    private string? WhyOverLimit(ReadOnlySequence<byte> buffer, IFrontEndSession session)
+    {
+        long held = buffer.Length + session.HeldBytes;
+        if (held > _options.MaxBytesInFlight)
+        {
+            return $"holds {held} bytes in flight, over the front-end's limit of {_options.MaxBytesInFlight}";
+        }
+        int waiting = 0;
+        while (MessageFraming.TryRead(ref buffer, _options.MaxMessageBytes, out _, out _) == FrameReadStatus.Complete)
+        {
+            if (++waiting > _options.MaxRequestsInFlight)
+            {
+                return $"sent more than {_options.MaxRequestsInFlight} requests without waiting for their replies (the front-end's limit)";
+            }
+        }
+        return null;
     }
 
     /// <summary>

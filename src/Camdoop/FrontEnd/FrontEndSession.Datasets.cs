@@ -26,11 +26,7 @@ public sealed partial class FrontEndSession
 
     private async Task PutBeginAsync(PutBeginRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
-        string name = Field.Required(request.Name, "name");
-        if (!ChunkMeta.IsValidName(name))
-        {
-            throw new FrontEndException($"'{name}' is not a valid dataset name (1-200 letters, digits, '.', '_', '-')");
-        }
+        string name = Names.CheckDataset(Field.Required(request.Name, "name"));
         var format = Field.Required(request.Format, "format") switch
         {
             "text" => DatasetFormat.Text,
@@ -63,6 +59,10 @@ public sealed partial class FrontEndSession
         if (length < 0 || length > ChunkMeta.MaxChunkBytes)
         {
             throw new FrontEndException($"chunk length {length} is out of range (at most {ChunkMeta.MaxChunkBytes} bytes)");
+        }
+        if (length > _maxHeldBytes)
+        {
+            throw new FrontEndException($"chunk {index} of {length} bytes is larger than this front-end holds for one connection ({_maxHeldBytes} bytes); store the file with a smaller --chunk-size");
         }
         if (upload.Stored[index] is not null)
         {
@@ -227,10 +227,7 @@ public sealed partial class FrontEndSession
     /// <summary>Reads and decodes a dataset's manifest; null when no replica server has it.</summary>
     private async Task<DatasetManifest?> ReadManifestAsync(string name)
     {
-        if (!ChunkMeta.IsValidName(name))
-        {
-            throw new FrontEndException($"'{name}' is not a valid dataset name");
-        }
+        Names.CheckDataset(name);
         var id = ChunkPlacement.ManifestId(name);
         var result = await _node.Start<ReadResult>(done => _node.Store.Read(id, done)).ConfigureAwait(false);
         if (result.NotFound)

@@ -23,7 +23,7 @@ public sealed partial class FrontEndSession
     private async Task SubmitAsync(SubmitRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
         var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
-        string jobText = Field.Required(request.Job, "job");
+        string jobText = Names.CheckJob(Field.Required(request.Job, "job"));
         JobSpec spec;
         try
         {
@@ -50,14 +50,11 @@ public sealed partial class FrontEndSession
         {
             throw new FrontEndException($"unknown tree family '{request.Trees}' (shallow or paper)");
         }
-        string input = Field.Required(request.Input, "input");
+        string input = Names.CheckDataset(Field.Required(request.Input, "input"), "input dataset name");
         string? output = request.Output;
         if (output is not null)
         {
-            if (!ChunkMeta.IsValidName(output))
-            {
-                throw new FrontEndException($"'{output}' is not a valid dataset name for the output");
-            }
+            Names.CheckDataset(output, "output dataset name");
             if (await ReadManifestAsync(output).ConfigureAwait(false) is not null)
             {
                 throw new FrontEndException($"the output dataset '{output}' already exists");

@@ -10,12 +10,22 @@ namespace Camdoop.FrontEnd;
 public sealed partial class FrontEndSession : IFrontEndSession
 {
     private readonly FrontEndNode _node;
+    private readonly long _maxHeldBytes;
 
-    public FrontEndSession(FrontEndNode node)
+    /// <param name="node">The server's services, reached through its event loop.</param>
+    /// <param name="maxHeldBytes">
+    /// The most this session holds for its client (the chunk of an upload): the server's
+    /// <see cref="FrontEndServerOptions.MaxBytesInFlight"/>, so that an upload that could not fit is refused up front.
+    /// </param>
+    public FrontEndSession(FrontEndNode node, long maxHeldBytes = long.MaxValue)
     {
         ArgumentNullException.ThrowIfNull(node);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxHeldBytes);
         _node = node;
+        _maxHeldBytes = maxHeldBytes;
     }
+
+    public long HeldBytes => _upload?.Current?.Length ?? 0;
 
     public Task HandleAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {

@@ -2,7 +2,9 @@ using System.Net;
 using System.Text.Json;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Jobs;
+using Camdoop.FrontEnd.Wire;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Frames;
@@ -172,10 +174,14 @@ public sealed class CamdoopNode : IDisposable
         }
         var endpoint = new IPEndPoint(_settings.UplinkAddress ?? IPAddress.Any, _settings.FrontEndPort);
         var frontEndNode = new FrontEndNode(Loop, async () => JsonSerializer.SerializeToElement(await StatusAsync().ConfigureAwait(false), NodeConfig.JsonOptions));
-        var server = new FrontEndServer(endpoint, () => new FrontEndSession(frontEndNode), log: line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        var key = ClusterKey.Load(_settings.KeyFile ?? throw new FrontEndException("the front-end needs a cluster key file ('keyFile' in the node config)"));
+        var options = _settings.FrontEnd;
+        // An upload's chunk may take what a connection may hold less one message: the part carrying it.
+        long maxChunk = options.MaxBytesInFlight - options.MaxMessageBytes;
+        var server = new FrontEndServer(endpoint, key, () => new FrontEndSession(frontEndNode, maxChunk), options, line => _log.Write(_settings.Self, LogLevel.Warning, line));
         server.Start();
         FrontEnd = server;
-        _log.Write(_settings.Self, LogLevel.Info, $"front-end listening on {server.EndPoint}");
+        _log.Write(_settings.Self, LogLevel.Info, $"front-end listening on {server.EndPoint}, clients authenticated with the key in {key.Source}");
     }
 
     private void OnStatusTimer()
@@ -303,6 +309,11 @@ public sealed class CamdoopNode : IDisposable
                 ["truncated"] = fe.TruncatedMessages,
                 ["refused"] = fe.ConnectionsRefused,
                 ["handlerFailures"] = fe.HandlerFailures,
+                ["authenticated"] = fe.ConnectionsAuthenticated,
+                ["authNoHandshake"] = fe.RefusedNoHandshake,
+                ["authWrongKey"] = fe.RefusedWrongKey,
+                ["authMalformed"] = fe.RefusedMalformedHandshake,
+                ["overLimit"] = fe.OverLimit,
             };
         }
         return new NodeStatus

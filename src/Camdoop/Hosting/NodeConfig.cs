@@ -2,6 +2,8 @@ using System.Globalization;
 using System.Net;
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Wire;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Node;
@@ -44,6 +46,21 @@ public sealed record NodeConfig
 
     /// <summary>TCP port of the front-end; 0 runs no front-end.</summary>
     public int FrontEndPort { get; init; }
+
+    /// <summary>
+    /// The cluster key file the front-end checks clients against (32 random bytes, mode 0600); required with a
+    /// front-end. The path only: the key itself is never written into a config, a status or a log.
+    /// </summary>
+    public string? KeyFile { get; init; }
+
+    /// <summary>How long a new front-end connection has to authenticate, in milliseconds.</summary>
+    public int FrontEndHandshakeTimeoutMs { get; init; } = 10_000;
+
+    /// <summary>Requests one front-end connection may have pipelined and not yet answered.</summary>
+    public int FrontEndMaxRequestsInFlight { get; init; } = 16;
+
+    /// <summary>Bytes the front-end holds for one connection at most: requests not yet served plus an upload's chunk.</summary>
+    public long FrontEndMaxBytesInFlight { get; init; } = 256L << 20;
 
     /// <summary>Log file; default node.log in the data directory.</summary>
     public string? LogFile { get; init; }
@@ -147,6 +164,22 @@ public sealed record NodeConfig
         {
             throw new NodeConfigException($"node config: 'frontEndPort' {FrontEndPort} is not a TCP port");
         }
+        if (FrontEndPort != 0 && string.IsNullOrWhiteSpace(KeyFile))
+        {
+            throw new NodeConfigException("node config: 'keyFile' is missing: a front-end serves only clients holding the cluster key (create one with 'head -c 32 /dev/urandom > FILE; chmod 600 FILE')");
+        }
+        if (FrontEndHandshakeTimeoutMs is < 100 or > 600_000)
+        {
+            throw new NodeConfigException("node config: 'frontEndHandshakeTimeoutMs' must be between 100 and 600000");
+        }
+        if (FrontEndMaxRequestsInFlight is < 1 or > 65536)
+        {
+            throw new NodeConfigException("node config: 'frontEndMaxRequestsInFlight' must be between 1 and 65536");
+        }
+        if (FrontEndMaxBytesInFlight < MinBytesInFlight)
+        {
+            throw new NodeConfigException($"node config: 'frontEndMaxBytesInFlight' must be at least {MinBytesInFlight} (two of the largest messages)");
+        }
         var level = LogLevel.ToLowerInvariant() switch
         {
             "debug" => Runtime.Node.LogLevel.Debug,
@@ -197,6 +230,13 @@ public sealed record NodeConfig
             DataDirectory = data,
             UplinkAddress = uplink,
             FrontEndPort = FrontEndPort,
+            KeyFile = string.IsNullOrWhiteSpace(KeyFile) ? null : Path.GetFullPath(KeyFile),
+            FrontEnd = new FrontEndServerOptions
+            {
+                HandshakeTimeout = TimeSpan.FromMilliseconds(FrontEndHandshakeTimeoutMs),
+                MaxRequestsInFlight = FrontEndMaxRequestsInFlight,
+                MaxBytesInFlight = FrontEndMaxBytesInFlight,
+            },
             LogFile = Path.GetFullPath(LogFile ?? Path.Combine(data, "node.log")),
             LogLevel = level,
             Node = new NodeOptions
@@ -214,6 +254,9 @@ public sealed record NodeConfig
             LinkDriver = driver,
         };
     }
+
+    /// <summary>A connection must be able to hold a whole message and the chunk part it carries.</summary>
+    private const long MinBytesInFlight = 2L * MessageFraming.DefaultMaxMessageBytes;
 
     private static string Show(string? value) => value is null ? "nothing" : string.Create(CultureInfo.InvariantCulture, $"'{value}'");
 }
@@ -233,6 +276,12 @@ public sealed record NodeSettings
     public IPAddress? UplinkAddress { get; init; }
 
     public int FrontEndPort { get; init; }
+
+    /// <summary>The cluster key file, as a full path; set whenever a front-end runs.</summary>
+    public string? KeyFile { get; init; }
+
+    /// <summary>The front-end's limits (the handshake timeout, requests and bytes in flight per connection).</summary>
+    public FrontEndServerOptions FrontEnd { get; init; } = new();
 
     public required string LogFile { get; init; }
 

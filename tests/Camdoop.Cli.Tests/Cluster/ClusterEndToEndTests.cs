@@ -167,7 +167,7 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
     [RootFact]
     public void TheFrontEndAnswersMalformedAndOversizedSubmissionsWithAnErrorAndStaysUp()
     {
-        using (var client = FrontEndClient.Connect(cube.FrontEnd))
+        using (var client = FrontEndClient.Connect(cube.FrontEnd, cube.Key))
         {
             client.SendRaw([0, 0, 0, 3, 0xc1, 0xc1, 0xc1]);
             var reply = client.ReadReply()!;
@@ -193,14 +193,14 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
             var hello = client.Call(new HelloRequest());
             Assert.Equal(27, hello.Servers);
         }
-        using (var client = FrontEndClient.Connect(cube.FrontEnd))
+        using (var client = FrontEndClient.Connect(cube.FrontEnd, cube.Key))
         {
             client.SendRaw([0x7f, 0xff, 0xff, 0xff]);
             var reply = client.ReadReply()!;
             Assert.Contains("exceeds the front-end's maximum", reply.Error, StringComparison.Ordinal);
             Assert.Null(client.ReadReply());
         }
-        using (var client = FrontEndClient.Connect(cube.FrontEnd))
+        using (var client = FrontEndClient.Connect(cube.FrontEnd, cube.Key))
         {
             Assert.Equal("3x3x3", client.Call(new HelloRequest()).Torus);
         }
@@ -214,7 +214,51 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         AssertOneLineError(cube.Cli("submit", "--job", "nosuchjob", "--input", "corpus"), "unknown job 'nosuchjob'");
         AssertOneLineError(cube.Cli("get", "no-such-dataset"), "unknown dataset 'no-such-dataset'");
         AssertOneLineError(cube.Cli("put", cube.CorpusPath, "--name", "corpus"), "dataset 'corpus' already exists");
-        AssertOneLineError(CliRunner.Run("ls", "--frontend", "10.205.250.250:7070"), "is unreachable");
+        AssertOneLineError(CliRunner.Run("ls", "--frontend", "10.205.250.250:7070", "--key-file", cube.State.KeyFile!), "is unreachable");
+        AssertOneLineError(CliRunner.Run("ls", "--frontend", "10.205.250.250:7070"), "ls: no cluster key for front-end 10.205.250.250:7070: give --key-file FILE or set CAMDOOP_KEY_FILE");
+        AssertOneLineError(cube.Cli("put", cube.CorpusPath, "--name", "../escape"), "'../escape' is not a valid dataset name: it contains a path separator ('/')");
+        AssertOneLineError(cube.Cli("submit", "--job", "wordcount", "--input", "corpus", "--output", "a..b"), "'a..b' is not a valid output dataset name: it contains '..'");
+    }
+
+    [RootFact]
+    public void OnlyClientsHoldingTheTestbedsKeyAreServedAndRefusalsAreCounted()
+    {
+        string keyFile = cube.State.KeyFile!;
+        byte[] secret = File.ReadAllBytes(keyFile);
+        Assert.Equal(32, secret.Length);
+        if (!OperatingSystem.IsWindows())
+        {
+            Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(keyFile));
+        }
+        Assert.All(cube.State.Servers, s => Assert.Equal(keyFile, Camdoop.Hosting.NodeConfig.Load(s.Config).KeyFile));
+
+        string wrongKey = Path.Combine(cube.WorkDirectory, "wrong.key");
+        File.WriteAllBytes(wrongKey, [.. secret.Select(b => (byte)~b)]);
+        long wrongBefore = cube.Status("0,0,0").Counters["frontEnd"]["authWrongKey"];
+        AssertOneLineError(cube.Cli("ls", "--key-file", wrongKey), $"front-end {cube.FrontEnd} refused this client: authentication failed: the client's key is not this cluster's key (key: {wrongKey})");
+        AssertOneLineError(CliRunner.RunWith(new Dictionary<string, string?> { ["CAMDOOP_KEY_FILE"] = wrongKey }, "ls", "--frontend", cube.FrontEnd), "refused this client");
+        AssertOneLineError(cube.Cli("ls", "--key-file", Path.Combine(cube.WorkDirectory, "absent.key")), "cluster key file");
+        // --key-file wins over the environment, and the testbed's own key is found without either.
+        var right = CliRunner.RunWith(new Dictionary<string, string?> { ["CAMDOOP_KEY_FILE"] = wrongKey }, "ls", "--frontend", cube.FrontEnd, "--key-file", keyFile);
+        Assert.True(right.ExitCode == 0, right.ToString());
+        var found = cube.Cli("ls");
+        Assert.True(found.ExitCode == 0, found.ToString());
+
+        // The front-end counted both refusals and goes on serving; the key shows nowhere in its files.
+        var frontEnd = cube.Server("0,0,0");
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (cube.Status("0,0,0").Counters["frontEnd"]["authWrongKey"] < wrongBefore + 2 && DateTime.UtcNow < deadline)
+        {
+            Thread.Sleep(100);
+        }
+        Assert.Equal(wrongBefore + 2, cube.Status("0,0,0").Counters["frontEnd"]["authWrongKey"]);
+        foreach (string file in new[] { frontEnd.StatusPath, Path.Combine(frontEnd.DataDirectory, "node.log"), frontEnd.Config })
+        {
+            string text = File.ReadAllText(file);
+            Assert.DoesNotContain(Convert.ToHexString(secret), text, StringComparison.OrdinalIgnoreCase);
+            Assert.DoesNotContain(Convert.ToBase64String(secret), text, StringComparison.Ordinal);
+        }
+        Assert.Contains("not this cluster's key", File.ReadAllText(Path.Combine(frontEnd.DataDirectory, "node.log")), StringComparison.Ordinal);
     }
 
     [RootFact]

@@ -250,7 +250,7 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
             Assert.True(submit.ExitCode == 0, submit.ToString());
             string jobId = JsonDocument.Parse(submit.Stdout).RootElement.GetProperty("jobId").GetString()!;
             // Asked in-process, every few milliseconds: a CLI process per question would start too slowly.
-            using var client = Camdoop.FrontEnd.FrontEndClient.Connect(FrontEnd);
+            using var client = Camdoop.FrontEnd.FrontEndClient.Connect(FrontEnd, Camdoop.FrontEnd.Auth.ClusterKey.Load(_state.KeyFile!));
             var clock = System.Diagnostics.Stopwatch.StartNew();
             while (true)
             {

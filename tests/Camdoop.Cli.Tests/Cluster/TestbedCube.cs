@@ -1,6 +1,7 @@
 using System.Text.Json;
 using Camdoop.Cli.Testbed;
 using Camdoop.Cli.Tests.Support;
+using Camdoop.FrontEnd.Auth;
 using Camdoop.Hosting;
 using Camdoop.MapReduce.DataGen;
 
@@ -56,6 +57,9 @@ public sealed class TestbedCube : IDisposable
     public string FrontEnd { get; } = "";
 
     public TestbedState State { get; } = null!;
+
+    /// <summary>The testbed's cluster key, for clients run in-process (the CLI finds it by itself).</summary>
+    public ClusterKey Key => ClusterKey.Load(State.KeyFile!);
 
     public byte[] Corpus { get; } = [];
 

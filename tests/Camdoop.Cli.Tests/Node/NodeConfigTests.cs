@@ -15,6 +15,7 @@ public class NodeConfigTests
         DataDirectory = "/tmp/x",
         UplinkAddress = "10.0.0.5",
         FrontEndPort = 7070,
+        KeyFile = "/tmp/x/cluster.key",
     };
 
     [Fact]
@@ -41,6 +42,10 @@ public class NodeConfigTests
     [InlineData("beacon", "'beaconIntervalMs' must be between")]
     [InlineData("data", "'dataDirectory' is missing")]
     [InlineData("driver", "'linkDriver' 'dpdk' is not pcap or afpacket")]
+    [InlineData("key", "'keyFile' is missing: a front-end serves only clients holding the cluster key")]
+    [InlineData("handshake", "'frontEndHandshakeTimeoutMs' must be between 100 and 600000")]
+    [InlineData("requests", "'frontEndMaxRequestsInFlight' must be between 1 and 65536")]
+    [InlineData("bytes", "'frontEndMaxBytesInFlight' must be at least 33554432")]
     public void BadFieldsAreNamedInOneLine(string field, string expected)
     {
         var config = field switch
@@ -51,11 +56,69 @@ public class NodeConfigTests
             "uplink" => Valid with { UplinkAddress = "nowhere" },
             "beacon" => Valid with { BeaconIntervalMs = 0 },
             "driver" => Valid with { LinkDriver = "dpdk" },
+            "key" => Valid with { KeyFile = null },
+            "handshake" => Valid with { FrontEndHandshakeTimeoutMs = 0 },
+            "requests" => Valid with { FrontEndMaxRequestsInFlight = 0 },
+            "bytes" => Valid with { FrontEndMaxBytesInFlight = 1 << 20 },
             _ => Valid with { DataDirectory = null },
         };
         var e = Assert.Throws<NodeConfigException>(config.Validate);
         Assert.Contains(expected, e.Message, StringComparison.Ordinal);
         Assert.DoesNotContain('\n', e.Message);
+    }
+
+    [Fact]
+    public void TheFrontEndsKeyFileAndLimitsReachTheSettings()
+    {
+        var s = (Valid with { KeyFile = "cluster.key", FrontEndHandshakeTimeoutMs = 2500, FrontEndMaxRequestsInFlight = 3, FrontEndMaxBytesInFlight = 64L << 20 }).Validate();
+        Assert.Equal(Path.GetFullPath("cluster.key"), s.KeyFile);
+        Assert.Equal(TimeSpan.FromMilliseconds(2500), s.FrontEnd.HandshakeTimeout);
+        Assert.Equal(3, s.FrontEnd.MaxRequestsInFlight);
+        Assert.Equal(64L << 20, s.FrontEnd.MaxBytesInFlight);
+        var defaults = Valid.Validate().FrontEnd;
+        Assert.Equal(TimeSpan.FromSeconds(10), defaults.HandshakeTimeout);
+        Assert.Equal(16, defaults.MaxRequestsInFlight);
+        Assert.Equal(256L << 20, defaults.MaxBytesInFlight);
+        // A server off the switch runs no front-end and needs no key.
+        Assert.Null((Valid with { FrontEndPort = 0, KeyFile = null }).Validate().KeyFile);
+    }
+
+    [Fact]
+    public void ANodeWhoseKeyFileIsMissingOrBadDoesNotStartAndSaysWhyInOneLine()
+    {
+        string dir = Path.Combine(Path.GetTempPath(), $"camdoop-nodekey-{Environment.ProcessId}");
+        Directory.CreateDirectory(dir);
+        try
+        {
+            // No ports: the node needs no privilege and gets as far as its front-end.
+            var config = Valid with { DataDirectory = dir, Ports = [], UplinkAddress = "127.0.0.1", FrontEndPort = 0 };
+            string path = Path.Combine(dir, "node.json");
+            string key = Path.Combine(dir, "cluster.key");
+            (config with { FrontEndPort = FreePort(), KeyFile = key }).Save(path);
+            var missing = CliRunner.Run("node", "--config", path);
+            Assert.Equal(1, missing.ExitCode);
+            Assert.Equal($"camdoop: node 1,2,0: cluster key file {key} does not exist", missing.Stderr.Trim());
+
+            File.WriteAllText(key, "too-short-secret");
+            var shortKey = CliRunner.Run("node", "--config", path);
+            Assert.Equal(1, shortKey.ExitCode);
+            Assert.Contains("holds 16 bytes", shortKey.Stderr, StringComparison.Ordinal);
+            Assert.DoesNotContain("too-short-secret", shortKey.Stderr + shortKey.Stdout + File.ReadAllText(Path.Combine(dir, "node.log")), StringComparison.Ordinal);
+            Assert.Single(shortKey.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    private static int FreePort()
+    {
+        var probe = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        probe.Start();
+        int port = ((System.Net.IPEndPoint)probe.LocalEndpoint).Port;
+        probe.Stop();
+        return port;
     }
 
     [Fact]

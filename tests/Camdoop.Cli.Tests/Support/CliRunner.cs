@@ -21,8 +21,13 @@ internal static class CliRunner
 
     public static CliResult Run(TimeSpan timeout, params string[] args) => RunAs(null, timeout, args);
 
+    /// <summary>Runs with <paramref name="environment"/> added to (or, for a null value, removed from) this process's environment.</summary>
+    public static CliResult RunWith(IReadOnlyDictionary<string, string?> environment, params string[] args) => RunAs(null, TimeSpan.FromMinutes(5), args, environment);
+
     /// <summary>Runs as another user id (through setpriv) when <paramref name="uid"/> is given.</summary>
-    public static CliResult RunAs(int? uid, TimeSpan timeout, params string[] args)
+    public static CliResult RunAs(int? uid, TimeSpan timeout, params string[] args) => RunAs(uid, timeout, args, null);
+
+    private static CliResult RunAs(int? uid, TimeSpan timeout, string[] args, IReadOnlyDictionary<string, string?>? environment)
     {
         var psi = new ProcessStartInfo(uid is null ? Executable : "setpriv")
         {
@@ -31,6 +36,10 @@ internal static class CliRunner
             UseShellExecute = false,
             WorkingDirectory = Path.GetTempPath(),
         };
+        foreach (var (name, value) in environment ?? new Dictionary<string, string?>())
+        {
+            psi.Environment[name] = value;
+        }
         if (uid is { } id)
         {
             psi.ArgumentList.Add($"--reuid={id}");

@@ -3,6 +3,7 @@ using System.Text.Json;
 using Camdoop.Cli.Testbed;
 using Camdoop.Cli.Tests.Support;
 using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.Hosting;
 
@@ -38,7 +39,7 @@ public class TestbedLifecycleTests
             });
 
             // The front-end answers from outside the cube (this host, over the switch network).
-            using (var client = FrontEndClient.Connect(frontEnd))
+            using (var client = FrontEndClient.Connect(frontEnd, ClusterKey.Load(TestbedState.TryLoad(prefix)!.KeyFile!)))
             {
                 var hello = client.Call(new HelloRequest());
                 Assert.Equal("2x2x3", hello.Torus);
@@ -157,6 +158,7 @@ public class TestbedLifecycleTests
         Assert.DoesNotContain(TestbedNetwork.ListNamespaces(), ns => ns.StartsWith(prefix + "-", StringComparison.Ordinal));
         Assert.DoesNotContain($"{prefix}host", SystemCommand.Ip("-o", "link", "show"), StringComparison.Ordinal);
         Assert.Null(TestbedState.TryLoad(prefix));
+        Assert.False(File.Exists(TestbedState.KeyPathFor(prefix)), "the testbed's key outlived it");
         Assert.All(state.Servers, s => Assert.False(TestbedLauncher.IsAlive(s.Pid), $"node {s.Coordinate} (pid {s.Pid}) still runs"));
     }
 

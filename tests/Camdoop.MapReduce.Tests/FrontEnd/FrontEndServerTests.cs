@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Net;
 using Camdoop.FrontEnd;
+using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Wire;
 using MessagePack;
 
@@ -92,14 +93,31 @@ public class FrontEndServerTests
         }
     }
 
-    private static FrontEndServer StartServer(FrontEndServerOptions? options = null)
+    /// <summary>The cluster key of the test servers.</summary>
+    internal static readonly ClusterKey Key = ClusterKey.FromBytes(Enumerable.Range(1, 32).Select(i => (byte)i).ToArray(), "test key");
+
+    /// <summary>A front-end on a loopback port serving the test operations, its clients checked against <see cref="Key"/>.</summary>
+    internal static FrontEndServer StartServer(FrontEndServerOptions? options = null, List<string>? log = null)
     {
-        var server = new FrontEndServer(new IPEndPoint(IPAddress.Loopback, 0), () => new TestSession(), (options ?? new FrontEndServerOptions()) with { Operations = TestOperations });
+        var server = new FrontEndServer(
+            new IPEndPoint(IPAddress.Loopback, 0),
+            Key,
+            () => new TestSession(),
+            (options ?? new FrontEndServerOptions()) with { Operations = TestOperations },
+            log is null ? null : line =>
+            {
+                lock (log)
+                {
+                    log.Add(line);
+                }
+            });
         server.Start();
         return server;
     }
 
-    private static FrontEndClient Connect(FrontEndServer server) => FrontEndClient.Connect($"127.0.0.1:{server.EndPoint.Port}");
+    internal static FrontEndClient Connect(FrontEndServer server, ClusterKey? key = null) => FrontEndClient.Connect(Address(server), key ?? Key);
+
+    internal static string Address(FrontEndServer server) => $"127.0.0.1:{server.EndPoint.Port}";
 
     [Fact]
     public void AnswersRequestsAndStreamsPartialReplies()
@@ -244,10 +262,9 @@ public class FrontEndServerTests
         using var b = Connect(server);
         a.Call(new EchoRequest { Text = "a" });
         b.Call(new EchoRequest { Text = "b" });
-        using var c = Connect(server);
-        var reply = c.ReadReply();
-        Assert.NotNull(reply);
-        Assert.Contains("maximum of 2 connections", reply.Error, StringComparison.Ordinal);
+        // The refusal comes in place of the challenge: the client reports it as it connects.
+        var refused = Assert.Throws<FrontEndException>(() => Connect(server));
+        Assert.Contains("maximum of 2 connections", refused.Message, StringComparison.Ordinal);
         Assert.Equal("a again", a.Call(new EchoRequest { Text = "a again" }).Text);
     }
 
@@ -259,8 +276,8 @@ public class FrontEndServerTests
         probe.Start();
         int port = ((IPEndPoint)probe.LocalEndpoint).Port;
         probe.Stop();
-        var e = Assert.Throws<FrontEndException>(() => FrontEndClient.Connect($"127.0.0.1:{port}"));
+        var e = Assert.Throws<FrontEndException>(() => FrontEndClient.Connect($"127.0.0.1:{port}", Key));
         Assert.StartsWith($"front-end 127.0.0.1:{port} is unreachable", e.Message, StringComparison.Ordinal);
-        Assert.Throws<FrontEndException>(() => FrontEndClient.Connect("no-port-here"));
+        Assert.Throws<FrontEndException>(() => FrontEndClient.Connect("no-port-here", Key));
     }
 }

@@ -85,6 +85,9 @@ public class FrontEndWireTests
         yield return new JobRecoveryInfo { ResentBytes = 1L << 40, MapTasksRerun = 2, VerticesAdopted = 0 };
         yield return new JobPartRequest { Id = 13, JobId = "00000000deadbeef", ReduceTask = 26 };
         yield return new JobPartReply { Id = 13, Length = 70_000, Server = "2,2,2" };
+        yield return new AuthChallenge { Id = 0, Protocol = "camdoop-frontend-auth-1", Nonce = Blob.AsMemory(3, 32) };
+        yield return new AuthRequest { Id = 15, Nonce = Blob.AsMemory(5, 32), Proof = Blob.AsMemory(40, 32) };
+        yield return new AuthReply { Id = 15, Proof = Blob.AsMemory(80, 32) };
         yield return new RequestEnvelope { Op = "hello", Id = -1 };
         yield return ReplyEnvelope.Failure(14, "unknown dataset 'x'");
     }
@@ -151,8 +154,8 @@ public class FrontEndWireTests
         var requestTypes = typeof(FrontEndRequest).Assembly.GetTypes()
             .Where(t => typeof(FrontEndRequest).IsAssignableFrom(t) && !t.IsAbstract)
             .ToList();
-        Assert.Equal(12, requestTypes.Count);
-        foreach (var type in requestTypes)
+        Assert.Equal(13, requestTypes.Count);
+        foreach (var type in requestTypes.Where(t => t != typeof(AuthRequest)))
         {
             var request = (FrontEndRequest)Activator.CreateInstance(type)!;
             var body = new ReadOnlySequence<byte>(FrontEndWire.Serialize(request));
@@ -160,6 +163,8 @@ public class FrontEndWireTests
             Assert.IsType(type, read);
         }
         Assert.False(FrontEndOperations.All.TryRead("dance", new ReadOnlySequence<byte>(FrontEndWire.Serialize(new HelloRequest())), out _));
+        // "auth" is the handshake, answered before any operation: never an operation itself.
+        Assert.False(FrontEndOperations.All.TryRead("auth", new ReadOnlySequence<byte>(FrontEndWire.Serialize(new AuthRequest())), out _));
     }
 
     [Theory]
@@ -278,7 +283,8 @@ public class FrontEndWireTests
             {
                 rng.NextBytes(buffer);
                 bytes = buffer.AsSpan(0, rng.Next(1, buffer.Length)).ToArray();
-                type = typeof(SubmitRequest);
+                // Half of the garbage is read as the handshake's message, what a front-end reads from strangers.
+                type = i % 4 == 0 ? typeof(SubmitRequest) : typeof(AuthRequest);
             }
             else
             {

@@ -1,4 +1,5 @@
 using Camdoop.Cli.CommandLine;
+using Camdoop.FrontEnd.Wire;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
 
@@ -11,6 +12,12 @@ public static class CommonOptions
         Runtime.Topology.Torus.TryParse(args.Required(option), out var torus, out var error)
             ? torus!
             : throw CliException.Usage($"--{option}: {error}");
+
+    /// <summary>A dataset name as the front-ends accept it (<see cref="Names"/>), checked before connecting; else a usage error.</summary>
+    public static string DatasetName(ParsedArguments args, string name, string what = "dataset name") =>
+        Names.DatasetProblem(name) is { } problem
+            ? throw CliException.Usage($"{args.CommandPath}: {Names.Quote(name)} is not a valid {what}: {problem}")
+            : name;
 
     public const string TreesHelp = "shallow (search-improved, 7.7 hops on 8x8x8) | paper (the paper's trees, 10.8 hops)";
 

@@ -14,11 +14,12 @@ public static class GetCommand
             .Argument("name", "Dataset name")
             .Option("out", "Output file (default: stdout)", "FILE")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
+            .Option(ClientKey.Option, ClientKey.Help, "FILE")
             .Handle(Run);
 
     private static int Run(ParsedArguments args)
     {
-        string name = args.Argument("name")!;
+        string name = CommonOptions.DatasetName(args, args.Argument("name")!);
         string? outPath = args.String("out");
         using var client = FrontEndAddress.Connect(args);
         var manifest = FrontEndAddress.Call(() => client.Call(new GetManifestRequest { Name = name }));

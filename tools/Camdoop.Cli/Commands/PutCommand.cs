@@ -20,6 +20,7 @@ public static class PutCommand
             .Argument("file", "The file to store")
             .Option("name", "Dataset name (letters, digits, '.', '_', '-')", "NAME")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
+            .Option(ClientKey.Option, ClientKey.Help, "FILE")
             .Option("chunk-size", "Largest chunk", "SIZE", "64MB")
             .Option("format", "text (lines) or recordsN (fixed N-byte records, e.g. records100)", "FORMAT", "text")
             .Flag("json", "Print the result as JSON")
@@ -28,11 +29,7 @@ public static class PutCommand
     private static int Run(ParsedArguments args)
     {
         string path = args.Argument("file")!;
-        string name = args.Required("name");
-        if (!ChunkMeta.IsValidName(name))
-        {
-            throw CliException.Usage($"put: '{name}' is not a valid dataset name (1-200 letters, digits, '.', '_', '-')");
-        }
+        string name = CommonOptions.DatasetName(args, args.Required("name"));
         var (format, recordSize) = ParseFormat(args.Required("format"));
         long chunkSize = args.Bytes("chunk-size");
         if (chunkSize < 1 || chunkSize > ChunkMeta.MaxChunkBytes)

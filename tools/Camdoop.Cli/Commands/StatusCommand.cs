@@ -15,6 +15,7 @@ public static class StatusCommand
         new Command("status", "Show a job's state, progress, times and output location (ask the front-end it was submitted to).")
             .Argument("job", "Job id")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
+            .Option(ClientKey.Option, ClientKey.Help, "FILE")
             .Flag("wait", "Wait for the job to finish")
             .Flag("json", "Print as JSON")
             .Handle(Run);

@@ -17,6 +17,7 @@ public static class SubmitCommand
                       "output location, the job time and the shuffle-and-reduce time (from the end of the map phase, the Camdoop paper, §5.1).",
         }
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
+            .Option(ClientKey.Option, ClientKey.Help, "FILE")
             .Option("job", "Built-in job (wordcount, sort, topk?k=N, median, synthetic) or path.dll#Type (a path every server can read)", "JOB")
             .Option("input", "Input dataset", "NAME")
             .Option("reducers", "Reduce tasks R", "R", "1")
@@ -32,11 +33,13 @@ public static class SubmitCommand
     {
         var request = new SubmitRequest
         {
-            Job = args.Required("job"),
-            Input = args.Required("input"),
+            Job = Names.JobProblem(args.Required("job")) is { } problem
+                ? throw CliException.Usage($"submit: {Names.Quote(args.Required("job"))} is not a valid job: {problem}")
+                : args.Required("job"),
+            Input = CommonOptions.DatasetName(args, args.Required("input"), "input dataset name"),
             Reducers = args.Int("reducers", 1, 1 << 20),
             Mode = args.Required("mode").ToLowerInvariant(),
-            Output = args.String("output"),
+            Output = args.String("output") is { } output ? CommonOptions.DatasetName(args, output, "output dataset name") : null,
             Trees = args.Choice("trees", TreeFamilyNames.All).Name(),
             ReplicateOutput = args.Flag("replicate-output"),
         };

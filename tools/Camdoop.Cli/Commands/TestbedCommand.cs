@@ -169,6 +169,7 @@ public static class TestbedCommand
             catch
             {
                 TestbedNetwork.Destroy(layout);
+                TestbedState.Delete(prefix);
                 throw;
             }
             try
@@ -305,8 +306,9 @@ public static class TestbedCommand
             {
                 Directory.Delete(state.DataRoot, recursive: true);
             }
-            TestbedState.Delete(prefix);
         }
+        // Also after a crash that left no state: the key must not outlive its testbed.
+        TestbedState.Delete(prefix);
         Console.Out.WriteLine(removed == 0 && state is null
             ? $"testbed '{prefix}': nothing to remove"
             : $"testbed '{prefix}' down: {removed} namespaces removed");

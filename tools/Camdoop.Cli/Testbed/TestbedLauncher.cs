@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using Camdoop.Cli.CommandLine;
+using Camdoop.FrontEnd.Auth;
 using Camdoop.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Topology;
@@ -46,6 +47,7 @@ public static class TestbedLauncher
     {
         var torus = layout.Torus;
         Directory.CreateDirectory(dataRoot);
+        string keyFile = CreateKey(layout.Prefix);
         var command = NodeCommandLine();
         var servers = new List<TestbedServer>(torus.Count);
         foreach (var c in torus.All())
@@ -60,6 +62,7 @@ public static class TestbedLauncher
                 DataDirectory = dir,
                 UplinkAddress = layout.ServerAddress(c),
                 FrontEndPort = options.FrontEndPort,
+                KeyFile = keyFile,
                 LogFile = Path.Combine(dir, "node.log"),
                 LogLevel = options.LogLevel,
                 BeaconIntervalMs = options.BeaconIntervalMs,
@@ -95,11 +98,28 @@ public static class TestbedLauncher
             DataRoot = Path.GetFullPath(dataRoot),
             FrontEnd = $"{layout.ServerAddress(first)}:{options.FrontEndPort}",
             FrontEndPort = options.FrontEndPort,
+            KeyFile = keyFile,
             LinkRate = linkRate,
             LinkDriver = options.LinkDriver.Name(),
             CreatedUtc = DateTime.UtcNow,
             Servers = servers,
         };
+    }
+
+    /// <summary>
+    /// A new cluster key for the testbed, beside its state file (mode 0600). Under sudo it is handed to the user who
+    /// ran sudo, so that their client commands find it without root; nobody else can read it.
+    /// </summary>
+    private static string CreateKey(string prefix)
+    {
+        Directory.CreateDirectory(TestbedState.Directory);
+        string path = TestbedState.KeyPathFor(prefix);
+        ClusterKey.Create(path);
+        if (int.TryParse(Environment.GetEnvironmentVariable("SUDO_UID"), NumberStyles.None, CultureInfo.InvariantCulture, out int uid) && uid != 0)
+        {
+            SystemCommand.Run("chown", [uid.ToString(CultureInfo.InvariantCulture), path]);
+        }
+        return path;
     }
 
     /// <summary>

@@ -28,6 +28,9 @@ public sealed record TestbedState
 
     public int FrontEndPort { get; init; }
 
+    /// <summary>The cluster key every node's front-end checks clients against (mode 0600, beside this state file).</summary>
+    public string? KeyFile { get; init; }
+
     public string? LinkRate { get; init; }
 
     /// <summary>"pcap" or "afpacket"; null in a state written before the choice existed (afpacket).</summary>
@@ -40,6 +43,27 @@ public sealed record TestbedState
     public TestbedLayout Layout() => new(Prefix, Runtime.Topology.Torus.Parse(Torus), Subnet);
 
     public static string PathFor(string prefix) => System.IO.Path.Combine(Directory, $"testbed-{prefix}.json");
+
+    public static string KeyPathFor(string prefix) => System.IO.Path.Combine(Directory, $"testbed-{prefix}.key");
+
+    /// <summary>The testbed, of any prefix, one of whose servers' front-ends is <paramref name="address"/> ("host:port"); null if none.</summary>
+    public static TestbedState? FindByFrontEnd(string address)
+    {
+        ArgumentNullException.ThrowIfNull(address);
+        if (!System.IO.Directory.Exists(Directory))
+        {
+            return null;
+        }
+        foreach (string path in System.IO.Directory.EnumerateFiles(Directory, "testbed-*.json"))
+        {
+            string prefix = System.IO.Path.GetFileNameWithoutExtension(path)["testbed-".Length..];
+            if (TryLoad(prefix) is { } state && state.Servers.Any(s => $"{s.Address}:{state.FrontEndPort}" == address))
+            {
+                return state;
+            }
+        }
+        return null;
+    }
 
     public static TestbedState? TryLoad(string prefix)
     {
@@ -66,12 +90,15 @@ public sealed record TestbedState
         File.Move(path + ".tmp", path, overwrite: true);
     }
 
+    /// <summary>Removes the state file and the testbed's key.</summary>
     public static void Delete(string prefix)
     {
-        string path = PathFor(prefix);
-        if (File.Exists(path))
+        foreach (string path in new[] { PathFor(prefix), KeyPathFor(prefix) })
         {
-            File.Delete(path);
+            if (File.Exists(path))
+            {
+                File.Delete(path);
+            }
         }
     }
 }
