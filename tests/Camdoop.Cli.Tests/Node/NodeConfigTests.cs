@@ -31,6 +31,8 @@ public class NodeConfigTests
         Assert.Equal(10, s.Node.BeaconMisses);
         Assert.Equal("/tmp/x/node.log", s.LogFile);
         Assert.Equal("/tmp/x", s.Node.DataDirectory);
+        Assert.Null(s.JobAssemblyDirectory); // built-in jobs only unless the operator allows a directory
+        Assert.Equal("/opt/jobs", (Valid with { JobAssemblyDirectory = "/opt/jobs/" }).Validate().JobAssemblyDirectory!.TrimEnd('/'));
     }
 
     [Theory]
@@ -41,6 +43,7 @@ public class NodeConfigTests
     [InlineData("beacon", "'beaconIntervalMs' must be between")]
     [InlineData("data", "'dataDirectory' is missing")]
     [InlineData("driver", "'linkDriver' 'dpdk' is not pcap or afpacket")]
+    [InlineData("jobs", "'jobAssemblyDirectory' 'jobs' must be an absolute path")]
     public void BadFieldsAreNamedInOneLine(string field, string expected)
     {
         var config = field switch
@@ -51,6 +54,7 @@ public class NodeConfigTests
             "uplink" => Valid with { UplinkAddress = "nowhere" },
             "beacon" => Valid with { BeaconIntervalMs = 0 },
             "driver" => Valid with { LinkDriver = "dpdk" },
+            "jobs" => Valid with { JobAssemblyDirectory = "jobs" },
             _ => Valid with { DataDirectory = null },
         };
         var e = Assert.Throws<NodeConfigException>(config.Validate);

@@ -85,5 +85,6 @@ public static class NodeCommand
         FrontEndPort = 7070,
         LogFile = "/var/log/camdoop/node.log",
         LinkDriver = LinkDrivers.Default.Name(),
+        JobAssemblyDirectory = "/opt/camdoop/jobs",
     };
 }

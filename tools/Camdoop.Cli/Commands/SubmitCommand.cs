@@ -17,7 +17,7 @@ public static class SubmitCommand
                       "output location, the job time and the shuffle-and-reduce time (from the end of the map phase, the Camdoop paper, §5.1).",
         }
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option("job", "Built-in job (wordcount, sort, topk?k=N, median, synthetic) or path.dll#Type (a path every server can read)", "JOB")
+            .Option("job", "Built-in job (wordcount, sort, topk?k=N, median, synthetic) or NAME.dll#Type (an assembly in the servers' job assembly directory)", "JOB")
             .Option("input", "Input dataset", "NAME")
             .Option("reducers", "Reduce tasks R", "R", "1")
             .Option("mode", "camdoop (on-path aggregation) or noagg (the paper's Camdoop (no agg.))", "MODE", "camdoop")

@@ -188,6 +188,7 @@ public static class TestbedCommand
         {
             Console.Out.WriteLine($"testbed '{prefix}' up: {torus.Count} servers ({torus}), links {rate ?? "unshaped"} ({driver.Name()}), data in {state.DataRoot}");
             Console.Out.WriteLine($"front-end: {state.FrontEnd}");
+            Console.Out.WriteLine($"job assemblies: {state.JobAssemblyDirectory} (copy MyJobs.dll there, then submit --job MyJobs.dll#Namespace.Type)");
         }
         return 0;
     }
@@ -331,6 +332,7 @@ public static class TestbedCommand
         DataRoot = state.DataRoot,
         LinkRate = state.LinkRate,
         LinkDriver = state.LinkDriver,
+        JobAssemblies = state.JobAssemblyDirectory,
         Servers = state.Servers.Select(s =>
         {
             var status = NodeStatus.TryRead(s.StatusPath);
@@ -367,6 +369,7 @@ public static class TestbedCommand
         public required string DataRoot { get; init; }
         public string? LinkRate { get; init; }
         public string? LinkDriver { get; init; }
+        public string? JobAssemblies { get; init; }
         public required IReadOnlyList<TestbedServerReport> Servers { get; init; }
     }
 

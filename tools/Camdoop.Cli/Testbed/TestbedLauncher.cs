@@ -46,6 +46,9 @@ public static class TestbedLauncher
     {
         var torus = layout.Torus;
         Directory.CreateDirectory(dataRoot);
+        // One job assembly directory for the whole testbed, as if the operator installed a job on every server.
+        string jobAssemblies = Path.GetFullPath(Path.Combine(dataRoot, TestbedState.JobAssembliesFolder));
+        Directory.CreateDirectory(jobAssemblies);
         var command = NodeCommandLine();
         var servers = new List<TestbedServer>(torus.Count);
         foreach (var c in torus.All())
@@ -68,6 +71,7 @@ public static class TestbedLauncher
                 CarrierPollMs = options.CarrierPollMs,
                 ReceiveBufferBytes = options.ReceiveBufferBytes.TryGetValue(c, out int rcv) ? rcv : null,
                 LinkDriver = options.LinkDriver.Name(),
+                JobAssemblyDirectory = jobAssemblies,
             };
             string configPath = Path.Combine(dir, "node.json");
             config.Save(configPath);
@@ -97,6 +101,7 @@ public static class TestbedLauncher
             FrontEndPort = options.FrontEndPort,
             LinkRate = linkRate,
             LinkDriver = options.LinkDriver.Name(),
+            JobAssemblyDirectory = jobAssemblies,
             CreatedUtc = DateTime.UtcNow,
             Servers = servers,
         };

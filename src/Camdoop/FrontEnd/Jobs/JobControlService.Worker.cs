@@ -132,13 +132,14 @@ public sealed partial class JobControlService
         long sortBuffer = Options.MapSortBufferBytes;
         var inputs = work.Chunks.Select(id => (id, work.ChunkPaths[id])).ToList();
         var outputs = new List<MapOutput>();
+        IMapReduceJob? job = null;
         string? failure = null;
         long started = Context.Now;
         void Work()
         {
             try
             {
-                var job = JobRegistry.Create(description.Job);
+                job = Options.Jobs.Create(description.Job);
                 foreach (var (id, path) in inputs)
                 {
                     outputs.Add(MapTask.Run(job, path, new MapTaskOptions
@@ -154,7 +155,7 @@ public sealed partial class JobControlService
             // a bad job, input or disk fails the job on this server, never the server
             catch (Exception e)
             {
-                failure = $"{e.GetType().Name}: {e.Message}";
+                failure = e is JobLoadException ? e.Message : $"{e.GetType().Name}: {e.Message}";
                 foreach (var o in outputs)
                 {
                     o.Dispose();
@@ -174,6 +175,7 @@ public sealed partial class JobControlService
                 return;
             }
             work.MapOutputs = outputs;
+            work.Job = job;
             ReportMap(work, failure is not null
                 ? new MapReport(false, 0, 0, 0, 0, elapsed, failure)
                 : new MapReport(true, outputs.Count, outputs.Sum(o => o.Stats.InputBytes), outputs.Sum(o => o.Stats.InputRecords),
@@ -216,7 +218,8 @@ public sealed partial class JobControlService
         try
         {
             work.ResentBefore = Camdoop.Counters.ResentBytes;
-            work.ServerJob = Camdoop.StartJob(work.Description, work.MapOutputs, new WorkerMapTasks(this, work, work.Directory));
+            var job = work.Job ?? throw new InvalidOperationException("the job was not loaded");
+            work.ServerJob = Camdoop.StartJob(work.Description, job, work.MapOutputs, new WorkerMapTasks(this, work, work.Directory));
         }
         // a job that cannot start fails, the server carries on
         catch (Exception e)
@@ -446,6 +449,9 @@ public sealed partial class JobControlService
         public string? PrepareError { get; set; }
 
         public IReadOnlyList<MapOutput> MapOutputs { get; set; } = [];
+
+        /// <summary>The job, loaded (through this server's catalog) when its map tasks ran.</summary>
+        public IMapReduceJob? Job { get; set; }
 
         public bool Mapped { get; set; }
 
