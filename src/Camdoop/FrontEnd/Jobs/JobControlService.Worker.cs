@@ -93,28 +93,38 @@ public sealed partial class JobControlService
                 if (!result.Ok)
                 {
                     work.PrepareError ??= $"input chunk {chunk}: {result.Error}";
+                    ChunkPrepared(work);
+                    return;
                 }
-                else
+                store.StoreLocal(result.Meta!, result.Bytes, writeError =>
                 {
-                    using var source = new MemoryChunkSource(result.Bytes);
-                    if (store.Local.TryWriteLocal(result.Meta!, source, out string? writeError) && store.Local.TryGet(chunk, out var stored))
+                    if (work.Ended)
+                    {
+                        return;
+                    }
+                    if (writeError is null && store.Local.TryGet(chunk, out var stored))
                     {
                         work.ChunkPaths[chunk] = stored.DataPath;
                         Context.Log(LogLevel.Info, $"job control: fetched input chunk {chunk} from {result.From.Name} to map it here");
                     }
                     else
                     {
-                        work.PrepareError ??= $"input chunk {chunk}: {writeError}";
+                        work.PrepareError ??= $"input chunk {chunk}: {writeError ?? "the replica vanished"}";
                     }
-                }
-                if (--work.PendingChunks == 0)
-                {
-                    RunMaps(work);
-                }
+                    ChunkPrepared(work);
+                });
             });
         }
         work.PendingChunks = pending;
         if (pending == 0)
+        {
+            RunMaps(work);
+        }
+    }
+
+    private void ChunkPrepared(WorkerJob work)
+    {
+        if (--work.PendingChunks == 0)
         {
             RunMaps(work);
         }
