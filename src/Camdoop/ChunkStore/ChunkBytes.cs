@@ -84,7 +84,7 @@ public sealed class MemoryChunkSink(long length) : IChunkSink
     }
 }
 
-/// <summary>Writes a replica into a temporary file; <see cref="LocalChunkStore.Commit"/> makes it durable and visible.</summary>
+/// <summary>Writes a replica into a temporary file; <see cref="LocalChunkStore.CommitFiles"/> makes it durable and visible.</summary>
 public sealed class FileChunkSink : IChunkSink
 {
     private readonly SafeFileHandle _handle;
@@ -95,9 +95,14 @@ public sealed class FileChunkSink : IChunkSink
         Path = path;
         Meta = meta;
         _handle = File.OpenHandle(path, FileMode.Create, FileAccess.ReadWrite, FileShare.Read);
-        if (meta.Length > 0)
+        try
         {
-            RandomAccess.SetLength(_handle, meta.Length);
+            NativeFiles.Reserve(_handle, path, meta.Length);
+        }
+        catch (IOException)
+        {
+            Abort();
+            throw;
         }
     }
 

@@ -26,6 +26,8 @@ public sealed class ChunkStoreCounters
     public long CorruptDetected;
     public long RepairsStarted;
     public long RepairsCompleted;
+    public long StorageErrors;
+    public long DiskFull;
 
     public Dictionary<string, long> ToDictionary() => new(StringComparer.Ordinal)
     {
@@ -52,5 +54,7 @@ public sealed class ChunkStoreCounters
         ["corruptDetected"] = CorruptDetected,
         ["repairsStarted"] = RepairsStarted,
         ["repairsCompleted"] = RepairsCompleted,
+        ["storageErrors"] = StorageErrors,
+        ["diskFull"] = DiskFull,
     };
 }

@@ -217,12 +217,14 @@ public sealed partial class ChunkStoreService
         Counters.RepairsStarted++;
         if (target == Context.Self)
         {
-            using var source = new MemoryChunkSource(bytes);
-            if (Local.TryWriteLocal(meta, source, out _))
+            StoreLocal(meta, bytes, error =>
             {
-                Counters.RepairsCompleted++;
-                Context.Log(LogLevel.Info, $"chunk store: local replica of chunk {meta.Id} ({meta.Dataset}) repaired");
-            }
+                if (error is null)
+                {
+                    Counters.RepairsCompleted++;
+                    Context.Log(LogLevel.Info, $"chunk store: local replica of chunk {meta.Id} ({meta.Dataset}) repaired");
+                }
+            });
             return;
         }
         StartOutbound(target, TransferPurpose.Repair, meta, new MemoryChunkSource(bytes), static _ => { });

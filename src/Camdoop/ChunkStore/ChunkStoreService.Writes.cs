@@ -14,7 +14,8 @@ public sealed partial class ChunkStoreService
 {
     /// <summary>
     /// Stores <paramref name="bytes"/> as chunk <paramref name="meta"/> at its replica servers (this server's view).
-    /// <paramref name="done"/> runs on the event loop once every live target has checked and fsynced the bytes, or
+    /// <paramref name="done"/> runs on the event loop once every live target has checked the bytes and has them on
+    /// stable storage (flushed, renamed into place, directory flushed), or
     /// when one that is still reachable could not. A target that became unreachable meanwhile is no longer a live
     /// replica and does not fail the write, but at least one replica must be stored. The caller must not modify
     /// <paramref name="bytes"/> until then.
@@ -39,13 +40,7 @@ public sealed partial class ChunkStoreService
         {
             if (target == Context.Self)
             {
-                using var source = new MemoryChunkSource(bytes);
-                bool ok = Local.TryWriteLocal(meta, source, out string? error);
-                if (ok)
-                {
-                    Counters.ReplicasStored++;
-                }
-                write.OnResult(target, ok ? TransferOutcome.Success() : TransferOutcome.Failure($"local replica: {error}"));
+                StoreLocal(meta, bytes, error => write.OnResult(target, error is null ? TransferOutcome.Success() : TransferOutcome.Failure(error)));
             }
             else
             {

@@ -26,6 +26,7 @@ public sealed partial class ChunkStoreService : IService
     private INodeContext? _context;
     private KeyRoutingService? _routing;
     private LocalChunkStore? _store;
+    private ReplicaWriteQueue? _writes;
     private ulong _idBase;
     private uint _nextId;
     private Action? _sweep;
@@ -76,6 +77,7 @@ public sealed partial class ChunkStoreService : IService
             ?? throw new InvalidOperationException("the chunk store needs the key-routing service on the same node");
         _store = new LocalChunkStore(context.DataDirectory);
         _store.Open();
+        _writes = new ReplicaWriteQueue(context);
         // Transfer ids: this server's index, a boot counter kept on disk (ids never repeat across restarts, so a
         // peer's memory of an old transfer cannot be mistaken for a new one), and a counter.
         _idBase = ((ulong)(uint)context.Torus.IndexOf(context.Self) << 48) | ((ulong)(NextBoot() & 0xFFFF) << 32);
@@ -153,7 +155,7 @@ public sealed partial class ChunkStoreService : IService
                 }
                 break;
             case ChunkMessage.Done:
-                if (!ChunkWire.TryReadStatus(payload, (byte)DoneStatus.UnknownTransfer, out byte done))
+                if (!ChunkWire.TryReadStatus(payload, (byte)DoneStatus.DiskFull, out byte done))
                 {
                     Counters.Malformed++;
                 }
@@ -278,35 +280,125 @@ public sealed partial class ChunkStoreService : IService
         FileChunkSink sink;
         try
         {
+            // Creating the file and reserving its space are metadata operations, quick enough for the loop; the
+            // flushes that wait for the disk happen off it, at the commit.
             sink = store.BeginWrite(meta);
         }
-        catch (IOException e)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            Context.Log(LogLevel.Error, $"chunk store: cannot create a replica file for chunk {meta.Id}: {e.Message}");
-            SendOfferReply(peer, id, OfferStatus.Refused);
+            bool full = e is IOException io && StorageErrors.IsDiskFull(io);
+            Context.Log(LogLevel.Error, $"chunk store: cannot create a replica file for chunk {meta.Id} ({meta.Length} bytes): {e.Message}");
+            Counters.StorageErrors++;
+            if (full)
+            {
+                Counters.DiskFull++;
+            }
+            SendOfferReply(peer, id, full ? OfferStatus.DiskFull : OfferStatus.Refused);
             return;
         }
-        var transfer = new InboundTransfer(this, peer, id, purpose, meta, sink, CommitReplica);
+        var transfer = new InboundTransfer(this, peer, id, purpose, meta, sink, null);
         _inbound[(peerIndex, id)] = transfer;
         Counters.InboundAccepted++;
         SendOfferReply(peer, id, OfferStatus.Accepted);
         transfer.Begin();
     }
 
-    private void CommitReplica(InboundTransfer transfer)
+    /// <summary>
+    /// Makes a received and checked replica durable off the loop, then answers the sender: Stored only once the bytes,
+    /// the metadata and the directory are on the disk.
+    /// </summary>
+    internal void CommitReplica(InboundTransfer transfer)
     {
-        if (transfer.Result != DoneStatus.Stored)
+        var sink = (FileChunkSink)transfer.Sink;
+        var store = Local;
+        Exception? error = null;
+        _writes!.Run(
+            transfer.Meta.Id,
+            () =>
+            {
+                try
+                {
+                    store.CommitFiles(sink);
+                }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+                {
+                    error = e;
+                }
+            },
+            () =>
+            {
+                if (error is not null)
+                {
+                    transfer.OnCommitted(Failed(transfer.Meta, error));
+                    return;
+                }
+                store.Register(transfer.Meta);
+                Counters.InboundCompleted++;
+                Counters.ReplicasStored++;
+                if (transfer.Purpose == TransferPurpose.Repair)
+                {
+                    Counters.RepairsCompleted++;
+                    Context.Log(LogLevel.Info, $"chunk store: replica of chunk {transfer.Meta.Id} ({transfer.Meta.Dataset}) repaired from {transfer.Peer.Name}");
+                }
+                transfer.OnCommitted(DoneStatus.Stored);
+            });
+    }
+
+    /// <summary>
+    /// Stores a replica of <paramref name="bytes"/> on this server: written, flushed and renamed off the loop.
+    /// <paramref name="done"/> runs on the loop with null once it is durable, else with the reason.
+    /// </summary>
+    public void StoreLocal(ChunkMeta meta, ReadOnlyMemory<byte> bytes, Action<string?> done)
+    {
+        ArgumentNullException.ThrowIfNull(meta);
+        ArgumentNullException.ThrowIfNull(done);
+        var store = Local;
+        if (store.Holds(meta))
         {
+            done(null);
             return;
         }
-        Local.Commit((FileChunkSink)transfer.Sink);
-        Counters.InboundCompleted++;
-        Counters.ReplicasStored++;
-        if (transfer.Purpose == TransferPurpose.Repair)
+        Exception? error = null;
+        _writes!.Run(
+            meta.Id,
+            () =>
+            {
+                try
+                {
+                    using var source = new MemoryChunkSource(bytes);
+                    store.WriteFiles(meta, source);
+                }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+                {
+                    error = e;
+                }
+            },
+            () =>
+            {
+                if (error is not null)
+                {
+                    done(Failed(meta, error) == DoneStatus.DiskFull
+                        ? $"server {Context.Self.Name} has no room for chunk {meta.Id} ({meta.Length} bytes): its disk is full"
+                        : $"server {Context.Self.Name} could not store chunk {meta.Id}: {error.Message}");
+                    return;
+                }
+                store.Register(meta);
+                Counters.ReplicasStored++;
+                done(null);
+            });
+    }
+
+    /// <summary>Logs and counts a replica write that failed; returns how to tell the sender.</summary>
+    private DoneStatus Failed(ChunkMeta meta, Exception error)
+    {
+        bool full = error is IOException io && StorageErrors.IsDiskFull(io);
+        if (full)
         {
-            Counters.RepairsCompleted++;
-            Context.Log(LogLevel.Info, $"chunk store: replica of chunk {transfer.Meta.Id} ({transfer.Meta.Dataset}) repaired from {transfer.Peer.Name}");
+            Counters.DiskFull++;
         }
+        Counters.StorageErrors++;
+        Context.Log(LogLevel.Error, $"chunk store: storing chunk {meta.Id} ({meta.Dataset}, {meta.Length} bytes) failed: {error.Message}");
+        return full ? DoneStatus.DiskFull : DoneStatus.StorageError;
     }
 
     private void OnData(Coordinate peer, int peerIndex, ulong id, ReadOnlySpan<byte> payload)
@@ -334,6 +426,10 @@ public sealed partial class ChunkStoreService : IService
         List<(int, ulong)>? remove = null;
         foreach (var (key, t) in _inbound)
         {
+            if (t.Committing)
+            {
+                continue; // waiting for the disk, not for the sender
+            }
             if (t.Finished ? now - t.LastActivity > Options.Linger : now - t.LastActivity > Options.StallTimeout)
             {
                 t.Abandon();

@@ -64,6 +64,9 @@ public enum OfferStatus : byte
 
     /// <summary>The receiver will not take it (no read pending for a ReadResponse, disk error, ...).</summary>
     Refused = 3,
+
+    /// <summary>The receiver's disk has no room for the chunk.</summary>
+    DiskFull = 4,
 }
 
 public enum DoneStatus : byte
@@ -74,6 +77,9 @@ public enum DoneStatus : byte
 
     /// <summary>The receiver knows no such transfer (it restarted): the sender starts over with an Offer.</summary>
     UnknownTransfer = 3,
+
+    /// <summary>The receiver's disk filled up while it wrote or flushed the chunk: nothing was stored.</summary>
+    DiskFull = 4,
 }
 
 public enum ReadStatus : byte
@@ -148,7 +154,7 @@ public static class ChunkWire
     {
         status = 0;
         window = 0;
-        if (payload.Length != HeaderSize + 5 || payload[HeaderSize] > (byte)OfferStatus.Refused)
+        if (payload.Length != HeaderSize + 5 || payload[HeaderSize] > (byte)OfferStatus.DiskFull)
         {
             return false;
         }

@@ -7,8 +7,9 @@ namespace Camdoop.ChunkStore;
 /// The receiving side of one chunk transfer: takes data frames strictly in order (a frame past the next expected
 /// byte means one was lost: it is dropped and the gap acknowledged at once, so the sender goes back), writes them
 /// to the sink, hashes them as they come, acknowledges every frame cumulatively, and when the last byte is in
-/// checks the checksum, commits (a replica is fsynced) and answers Done. A finished transfer lingers for a while to
-/// answer a sender whose Done got lost.
+/// checks the checksum and answers Done: for a replica only once the service has committed it to stable storage
+/// (off the loop), so Stored means durable. A finished transfer lingers for a while to answer a sender whose Done
+/// got lost.
 /// </summary>
 internal sealed class InboundTransfer
 {
@@ -44,6 +45,9 @@ internal sealed class InboundTransfer
 
     public bool Finished { get; private set; }
 
+    /// <summary>Every byte arrived and checked; the replica is being made durable and the sender waits for Done.</summary>
+    public bool Committing { get; private set; }
+
     public DoneStatus Result { get; private set; }
 
     public long LastActivity { get; private set; }
@@ -60,10 +64,13 @@ internal sealed class InboundTransfer
     public void OnData(long offset, ReadOnlySpan<byte> bytes)
     {
         LastActivity = _service.Now;
-        if (Finished)
+        if (Finished || Committing)
         {
             _service.Counters.DuplicateFrames++;
-            _service.SendDone(Peer, Id, Result);
+            if (Finished)
+            {
+                _service.SendDone(Peer, Id, Result);
+            }
             return;
         }
         if (offset + bytes.Length > Meta.Length || (bytes.Length == 0 && Meta.Length > 0))
@@ -114,7 +121,7 @@ internal sealed class InboundTransfer
         {
             _service.SendDone(Peer, Id, Result);
         }
-        else
+        else if (!Committing)
         {
             _service.SendOfferReply(Peer, Id, OfferStatus.Accepted);
         }
@@ -123,7 +130,7 @@ internal sealed class InboundTransfer
     /// <summary>Drops the transfer's partial bytes (the node stops or the transfer went silent).</summary>
     public void Abandon()
     {
-        if (!Finished)
+        if (!Finished && !Committing)
         {
             Finished = true;
             Result = DoneStatus.UnknownTransfer;
@@ -131,6 +138,16 @@ internal sealed class InboundTransfer
             Sink.Dispose();
             Notify();
         }
+    }
+
+    /// <summary>The service finished committing the replica: tell the sender whether it is stored.</summary>
+    public void OnCommitted(DoneStatus result)
+    {
+        Committing = false;
+        Finished = true;
+        Result = result;
+        LastActivity = _service.Now;
+        _service.SendDone(Peer, Id, result);
     }
 
     private void Acknowledge(bool force)
@@ -155,18 +172,16 @@ internal sealed class InboundTransfer
             Fail(DoneStatus.ChecksumMismatch);
             return;
         }
+        if (Sink is FileChunkSink)
+        {
+            // A replica: Done goes out when it is durable (OnCommitted); meanwhile repeats are not answered.
+            Committing = true;
+            _service.CommitReplica(this);
+            return;
+        }
         Finished = true;
         Result = DoneStatus.Stored;
-        try
-        {
-            _onComplete?.Invoke(this);
-        }
-        catch (IOException e)
-        {
-            _service.Context.Log(Runtime.Node.LogLevel.Error, $"chunk store: committing chunk {Meta.Id} failed: {e.Message}");
-            Result = DoneStatus.StorageError;
-            (Sink as FileChunkSink)?.Abort();
-        }
+        _onComplete?.Invoke(this);
         Sink.Dispose();
         _service.SendDone(Peer, Id, Result);
     }

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Runtime.InteropServices;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Records;
 
@@ -21,13 +20,17 @@ public sealed record StoredChunk(ChunkMeta Meta, string DataPath)
 
 /// <summary>
 /// The replicas one server holds, under &lt;data&gt;/chunks: &lt;id&gt;.data (the chunk's bytes, exactly what the
-/// map task reads) and &lt;id&gt;.meta (its <see cref="ChunkMeta"/>). A replica is written to a temporary file and
-/// committed only after its checksum matched: data and metadata are fsynced, renamed into place and the directory
-/// fsynced, so a replica that was acknowledged survives a crash. Reads verify the checksum on demand.
-/// Single-threaded (the chunk store service's event loop).
+/// map task reads) and &lt;id&gt;.meta (its <see cref="ChunkMeta"/>). A replica is written to a temporary file (disk
+/// space reserved first) and committed only after its checksum matched: data and metadata are fsynced, renamed into
+/// place and the directory fsynced, so a replica that was acknowledged survives a crash, and a crash before that
+/// leaves only temporary files, removed by <see cref="Open"/>. Reads verify the checksum, so a replica that was
+/// damaged on disk is never served. The index is single-threaded (the chunk store service's event loop); the file
+/// work of a commit (<see cref="WriteFiles"/>, <see cref="CommitFiles"/>) is safe off the loop.
 /// </summary>
-public sealed partial class LocalChunkStore
+public sealed class LocalChunkStore
 {
+    private const string TempSuffix = ".part";
+
     private readonly Dictionary<Key, StoredChunk> _chunks = [];
     private long _tempCounter;
 
@@ -45,76 +48,122 @@ public sealed partial class LocalChunkStore
 
     public IEnumerable<StoredChunk> All => _chunks.Values;
 
-    /// <summary>Loads the replicas left by an earlier run; drops unfinished temporary files and metadata without data.</summary>
+    /// <summary>
+    /// Loads the replicas left by an earlier run. Removes what a crash can leave behind: temporary files of writes
+    /// that never committed, and data whose metadata was never renamed into place (a commit cut between its two
+    /// renames); metadata without data, or unreadable, is ignored.
+    /// </summary>
     public void Open()
     {
         System.IO.Directory.CreateDirectory(Directory);
-        foreach (var part in System.IO.Directory.EnumerateFiles(Directory, "*.part"))
+        foreach (var path in System.IO.Directory.EnumerateFiles(Directory))
         {
-            File.Delete(part);
+            string name = Path.GetFileName(path);
+            if (name.Contains(TempSuffix, StringComparison.Ordinal)
+                || (name.EndsWith(".data", StringComparison.Ordinal) && !File.Exists(Path.ChangeExtension(path, ".meta"))))
+            {
+                File.Delete(path);
+            }
         }
         foreach (var metaPath in System.IO.Directory.EnumerateFiles(Directory, "*.meta"))
         {
             var dataPath = Path.ChangeExtension(metaPath, ".data");
-            if (!File.Exists(dataPath) || !ChunkMeta.TryRead(File.ReadAllBytes(metaPath), out var meta, out _))
+            if (!File.Exists(dataPath) || !ChunkMeta.TryRead(File.ReadAllBytes(metaPath), out var meta, out _) || DataPath(meta!.Id) != dataPath)
             {
                 continue;
             }
-            _chunks[meta!.Id] = new StoredChunk(meta, dataPath);
+            _chunks[meta.Id] = new StoredChunk(meta, dataPath);
             BytesStored += meta.Length;
         }
     }
 
     public bool TryGet(in Key id, out StoredChunk chunk) => _chunks.TryGetValue(id, out chunk!);
 
+    /// <summary>Whether a replica of exactly these bytes (length and checksum) is held and not known to be corrupt.</summary>
+    public bool Holds(ChunkMeta meta)
+    {
+        ArgumentNullException.ThrowIfNull(meta);
+        return _chunks.TryGetValue(meta.Id, out var held) && !held.Corrupt && held.Meta.Checksum == meta.Checksum && held.Meta.Length == meta.Length;
+    }
+
     public string DataPath(in Key id) => Path.Combine(Directory, id + ".data");
 
-    /// <summary>Starts writing a replica into a temporary file.</summary>
+    /// <summary>
+    /// Starts writing a replica into a temporary file with its disk space reserved. An IOException when the file
+    /// cannot be created; <see cref="StorageErrors.IsDiskFull"/> tells a full disk. Safe off the loop.
+    /// </summary>
     public FileChunkSink BeginWrite(ChunkMeta meta)
     {
         ArgumentNullException.ThrowIfNull(meta);
-        string temp = Path.Combine(Directory, string.Create(CultureInfo.InvariantCulture, $"{meta.Id}.{++_tempCounter}.part"));
+        long n = Interlocked.Increment(ref _tempCounter);
+        string temp = Path.Combine(Directory, string.Create(CultureInfo.InvariantCulture, $"{meta.Id}.{n}{TempSuffix}"));
         return new FileChunkSink(temp, meta);
     }
 
-    /// <summary>Makes a fully written and checked replica durable and visible, replacing an older one.</summary>
-    public StoredChunk Commit(FileChunkSink sink)
+    /// <summary>
+    /// Makes a fully written and checked replica durable and visible on disk (off the loop): flushes its bytes,
+    /// writes and flushes its metadata, renames both into place and flushes the directory. On an IOException the
+    /// temporary files are removed and nothing changed. <see cref="Register"/> then records it, on the loop.
+    /// </summary>
+    public void CommitFiles(FileChunkSink sink)
     {
         ArgumentNullException.ThrowIfNull(sink);
         var meta = sink.Meta;
-        sink.Flush();
-        sink.Dispose();
-        string dataPath = DataPath(meta.Id);
-        string metaPath = Path.ChangeExtension(dataPath, ".meta");
         string metaTemp = sink.Path + ".meta";
-        using (var stream = new FileStream(metaTemp, FileMode.Create, FileAccess.Write))
+        try
         {
-            stream.Write(meta.ToBytes());
-            stream.Flush(flushToDisk: true);
+            sink.Flush();
+            sink.Dispose();
+            using (var stream = new FileStream(metaTemp, FileMode.Create, FileAccess.Write))
+            {
+                stream.Write(meta.ToBytes());
+                stream.Flush(flushToDisk: true);
+            }
+            string dataPath = DataPath(meta.Id);
+            // Data first: a crash between the renames leaves new data beside old metadata, which the checksum on
+            // read reports as corrupt (and a read repairs), or data without metadata, which Open removes.
+            File.Move(sink.Path, dataPath, overwrite: true);
+            File.Move(metaTemp, Path.ChangeExtension(dataPath, ".meta"), overwrite: true);
+            NativeFiles.SyncDirectory(Directory);
         }
-        File.Move(sink.Path, dataPath, overwrite: true);
-        File.Move(metaTemp, metaPath, overwrite: true);
-        SyncDirectory(Directory);
+        catch (IOException)
+        {
+            sink.Abort();
+            File.Delete(metaTemp);
+            throw;
+        }
+    }
+
+    /// <summary>Records a replica <see cref="CommitFiles"/> made durable, replacing an older one (on the loop).</summary>
+    public StoredChunk Register(ChunkMeta meta)
+    {
+        ArgumentNullException.ThrowIfNull(meta);
         if (_chunks.Remove(meta.Id, out var old))
         {
             BytesStored -= old.Meta.Length;
         }
-        var stored = new StoredChunk(meta, dataPath);
+        var stored = new StoredChunk(meta, DataPath(meta.Id));
         _chunks[meta.Id] = stored;
         BytesStored += meta.Length;
         return stored;
     }
 
-    /// <summary>Writes a whole replica from <paramref name="source"/> here (this server is one of the targets).</summary>
-    public bool TryWriteLocal(ChunkMeta meta, IChunkSource source, out string? error)
+    /// <summary>Commits and registers at once, for callers that may block (tests, tools).</summary>
+    public StoredChunk Commit(FileChunkSink sink)
+    {
+        CommitFiles(sink);
+        return Register(sink.Meta);
+    }
+
+    /// <summary>
+    /// Writes a whole replica from <paramref name="source"/> and makes it durable (off the loop; then
+    /// <see cref="Register"/> on the loop). Throws an IOException when the disk fails or is full, or when the bytes do
+    /// not match the checksum; nothing is left behind then.
+    /// </summary>
+    public void WriteFiles(ChunkMeta meta, IChunkSource source)
     {
         ArgumentNullException.ThrowIfNull(meta);
         ArgumentNullException.ThrowIfNull(source);
-        if (_chunks.TryGetValue(meta.Id, out var existing) && !existing.Corrupt && existing.Meta.Checksum == meta.Checksum && existing.Meta.Length == meta.Length)
-        {
-            error = null;
-            return true;
-        }
         var sink = BeginWrite(meta);
         try
         {
@@ -134,20 +183,38 @@ public sealed partial class LocalChunkStore
             }
             if (offset != meta.Length || hash.GetDigest() != meta.Checksum)
             {
-                sink.Abort();
-                error = "the bytes do not match the chunk's checksum";
-                return false;
+                throw new IOException("the bytes do not match the chunk's checksum");
             }
-            Commit(sink);
+        }
+        catch (IOException)
+        {
+            sink.Abort();
+            throw;
+        }
+        CommitFiles(sink);
+    }
+
+    /// <summary>Writes a whole replica here and records it, blocking (tests, tools); false with the reason on failure.</summary>
+    public bool TryWriteLocal(ChunkMeta meta, IChunkSource source, out string? error)
+    {
+        ArgumentNullException.ThrowIfNull(meta);
+        if (Holds(meta))
+        {
             error = null;
             return true;
         }
+        try
+        {
+            WriteFiles(meta, source);
+        }
         catch (IOException e)
         {
-            sink.Abort();
             error = e.Message;
             return false;
         }
+        Register(meta);
+        error = null;
+        return true;
     }
 
     /// <summary>Reads the whole replica and checks it against its checksum; a mismatch marks it corrupt.</summary>
@@ -196,31 +263,4 @@ public sealed partial class LocalChunkStore
     /// <summary>Manifests stored here, by dataset name.</summary>
     public List<ChunkMeta> Manifests() =>
         [.. _chunks.Values.Where(c => c.Meta.Kind == ChunkKind.Manifest).Select(c => c.Meta).OrderBy(m => m.Dataset, StringComparer.Ordinal)];
-
-    private static void SyncDirectory(string path)
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            return;
-        }
-        int fd = Open(path, ORdOnly | ODirectory | OCloexec);
-        if (fd >= 0)
-        {
-            FSync(fd);
-            Close(fd);
-        }
-    }
-
-    private const int ORdOnly = 0;
-    private const int ODirectory = 0x10000;
-    private const int OCloexec = 0x80000;
-
-    [LibraryImport("libc", EntryPoint = "open", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
-    private static partial int Open(string path, int flags);
-
-    [LibraryImport("libc", EntryPoint = "fsync", SetLastError = true)]
-    private static partial int FSync(int fd);
-
-    [LibraryImport("libc", EntryPoint = "close")]
-    private static partial int Close(int fd);
 }

@@ -143,6 +143,9 @@ internal sealed class OutboundTransfer
             case OfferStatus.Busy:
                 // Offer again when the timer fires.
                 break;
+            case OfferStatus.DiskFull:
+                Finish(TransferOutcome.Failure(DiskFullError()));
+                break;
             default:
                 Finish(TransferOutcome.Failure($"server {Peer.Name} refused the {Purpose.ToString().ToLowerInvariant()} of chunk {Meta.Id}"));
                 break;
@@ -215,11 +218,16 @@ internal sealed class OutboundTransfer
             case DoneStatus.ChecksumMismatch:
                 Finish(TransferOutcome.Failure($"chunk {Meta.Id} arrived at {Peer.Name} with a wrong checksum"));
                 break;
+            case DoneStatus.DiskFull:
+                Finish(TransferOutcome.Failure(DiskFullError()));
+                break;
             default:
-                Finish(TransferOutcome.Failure($"server {Peer.Name} could not store chunk {Meta.Id}"));
+                Finish(TransferOutcome.Failure($"server {Peer.Name} could not store chunk {Meta.Id} (a disk error: see its log)"));
                 break;
         }
     }
+
+    private string DiskFullError() => $"server {Peer.Name} has no room for chunk {Meta.Id} ({Meta.Length} bytes): its disk is full";
 
     /// <summary>Ends the transfer without telling the peer (the node stops, or the peer became unreachable).</summary>
     public void Abandon(string reason) => Finish(TransferOutcome.Failure(reason));

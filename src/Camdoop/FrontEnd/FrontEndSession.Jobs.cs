@@ -28,7 +28,7 @@ public sealed partial class FrontEndSession
         try
         {
             spec = JobSpec.Parse(jobText);
-            JobRegistry.Create(spec);
+            jobs.Options.Jobs.Create(spec);
         }
         catch (JobLoadException e)
         {

@@ -6,6 +6,7 @@ using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Jobs;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
@@ -132,7 +133,8 @@ public sealed class CamdoopNode : IDisposable
         host.Register(new PingService());
         ChunkStoreService.Install(host);
         CamdoopService.Install(host);
-        JobControlService.Install(host);
+        // Job control loads every job this server runs (and checks those its front-end takes) through this catalog.
+        JobControlService.Install(host, new JobControlOptions { Jobs = JobCatalog.ForServer(_settings.JobAssemblyDirectory) });
     }
 
     private void OpenLinks(FramePool pool)

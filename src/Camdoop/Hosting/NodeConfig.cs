@@ -95,6 +95,12 @@ public sealed record NodeConfig
     /// <summary>"pcap" (libpcap through SharpPcap) or "afpacket" (AF_PACKET sockets); null: the runtime's default.</summary>
     public string? LinkDriver { get; init; }
 
+    /// <summary>
+    /// The only directory user job assemblies load from, each named by its file name; null: built-in jobs only.
+    /// Whoever reaches a front-end can submit a job, so a job names no path: the operator installs the code.
+    /// </summary>
+    public string? JobAssemblyDirectory { get; init; }
+
     public static NodeConfig Load(string path)
     {
         string text;
@@ -221,6 +227,10 @@ public sealed record NodeConfig
         {
             throw new NodeConfigException($"node config: 'linkDriver' {Show(LinkDriver)} is not pcap or afpacket");
         }
+        if (JobAssemblyDirectory is not null && (string.IsNullOrWhiteSpace(JobAssemblyDirectory) || !Path.IsPathRooted(JobAssemblyDirectory)))
+        {
+            throw new NodeConfigException($"node config: 'jobAssemblyDirectory' {Show(JobAssemblyDirectory)} must be an absolute path");
+        }
         string data = Path.GetFullPath(DataDirectory);
         return new NodeSettings
         {
@@ -252,6 +262,7 @@ public sealed record NodeConfig
             MaxFrameSize = MaxFrameSize,
             CarrierPollInterval = TimeSpan.FromMilliseconds(CarrierPollMs),
             LinkDriver = driver,
+            JobAssemblyDirectory = JobAssemblyDirectory is null ? null : Path.GetFullPath(JobAssemblyDirectory),
         };
     }
 
@@ -298,6 +309,9 @@ public sealed record NodeSettings
     public TimeSpan CarrierPollInterval { get; init; } = TimeSpan.FromMilliseconds(100);
 
     public LinkDriver LinkDriver { get; init; } = LinkDrivers.Default;
+
+    /// <summary>Where job assemblies load from (full path); null: built-in jobs only.</summary>
+    public string? JobAssemblyDirectory { get; init; }
 }
 
 /// <summary>A node config that cannot be used; the message is one line naming the problem.</summary>

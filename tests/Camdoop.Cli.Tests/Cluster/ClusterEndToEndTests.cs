@@ -206,6 +206,55 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         }
     }
 
+    /// <summary>
+    /// Nodes load job code only from the testbed's job assembly directory, by file name: a path outside it, `..` or a
+    /// link leading out is refused by every server's front-end in one line and every node stays up; the same
+    /// assembly installed in the directory runs, and its output equals the single-process reference.
+    /// </summary>
+    [RootFact]
+    public void JobAssembliesLoadOnlyFromTheTestbedsDirectory()
+    {
+        string directory = cube.State.JobAssemblyDirectory!;
+        Assert.Equal(Path.Combine(cube.State.DataRoot, "job-assemblies"), directory);
+        string outside = Path.Combine(cube.WorkDirectory, "outside");
+        Directory.CreateDirectory(outside);
+        string assembly = typeof(LineLengthJob).Assembly.Location;
+        string type = typeof(LineLengthJob).FullName!;
+        File.Copy(assembly, Path.Combine(outside, "LineJobs.dll"), overwrite: true);
+        string link = Path.Combine(directory, "Escape.dll");
+        File.Delete(link);
+        File.CreateSymbolicLink(link, Path.Combine(outside, "LineJobs.dll"));
+
+        foreach (var (job, reason) in new[]
+        {
+            ($"{Path.Combine(outside, "LineJobs.dll")}#{type}", "by its file name alone"),
+            ($"../../{Path.GetFileName(cube.WorkDirectory)}/outside/LineJobs.dll#{type}", "by its file name alone"),
+            ($"Escape.dll#{type}", "a link leading out of the job assembly directory"),
+            ($"LineJobs.dll#{type}", "is not in this server's job assembly directory"),
+        })
+        {
+            AssertOneLineError(cube.Cli("submit", "--job", job, "--input", "corpus"), reason);
+            foreach (var server in cube.State.Servers)
+            {
+                using var client = FrontEndClient.Connect($"{server.Address}:{cube.State.FrontEndPort}");
+                var refused = Assert.Throws<FrontEndException>(() => client.Call(new SubmitRequest { Job = job, Input = "corpus", Reducers = 1, Mode = "camdoop" }));
+                Assert.Contains(reason, refused.Message, StringComparison.Ordinal);
+            }
+        }
+        Assert.All(cube.State.Servers, s => Assert.Equal("running", cube.Status(s.Coordinate).State));
+
+        File.Copy(assembly, Path.Combine(directory, "LineJobs.dll"), overwrite: true);
+        var submit = cube.Cli("submit", "--job", $"LineJobs.dll#{type}", "--input", "corpus", "--reducers", "3", "--wait", "--json");
+        Assert.True(submit.ExitCode == 0, submit.ToString());
+        using var json = JsonDocument.Parse(submit.Stdout);
+        Assert.Equal("done", json.RootElement.GetProperty("state").GetString());
+        string outPath = Path.Combine(cube.WorkDirectory, "line-lengths.txt");
+        var cat = cube.Cli("cat", json.RootElement.GetProperty("jobId").GetString()!, "--out", outPath);
+        Assert.True(cat.ExitCode == 0, cat.ToString());
+        var reference = ReferenceMapReduce.Run(new LineLengthJob(), [cube.Corpus], 3);
+        Assert.Equal(Enumerable.Range(0, 3).SelectMany(reference.Format).ToArray(), File.ReadAllBytes(outPath));
+    }
+
     [RootFact]
     public void UserErrorsAreOneClearLine()
     {

@@ -32,6 +32,8 @@ public class NodeConfigTests
         Assert.Equal(10, s.Node.BeaconMisses);
         Assert.Equal("/tmp/x/node.log", s.LogFile);
         Assert.Equal("/tmp/x", s.Node.DataDirectory);
+        Assert.Null(s.JobAssemblyDirectory); // built-in jobs only unless the operator allows a directory
+        Assert.Equal("/opt/jobs", (Valid with { JobAssemblyDirectory = "/opt/jobs/" }).Validate().JobAssemblyDirectory!.TrimEnd('/'));
     }
 
     [Theory]
@@ -46,6 +48,7 @@ public class NodeConfigTests
     [InlineData("handshake", "'frontEndHandshakeTimeoutMs' must be between 100 and 600000")]
     [InlineData("requests", "'frontEndMaxRequestsInFlight' must be between 1 and 65536")]
     [InlineData("bytes", "'frontEndMaxBytesInFlight' must be at least 33554432")]
+    [InlineData("jobs", "'jobAssemblyDirectory' 'jobs' must be an absolute path")]
     public void BadFieldsAreNamedInOneLine(string field, string expected)
     {
         var config = field switch
@@ -60,6 +63,7 @@ public class NodeConfigTests
             "handshake" => Valid with { FrontEndHandshakeTimeoutMs = 0 },
             "requests" => Valid with { FrontEndMaxRequestsInFlight = 0 },
             "bytes" => Valid with { FrontEndMaxBytesInFlight = 1 << 20 },
+            "jobs" => Valid with { JobAssemblyDirectory = "jobs" },
             _ => Valid with { DataDirectory = null },
         };
         var e = Assert.Throws<NodeConfigException>(config.Validate);

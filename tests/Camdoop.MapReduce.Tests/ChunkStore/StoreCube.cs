@@ -12,10 +12,10 @@ internal sealed class StoreCube : IDisposable
 {
     public const long Ms = SimTime.Millisecond;
 
-    public StoreCube(Torus torus, double lossRate = 0, ulong seed = 1)
+    public StoreCube(Torus torus, double lossRate = 0, ulong seed = 1, string? dataRoot = null)
     {
         Torus = torus;
-        Sim = new Simulation(new SimulationOptions { Torus = torus, Seed = seed, LossRate = lossRate, Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 50 * Ms } }, host =>
+        Sim = new Simulation(new SimulationOptions { Torus = torus, Seed = seed, LossRate = lossRate, DataRoot = dataRoot, Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 50 * Ms } }, host =>
         {
             KeyRoutingService.Install(host);
             ChunkStoreService.Install(host);

@@ -7,6 +7,7 @@ using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Reference;
 using Camdoop.MapReduce.Service;
+using Camdoop.MapReduce.Tests.Support;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
@@ -26,7 +27,7 @@ public class JobControlTests
 
     private sealed class Cluster : IDisposable
     {
-        public Cluster()
+        public Cluster(JobControlOptions? jobControl = null)
         {
             // No failures here: rare beacons keep the event count down.
             Sim = new Simulation(new SimulationOptions { Torus = Cube, Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * Ms } }, host =>
@@ -34,7 +35,7 @@ public class JobControlTests
                 KeyRoutingService.Install(host);
                 ChunkStoreService.Install(host);
                 CamdoopService.Install(host);
-                JobControlService.Install(host);
+                JobControlService.Install(host, jobControl);
             });
             Sim.Start();
         }
@@ -130,6 +131,44 @@ public class JobControlTests
         foreach (var c in Cube.All())
         {
             Assert.False(Directory.Exists(Path.Combine(cluster.Sim.DataDirectoryOf(c), "jobs", $"{job.Description.JobId:x16}", "map-0")), "map outputs are deleted at the end");
+        }
+    }
+
+    /// <summary>
+    /// Every server loads job code only from its allowed directory: a job naming an assembly by path (as a coordinator
+    /// that did not check would pass on) fails on every server with the reason; one named by file name runs.
+    /// </summary>
+    [Fact]
+    public void JobAssembliesLoadOnlyFromTheServersDirectory()
+    {
+        string directory = Directory.CreateTempSubdirectory("camdoop-jobs-").FullName;
+        try
+        {
+            string assembly = typeof(UserScaledCountJob).Assembly.Location;
+            File.Copy(assembly, Path.Combine(directory, "UserJobs.dll"));
+            using var cluster = new Cluster(new JobControlOptions { Jobs = JobCatalog.ForServer(directory) });
+            var inputs = Corpus(5_000);
+            var manifest = cluster.Put("corpus", inputs);
+
+            var refused = cluster.Run(WordCount(1, ShuffleMode.Camdoop) with { JobId = 77, Job = JobSpec.Parse($"{assembly}#{typeof(UserScaledCountJob).FullName}") }, manifest);
+            Assert.Equal(JobState.Failed, refused.State);
+            Assert.Contains($"job assembly '{assembly}' refused", refused.Failure, StringComparison.Ordinal);
+            cluster.Sim.RunUntil(cluster.Sim.Now + (2_000 * Ms));
+            var refusedAt = cluster.Sim.Warnings.Where(w => w.Message.Contains("map phase failed here: job assembly", StringComparison.Ordinal)).Select(w => w.Node).ToHashSet();
+            Assert.Equal(Cube.Count, refusedAt.Count);
+
+            var job = cluster.Run(WordCount(3, ShuffleMode.Camdoop) with { JobId = 78, Job = JobSpec.Parse($"UserJobs.dll#{typeof(UserScaledCountJob).FullName}?scale=5") }, manifest);
+            Assert.True(job.State == JobState.Done, job.Failure);
+            var reference = ReferenceMapReduce.Run(new UserScaledCountJob(new Dictionary<string, string> { ["scale"] = "5" }), inputs.Select(i => (ReadOnlyMemory<byte>)i).ToList(), 3);
+            for (int r = 0; r < 3; r++)
+            {
+                var (server, report) = job.Reduces[r]!.Value;
+                Assert.Equal(reference.Format(r), File.ReadAllBytes(Path.Combine(cluster.Sim.DataDirectoryOf(server), report.OutputPath!)));
+            }
+        }
+        finally
+        {
+            Directory.Delete(directory, recursive: true);
         }
     }
 

@@ -86,5 +86,6 @@ public static class NodeCommand
         KeyFile = "/etc/camdoop/cluster.key",
         LogFile = "/var/log/camdoop/node.log",
         LinkDriver = LinkDrivers.Default.Name(),
+        JobAssemblyDirectory = "/opt/camdoop/jobs",
     };
 }

@@ -18,7 +18,7 @@ public static class SubmitCommand
         }
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
             .Option(ClientKey.Option, ClientKey.Help, "FILE")
-            .Option("job", "Built-in job (wordcount, sort, topk?k=N, median, synthetic) or path.dll#Type (a path every server can read)", "JOB")
+            .Option("job", "Built-in job (wordcount, sort, topk?k=N, median, synthetic) or NAME.dll#Type (an assembly in the servers' job assembly directory)", "JOB")
             .Option("input", "Input dataset", "NAME")
             .Option("reducers", "Reduce tasks R", "R", "1")
             .Option("mode", "camdoop (on-path aggregation) or noagg (the paper's Camdoop (no agg.))", "MODE", "camdoop")

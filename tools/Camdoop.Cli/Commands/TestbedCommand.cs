@@ -8,7 +8,7 @@ using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
 
-/// <summary>`camdoop testbed up|status|kill|link|down`: the emulated cube of network namespaces and node processes.</summary>
+/// <summary>`camdoop testbed up|status|kill|start|link|down`: the emulated cube of network namespaces and node processes.</summary>
 public static class TestbedCommand
 {
     public static Command Create() =>
@@ -16,6 +16,7 @@ public static class TestbedCommand
             .Add(Up())
             .Add(StatusCommand())
             .Add(Kill())
+            .Add(Start())
             .Add(Link())
             .Add(Down());
 
@@ -58,6 +59,17 @@ public static class TestbedCommand
             .Argument("server", "The server, X,Y,Z")
             .Option("prefix", "Namespace prefix", "NAME", TestbedState.DefaultPrefix)
             .Handle(RunKill);
+
+    private static Command Start() =>
+        new Command("start", "Start a killed server again: a new node process on the same config and data directory.")
+        {
+            Details = "Needs root. The node loads the replicas its data directory holds and serves them again; waits until it\n" +
+                      "hears its six neighbours. Jobs that ran while it was down do not take it back.",
+        }
+            .Argument("server", "The server, X,Y,Z")
+            .Option("prefix", "Namespace prefix", "NAME", TestbedState.DefaultPrefix)
+            .Option("timeout", "How long to wait for the server to be up", "DURATION", "60s")
+            .Handle(RunStart);
 
     private static Command Link() =>
         new Command("link", "Pull (down) or replug (up) the cable on one port of a server: both ends of that torus link.")
@@ -189,6 +201,7 @@ public static class TestbedCommand
         {
             Console.Out.WriteLine($"testbed '{prefix}' up: {torus.Count} servers ({torus}), links {rate ?? "unshaped"} ({driver.Name()}), data in {state.DataRoot}");
             Console.Out.WriteLine($"front-end: {state.FrontEnd}");
+            Console.Out.WriteLine($"job assemblies: {state.JobAssemblyDirectory} (copy MyJobs.dll there, then submit --job MyJobs.dll#Namespace.Type)");
         }
         return 0;
     }
@@ -230,6 +243,24 @@ public static class TestbedCommand
         long at = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"server {server.Coordinate} of testbed '{state.Prefix}' killed (pid {server.Pid}) at {at} (Unix ms)"));
+        return 0;
+    }
+
+    private static int RunStart(ParsedArguments args)
+    {
+        var (state, server) = LoadWithServer(args, "start");
+        var timeout = TimeSpan.FromTicks(args.Nanoseconds("timeout") / 100);
+        if (TestbedLauncher.IsAlive(server.Pid))
+        {
+            throw new CliException($"server {server.Coordinate} of testbed '{state.Prefix}' is running (pid {server.Pid}); kill it first with 'camdoop testbed kill {server.Coordinate}'");
+        }
+        var started = server with { Pid = TestbedLauncher.Restart(server) };
+        var servers = state.Servers.Select(s => s.Coordinate == server.Coordinate ? started : s).ToList();
+        var updated = state with { Servers = servers };
+        updated.Save();
+        TestbedLauncher.WaitUntilUp(updated, [started], timeout);
+        Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"server {server.Coordinate} of testbed '{state.Prefix}' started (pid {started.Pid}) on {server.DataDirectory}"));
         return 0;
     }
 
@@ -333,6 +364,7 @@ public static class TestbedCommand
         DataRoot = state.DataRoot,
         LinkRate = state.LinkRate,
         LinkDriver = state.LinkDriver,
+        JobAssemblies = state.JobAssemblyDirectory,
         Servers = state.Servers.Select(s =>
         {
             var status = NodeStatus.TryRead(s.StatusPath);
@@ -369,6 +401,7 @@ public static class TestbedCommand
         public required string DataRoot { get; init; }
         public string? LinkRate { get; init; }
         public string? LinkDriver { get; init; }
+        public string? JobAssemblies { get; init; }
         public required IReadOnlyList<TestbedServerReport> Servers { get; init; }
     }
 

@@ -48,6 +48,9 @@ public static class TestbedLauncher
         var torus = layout.Torus;
         Directory.CreateDirectory(dataRoot);
         string keyFile = CreateKey(layout.Prefix);
+        // One job assembly directory for the whole testbed, as if the operator installed a job on every server.
+        string jobAssemblies = Path.GetFullPath(Path.Combine(dataRoot, TestbedState.JobAssembliesFolder));
+        Directory.CreateDirectory(jobAssemblies);
         var command = NodeCommandLine();
         var servers = new List<TestbedServer>(torus.Count);
         foreach (var c in torus.All())
@@ -71,6 +74,7 @@ public static class TestbedLauncher
                 CarrierPollMs = options.CarrierPollMs,
                 ReceiveBufferBytes = options.ReceiveBufferBytes.TryGetValue(c, out int rcv) ? rcv : null,
                 LinkDriver = options.LinkDriver.Name(),
+                JobAssemblyDirectory = jobAssemblies,
             };
             string configPath = Path.Combine(dir, "node.json");
             config.Save(configPath);
@@ -101,6 +105,7 @@ public static class TestbedLauncher
             KeyFile = keyFile,
             LinkRate = linkRate,
             LinkDriver = options.LinkDriver.Name(),
+            JobAssemblyDirectory = jobAssemblies,
             CreatedUtc = DateTime.UtcNow,
             Servers = servers,
         };
@@ -126,7 +131,11 @@ public static class TestbedLauncher
     /// Waits until every server reports all six links up and the whole torus reachable; reports progress as the
     /// number of servers up. Throws with the servers and links still missing on timeout or when a node died.
     /// </summary>
-    public static void WaitUntilUp(TestbedState state, TimeSpan timeout, Action<int, int>? progress = null)
+    public static void WaitUntilUp(TestbedState state, TimeSpan timeout, Action<int, int>? progress = null) =>
+        WaitUntilUp(state, state.Servers, timeout, progress);
+
+    /// <summary>As above, for some of the testbed's servers (one that was started again).</summary>
+    public static void WaitUntilUp(TestbedState state, IReadOnlyList<TestbedServer> servers, TimeSpan timeout, Action<int, int>? progress = null)
     {
         int n = state.Servers.Count;
         var clock = Stopwatch.StartNew();
@@ -134,7 +143,7 @@ public static class TestbedLauncher
         {
             int up = 0;
             var missing = new List<string>();
-            foreach (var server in state.Servers)
+            foreach (var server in servers)
             {
                 var status = NodeStatus.TryRead(server.StatusPath);
                 if (status is { State: "running", LinksUp: Ports.Count } && status.ReachableServers == n)
@@ -150,8 +159,8 @@ public static class TestbedLauncher
                     ? $"{server.Coordinate} (no status yet)"
                     : $"{server.Coordinate} (links up {status.LinksUp}/6: down {string.Join(' ', status.Links.Where(l => !l.Up).Select(l => l.Port))}; reaches {status.ReachableServers}/{n})");
             }
-            progress?.Invoke(up, n);
-            if (up == n)
+            progress?.Invoke(up, servers.Count);
+            if (up == servers.Count)
             {
                 return;
             }
@@ -161,6 +170,14 @@ public static class TestbedLauncher
             }
             Thread.Sleep(200);
         }
+    }
+
+    /// <summary>Starts a stopped server's node again on its config and data directory; returns its pid.</summary>
+    public static int Restart(TestbedServer server)
+    {
+        // Its last status says "running" (a killed node never says otherwise): it must not count as up.
+        File.Delete(server.StatusPath);
+        return StartDetached(server, NodeCommandLine());
     }
 
     /// <summary>Sends SIGTERM to every node and waits for them to exit (a node that hangs is killed later with its namespace).</summary>

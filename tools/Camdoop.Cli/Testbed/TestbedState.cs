@@ -15,6 +15,9 @@ public sealed record TestbedState
 
     public const string DefaultPrefix = "cdb";
 
+    /// <summary>The folder of the data root every node of the testbed loads job assemblies from.</summary>
+    public const string JobAssembliesFolder = "job-assemblies";
+
     public required string Prefix { get; init; }
 
     public required int Subnet { get; init; }
@@ -35,6 +38,9 @@ public sealed record TestbedState
 
     /// <summary>"pcap" or "afpacket"; null in a state written before the choice existed (afpacket).</summary>
     public string? LinkDriver { get; init; }
+
+    /// <summary>Where the testbed's nodes load job assemblies from; null in a state written before it existed.</summary>
+    public string? JobAssemblyDirectory { get; init; }
 
     public DateTime CreatedUtc { get; init; }
 

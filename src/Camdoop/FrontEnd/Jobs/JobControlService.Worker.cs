@@ -93,28 +93,38 @@ public sealed partial class JobControlService
                 if (!result.Ok)
                 {
                     work.PrepareError ??= $"input chunk {chunk}: {result.Error}";
+                    ChunkPrepared(work);
+                    return;
                 }
-                else
+                store.StoreLocal(result.Meta!, result.Bytes, writeError =>
                 {
-                    using var source = new MemoryChunkSource(result.Bytes);
-                    if (store.Local.TryWriteLocal(result.Meta!, source, out string? writeError) && store.Local.TryGet(chunk, out var stored))
+                    if (work.Ended)
+                    {
+                        return;
+                    }
+                    if (writeError is null && store.Local.TryGet(chunk, out var stored))
                     {
                         work.ChunkPaths[chunk] = stored.DataPath;
                         Context.Log(LogLevel.Info, $"job control: fetched input chunk {chunk} from {result.From.Name} to map it here");
                     }
                     else
                     {
-                        work.PrepareError ??= $"input chunk {chunk}: {writeError}";
+                        work.PrepareError ??= $"input chunk {chunk}: {writeError ?? "the replica vanished"}";
                     }
-                }
-                if (--work.PendingChunks == 0)
-                {
-                    RunMaps(work);
-                }
+                    ChunkPrepared(work);
+                });
             });
         }
         work.PendingChunks = pending;
         if (pending == 0)
+        {
+            RunMaps(work);
+        }
+    }
+
+    private void ChunkPrepared(WorkerJob work)
+    {
+        if (--work.PendingChunks == 0)
         {
             RunMaps(work);
         }
@@ -132,13 +142,14 @@ public sealed partial class JobControlService
         long sortBuffer = Options.MapSortBufferBytes;
         var inputs = work.Chunks.Select(id => (id, work.ChunkPaths[id])).ToList();
         var outputs = new List<MapOutput>();
+        IMapReduceJob? job = null;
         string? failure = null;
         long started = Context.Now;
         void Work()
         {
             try
             {
-                var job = JobRegistry.Create(description.Job);
+                job = Options.Jobs.Create(description.Job);
                 foreach (var (id, path) in inputs)
                 {
                     outputs.Add(MapTask.Run(job, path, new MapTaskOptions
@@ -154,7 +165,7 @@ public sealed partial class JobControlService
             // a bad job, input or disk fails the job on this server, never the server
             catch (Exception e)
             {
-                failure = $"{e.GetType().Name}: {e.Message}";
+                failure = e is JobLoadException ? e.Message : $"{e.GetType().Name}: {e.Message}";
                 foreach (var o in outputs)
                 {
                     o.Dispose();
@@ -174,6 +185,7 @@ public sealed partial class JobControlService
                 return;
             }
             work.MapOutputs = outputs;
+            work.Job = job;
             ReportMap(work, failure is not null
                 ? new MapReport(false, 0, 0, 0, 0, elapsed, failure)
                 : new MapReport(true, outputs.Count, outputs.Sum(o => o.Stats.InputBytes), outputs.Sum(o => o.Stats.InputRecords),
@@ -216,7 +228,8 @@ public sealed partial class JobControlService
         try
         {
             work.ResentBefore = Camdoop.Counters.ResentBytes;
-            work.ServerJob = Camdoop.StartJob(work.Description, work.MapOutputs, new WorkerMapTasks(this, work, work.Directory));
+            var job = work.Job ?? throw new InvalidOperationException("the job was not loaded");
+            work.ServerJob = Camdoop.StartJob(work.Description, job, work.MapOutputs, new WorkerMapTasks(this, work, work.Directory));
         }
         // a job that cannot start fails, the server carries on
         catch (Exception e)
@@ -446,6 +459,9 @@ public sealed partial class JobControlService
         public string? PrepareError { get; set; }
 
         public IReadOnlyList<MapOutput> MapOutputs { get; set; } = [];
+
+        /// <summary>The job, loaded (through this server's catalog) when its map tasks ran.</summary>
+        public IMapReduceJob? Job { get; set; }
 
         public bool Mapped { get; set; }
 

@@ -1,5 +1,6 @@
 using Camdoop.ChunkStore;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
@@ -23,6 +24,12 @@ public sealed record JobControlOptions
 
     /// <summary>Sort buffer of each map task.</summary>
     public long MapSortBufferBytes { get; init; } = 64L * 1024 * 1024;
+
+    /// <summary>
+    /// Which jobs this server runs, and checks as a coordinator: built-ins only unless the node's config allows a
+    /// job assembly directory.
+    /// </summary>
+    public JobCatalog Jobs { get; init; } = JobCatalog.BuiltInOnly;
 }
 
 /// <summary>

@@ -1,5 +1,4 @@
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Node;
@@ -41,7 +40,7 @@ internal sealed class WorkerMapTasks(JobControlService service, JobControlServic
                 {
                     try
                     {
-                        var job = JobRegistry.Create(description.Job);
+                        var job = service.Options.Jobs.Create(description.Job);
                         output = MapTask.Run(job, bytes, new MapTaskOptions
                         {
                             ReduceTasks = description.ReduceTasks,

@@ -78,11 +78,23 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
     /// loop: by the job-control worker on a node, outside virtual time in the simulator): builds the vertices and
     /// root reducers, advertises receive windows and starts sending. <paramref name="mapTasks"/> tells which map
     /// tasks ran where and runs a failed server's again. Servers unreachable now take no part in the job: their
-    /// vertices and root reducers run on the servers their keys map to.
+    /// vertices and root reducers run on the servers their keys map to. The job is loaded from its spec, from any
+    /// path (the simulator's own user's job).
     /// </summary>
     public ServerJob StartJob(JobDescription description, IReadOnlyList<MapOutput> mapOutputs, IMapTaskSource mapTasks)
     {
         ArgumentNullException.ThrowIfNull(description);
+        return StartJob(description, JobRegistry.Create(description.Job), mapOutputs, mapTasks);
+    }
+
+    /// <summary>
+    /// As <see cref="StartJob(JobDescription, IReadOnlyList{MapOutput}, IMapTaskSource)"/>, with the job already
+    /// loaded by the caller (a node's job control, which loads job code only from its allowed directory).
+    /// </summary>
+    public ServerJob StartJob(JobDescription description, IMapReduceJob job, IReadOnlyList<MapOutput> mapOutputs, IMapTaskSource mapTasks)
+    {
+        ArgumentNullException.ThrowIfNull(description);
+        ArgumentNullException.ThrowIfNull(job);
         ArgumentNullException.ThrowIfNull(mapOutputs);
         ArgumentNullException.ThrowIfNull(mapTasks);
         var context = Context;
@@ -91,7 +103,6 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
         {
             throw new InvalidOperationException($"job {description.JobId:x16} is already running on {context.Self}");
         }
-        var job = JobRegistry.Create(description.Job);
         // The job is built on every server, then loses those unreachable now, as failures at time zero.
         var view = new ServerSet(context.Torus.Count);
         var down = new List<Coordinate>();

@@ -12,7 +12,7 @@ namespace Camdoop.MapReduce.Service;
 /// <summary>
 /// One job on one server: its local map outputs, a vertex for every (reduce task, tree) whose root is elsewhere,
 /// and a root reducer for each reduce task rooted here; after failures also the vertices, root reducers and map tasks
-/// of failed servers that this server took over (ServerJob.Recovery.cs). Created by <see cref="CamdoopService.StartJob"/>;
+/// of failed servers that this server took over (ServerJob.Recovery.cs). Created by <see cref="CamdoopService.StartJob(JobDescription, IMapReduceJob, IReadOnlyList{MapOutput}, IMapTaskSource)"/>;
 /// routes segments, acks and restart requests of the job to the right vertex.
 /// </summary>
 public sealed partial class ServerJob
