@@ -138,6 +138,10 @@ public sealed partial class ChunkStoreService : IService
                 {
                     t.OnOfferReply(offerStatus, window);
                 }
+                else
+                {
+                    Counters.UnknownTransfers++; // a reply to no transfer of ours (late, or forged): dropped
+                }
                 break;
             case ChunkMessage.Data:
                 OnData(peer, peerIndex, id, payload);
@@ -151,6 +155,10 @@ public sealed partial class ChunkStoreService : IService
                 {
                     t.OnAck(next, ackWindow);
                 }
+                else
+                {
+                    Counters.UnknownTransfers++; // a reply to no transfer of ours (late, or forged): dropped
+                }
                 break;
             case ChunkMessage.Done:
                 if (!ChunkWire.TryReadStatus(payload, (byte)DoneStatus.UnknownTransfer, out byte done))
@@ -160,6 +168,10 @@ public sealed partial class ChunkStoreService : IService
                 else if (_outbound.TryGetValue((peerIndex, id), out var t))
                 {
                     t.OnDone((DoneStatus)done);
+                }
+                else
+                {
+                    Counters.UnknownTransfers++; // a reply to no transfer of ours (late, or forged): dropped
                 }
                 break;
             case ChunkMessage.ReadRequest:
