@@ -18,6 +18,7 @@ public sealed class ChunkStoreCounters
     public long FastRetransmits;
     public long ChecksumMismatches;
     public long Malformed;
+    /// <summary>Data for, or replies to, a transfer this server does not know (late, or forged): dropped.</summary>
     public long UnknownTransfers;
     public long ControlDropped;
     public long Busy;

@@ -140,6 +140,10 @@ public sealed partial class ChunkStoreService : IService
                 {
                     t.OnOfferReply(offerStatus, window);
                 }
+                else
+                {
+                    Counters.UnknownTransfers++; // a reply to no transfer of ours (late, or forged): dropped
+                }
                 break;
             case ChunkMessage.Data:
                 OnData(peer, peerIndex, id, payload);
@@ -153,6 +157,10 @@ public sealed partial class ChunkStoreService : IService
                 {
                     t.OnAck(next, ackWindow);
                 }
+                else
+                {
+                    Counters.UnknownTransfers++; // a reply to no transfer of ours (late, or forged): dropped
+                }
                 break;
             case ChunkMessage.Done:
                 if (!ChunkWire.TryReadStatus(payload, (byte)DoneStatus.DiskFull, out byte done))
@@ -162,6 +170,10 @@ public sealed partial class ChunkStoreService : IService
                 else if (_outbound.TryGetValue((peerIndex, id), out var t))
                 {
                     t.OnDone((DoneStatus)done);
+                }
+                else
+                {
+                    Counters.UnknownTransfers++; // a reply to no transfer of ours (late, or forged): dropped
                 }
                 break;
             case ChunkMessage.ReadRequest:

@@ -25,10 +25,11 @@ public sealed partial class FrontEndSession
         var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
         string jobText = Names.CheckJob(Field.Required(request.Job, "job"));
         JobSpec spec;
+        IMapReduceJob job;
         try
         {
             spec = JobSpec.Parse(jobText);
-            jobs.Options.Jobs.Create(spec);
+            job = jobs.Options.Jobs.Create(spec);
         }
         catch (JobLoadException e)
         {
@@ -62,6 +63,10 @@ public sealed partial class FrontEndSession
         }
         var manifest = await ReadManifestAsync(input).ConfigureAwait(false)
             ?? throw new FrontEndException($"unknown dataset '{input}'");
+        if (DatasetFit.WhyNot(job, manifest) is { } misfit)
+        {
+            throw new FrontEndException(misfit);
+        }
         ulong jobId = BitConverter.ToUInt64(RandomNumberGenerator.GetBytes(8));
         var description = new JobDescription
         {

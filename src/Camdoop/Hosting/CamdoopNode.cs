@@ -8,6 +8,7 @@ using Camdoop.FrontEnd.Wire;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Service;
+using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
@@ -278,7 +279,7 @@ public sealed class CamdoopNode : IDisposable
         if (host.GetService<CamdoopService>() is { } camdoop)
         {
             var c = camdoop.Counters;
-            counters["camdoop"] = new Dictionary<string, long>(StringComparer.Ordinal)
+            var values = new Dictionary<string, long>(StringComparer.Ordinal)
             {
                 ["jobs"] = camdoop.Jobs.Count,
                 ["dataFramesSent"] = c.DataFramesSent,
@@ -290,6 +291,8 @@ public sealed class CamdoopNode : IDisposable
                 ["unknownJob"] = c.UnknownJob,
                 ["malformed"] = c.MalformedTotal,
             };
+            AddMalformedByReason(values, c);
+            counters["camdoop"] = values;
         }
         if (host.GetService<JobControlService>() is { } jobs)
         {
@@ -348,6 +351,7 @@ public sealed class CamdoopNode : IDisposable
             ["serviceFaults"] = c.ServiceFaults,
             ["loopFaults"] = loop.Faults,
             ["wiringErrors"] = host.Monitor.WiringErrors,
+            ["malformedBeacons"] = host.Monitor.MalformedBeacons,
         };
         for (int i = 1; i < FrameErrors.Count; i++)
         {
@@ -355,6 +359,15 @@ public sealed class CamdoopNode : IDisposable
             values["rejected" + error] = c.RejectedFor(error);
         }
         return values;
+    }
+
+    /// <summary>Shuffle frames dropped as malformed, one counter per reason ("malformedBadCount", ...).</summary>
+    private static void AddMalformedByReason(Dictionary<string, long> values, ShuffleCounters c)
+    {
+        for (int i = 1; i < c.Malformed.Length; i++)
+        {
+            values["malformed" + (WireError)i] = c.Malformed[i];
+        }
     }
 
     private static Dictionary<string, long> RoutingCounterValues(KeyRoutingCounters r) => new(StringComparer.Ordinal)

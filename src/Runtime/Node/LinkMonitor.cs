@@ -35,6 +35,9 @@ public sealed class LinkMonitor : IService
 
     public long BeaconsSent { get; private set; }
 
+    /// <summary>Frames to this service that are no beacon: too short, a wrong magic, or delivered locally.</summary>
+    public long MalformedBeacons { get; private set; }
+
     /// <summary>Whether the neighbour on <paramref name="port"/> has ever been heard.</summary>
     public bool HasHeard(Port port) => _heardEver[(int)port];
 
@@ -54,6 +57,7 @@ public sealed class LinkMonitor : IService
         var payload = frame.Payload;
         if (frame.IsLocal || payload.Length < BeaconPayloadSize || BinaryPrimitives.ReadUInt32BigEndian(payload) != BeaconMagic)
         {
+            MalformedBeacons++;
             return;
         }
         var port = frame.ArrivalPort;

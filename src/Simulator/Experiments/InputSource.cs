@@ -72,6 +72,12 @@ internal sealed class InputSource
             });
         }
         var whole = File.ReadAllBytes(path);
+        if (job.InputFormat.Kind == InputKind.FixedRecords && whole.Length % job.InputFormat.RecordSize != 0)
+        {
+            // Refused before anything is mapped: a partial record would otherwise fail one server's map task.
+            throw new InvalidDataException(FormattableString.Invariant(
+                $"input '{path}' is {whole.Length:N0} bytes, not a whole number of {job.InputFormat.RecordSize}-byte records ({job.Name} reads {job.InputFormat})"));
+        }
         var bounds = Split(whole, job.InputFormat, servers);
         return new InputSource(s => whole[bounds[s]..bounds[s + 1]]);
     }

@@ -1,7 +1,9 @@
 using System.Diagnostics;
+using System.Runtime.ExceptionServices;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.MapPhase;
+using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
 
 namespace Camdoop.Experiments;
@@ -100,19 +102,27 @@ public sealed class JobSimulationInput : IDisposable
                 Interlocked.Add(ref inputBytes, input.Length);
                 var c = torus.CoordinateOf(s);
                 ulong mapTaskId = JobPlacement.MapTaskId(torus, c, DatasetGenerator.FileName(s)).Middle;
-                maps[s] = MapTask.Run(job, input, new MapTaskOptions
+                try
                 {
-                    ReduceTasks = options.ReduceTasks,
-                    JobId = options.JobId,
-                    MapTaskId = mapTaskId,
-                    OutputDirectory = directory is null ? null : Path.Combine(directory, $"{c.X}-{c.Y}-{c.Z}"),
-                });
+                    maps[s] = MapTask.Run(job, input, new MapTaskOptions
+                    {
+                        ReduceTasks = options.ReduceTasks,
+                        JobId = options.JobId,
+                        MapTaskId = mapTaskId,
+                        OutputDirectory = directory is null ? null : Path.Combine(directory, $"{c.X}-{c.Y}-{c.Z}"),
+                    });
+                }
+                // Input the job cannot read is the user's mistake, not a bug: name the server whose input it was.
+                catch (Exception e) when (e is InvalidDataException or RecordTooLargeException or FormatException)
+                {
+                    throw new InvalidDataException($"the map task of server {c.Name} failed: {e.Message}", e);
+                }
                 int done = Interlocked.Increment(ref mapped);
                 progress?.Report(new JobSimulationProgress("map", (double)done / n, $"{done}/{n} servers mapped"));
                 return buffer;
             }, _ => { });
         }
-        catch
+        catch (Exception e)
         {
             foreach (var map in maps)
             {
@@ -121,6 +131,11 @@ public sealed class JobSimulationInput : IDisposable
             if (directory is not null && Directory.Exists(directory))
             {
                 Directory.Delete(directory, recursive: true);
+            }
+            // Parallel.For wraps what a map task threw; callers want that, not the wrapper.
+            if (e is AggregateException { InnerExceptions: [var first, ..] })
+            {
+                ExceptionDispatchInfo.Throw(first);
             }
             throw;
         }

@@ -162,6 +162,28 @@ public class LinkMonitorTests
     }
 
     [Fact]
+    public void AFrameToTheMonitorThatIsNoBeaconIsCountedAndDoesNotBringTheLinkUp()
+    {
+        var f = new HostFixture(Options(assumeUp: false));
+        f.Host.Register(new RecordingService(10));
+        f.Host.Start();
+
+        var wrongMagic = BeaconFrom(f.NeighbourOn(Port.XPlus), Port.XMinus, f.Pool);
+        wrongMagic.Buffer[FrameLayout.HeaderSize] ^= 0xFF;
+        f.Receive(Port.XPlus, wrongMagic);
+        var shortPayload = f.Pool.Rent();
+        var header = new FrameHeader(WellKnownServices.LinkMonitor, f.NeighbourOn(Port.XPlus), f.Self, ttl: 1);
+        shortPayload.Length = FrameCodec.Write(shortPayload.Buffer, ref header, default, [0xCA, 0x3D, 0x00]);
+        f.Receive(Port.XPlus, shortPayload);
+
+        Assert.Equal(2, f.Host.Monitor.MalformedBeacons);
+        Assert.Equal(0, f.Host.Monitor.WiringErrors);
+        Assert.False(f.Host.IsLinkUp(Port.XPlus));
+        Assert.False(f.Host.Monitor.HasHeard(Port.XPlus));
+        Assert.Equal(0, f.Host.Counters.TotalRejected); // valid frames: the monitor, not the runtime, drops them
+    }
+
+    [Fact]
     public void CarrierLossIsImmediateAndCarrierReturnSendsABeaconAtOnce()
     {
         var f = new HostFixture(Options(assumeUp: true));

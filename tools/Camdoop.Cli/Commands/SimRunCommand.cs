@@ -218,6 +218,11 @@ public static class SimRunCommand
         {
             throw new CliException($"{label}: {ex.Message}");
         }
+        catch (InvalidDataException ex)
+        {
+            // Input the job cannot read (a partial record, an over-long line or key): the user's to fix.
+            throw new CliException($"{label}: {ex.Message}");
+        }
     }
 
     public static string Describe(JobSimulationResult r)

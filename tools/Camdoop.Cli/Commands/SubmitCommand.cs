@@ -67,6 +67,11 @@ public static class SubmitCommand
         {
             StatusCommand.WriteText(status);
         }
+        if (status.State == "failed")
+        {
+            // The report went to stdout; the reason is also the one error line, for whoever reads only stderr.
+            Console.Error.WriteLine($"camdoop: job {jobId} failed: {status.Failure}");
+        }
         return status.State == "done" ? 0 : 1;
     }
 
