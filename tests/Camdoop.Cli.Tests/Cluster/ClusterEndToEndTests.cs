@@ -236,7 +236,7 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
             AssertOneLineError(cube.Cli("submit", "--job", job, "--input", "corpus"), reason);
             foreach (var server in cube.State.Servers)
             {
-                using var client = FrontEndClient.Connect($"{server.Address}:{cube.State.FrontEndPort}");
+                using var client = FrontEndClient.Connect($"{server.Address}:{cube.State.FrontEndPort}", cube.Key);
                 var refused = Assert.Throws<FrontEndException>(() => client.Call(new SubmitRequest { Job = job, Input = "corpus", Reducers = 1, Mode = "camdoop" }));
                 Assert.Contains(reason, refused.Message, StringComparison.Ordinal);
             }

@@ -56,6 +56,9 @@ public sealed class FrontDoorCube : IDisposable
 
     public string WorkDirectory => _work;
 
+    /// <summary>The testbed's cluster key, for clients in the test process.</summary>
+    public Camdoop.FrontEnd.Auth.ClusterKey Key => Camdoop.FrontEnd.Auth.ClusterKey.Load(_state.KeyFile!);
+
     public CliResult Cli(params string[] args) => CliRunner.Run([.. args, "--frontend", FrontEnd]);
 
     /// <summary>The server's status written after now (status.json is rewritten every second).</summary>

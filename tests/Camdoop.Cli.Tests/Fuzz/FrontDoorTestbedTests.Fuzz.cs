@@ -194,7 +194,7 @@ public sealed partial class FrontDoorTestbedTests
 
         private void Run()
         {
-            using var client = FrontEndClient.Connect(_cube.FrontEnd);
+            using var client = FrontEndClient.Connect(_cube.FrontEnd, _cube.Key);
             for (int n = 0; !_stop; n++)
             {
                 int reducers = n % 2 == 0 ? 1 : 27;
