@@ -25,8 +25,16 @@ public static partial class FigureSweep
             {
                 foreach (int r in rs)
                 {
-                    groups.Add(new SweepGroup(s, r, string.Create(CultureInfo.InvariantCulture, $"R={r}")));
+                    groups.Add(new SweepGroup(s, r, string.Create(CultureInfo.InvariantCulture, $"R={r}"), options.BytesPerServer));
                 }
+            }
+        }
+        else if (figure == Figure.Figure10)
+        {
+            // The paper's small inputs: S = 0 (every map task's output is the size of the final result) and R = 1.
+            foreach (long bytes in options.InputSizes ?? DefaultSmallInputs)
+            {
+                groups.Add(new SweepGroup(0, 1, "S=0, R=1", bytes));
             }
         }
         else
@@ -36,14 +44,18 @@ public static partial class FigureSweep
             {
                 foreach (int r in rs)
                 {
-                    groups.Add(new SweepGroup(s, r, s == 0 ? "S=0" : "S=1"));
+                    groups.Add(new SweepGroup(s, r, s == 0 ? "S=0" : "S=1", options.BytesPerServer));
                 }
             }
         }
         return groups;
     }
 
-    private readonly record struct SweepGroup(double S, int R, string Panel);
+    private readonly record struct SweepGroup(double S, int R, string Panel, long Bytes)
+    {
+        /// <summary>Whether two groups run on the same generated input (it depends on S and the size only).</summary>
+        public bool SharesRawInput(SweepGroup other) => S == other.S && Bytes == other.Bytes;
+    }
 
     /// <summary>
     /// One sweep in progress: the groups in turn, each group's input mapped once and its modes run side by side (as
@@ -58,7 +70,7 @@ public static partial class FigureSweep
         private readonly List<SweepRow> _rows = [];
         private int _done;
         private byte[][]? _raw;
-        private double _rawS = double.NaN;
+        private SweepGroup? _rawGroup;
 
         // The next group's input, when it was mapped while this group's last run was still going (RunGroup).
         private Task<JobSimulationInput>? _ahead;
@@ -99,7 +111,7 @@ public static partial class FigureSweep
         /// mapped from the raw input of its S).
         /// </summary>
         private bool SplitsFrom(int g, JobSimulationInput previous) =>
-            g > 0 && _groups[g - 1].S == _groups[g].S && _groups[g - 1].R == 1 && _groups[g].R > 1
+            g > 0 && _groups[g - 1].SharesRawInput(_groups[g]) && _groups[g - 1].R == 1 && _groups[g].R > 1
             && JobSimulationInput.CanSplit(GroupOptions(g), previous);
 
         /// <summary>A run failed while the next input was being mapped: let that finish and free it.</summary>
@@ -125,7 +137,7 @@ public static partial class FigureSweep
             Torus = torus,
             Workload = Workload.Synthetic,
             OutputRatio = _groups[g].S,
-            BytesPerServer = options.BytesPerServer,
+            BytesPerServer = _groups[g].Bytes,
             Seed = options.Seed,
             ReduceTasks = _groups[g].R,
             Service = options.Service,
@@ -155,8 +167,7 @@ public static partial class FigureSweep
                 return split;
             }
             Drop(ref previous);
-            double s = _groups[g].S;
-            if (_rawS != s)
+            if (_rawGroup is not { } rawGroup || !rawGroup.SharesRawInput(_groups[g]))
             {
                 _raw = null; // let the previous S's inputs go before generating the next
             }
@@ -166,7 +177,7 @@ public static partial class FigureSweep
             if (_raw is null)
             {
                 _raw = JobSimulationInput.Generate(groupOptions);
-                _rawS = s;
+                _rawGroup = _groups[g];
             }
             return JobSimulationInput.Prepare(groupOptions, rawInputs: _raw);
         }
@@ -180,18 +191,18 @@ public static partial class FigureSweep
         /// <summary>Runs every mode of group <paramref name="g"/> on <paramref name="input"/> and adds their rows in mode order.</summary>
         private void RunGroup(int g, JobSimulationInput input)
         {
-            var (s, r, panel) = _groups[g];
+            var (s, r, panel, bytes) = _groups[g];
             var modes = options.Modes;
             var groupOptions = GroupOptions(g);
             var results = new JobSimulationResult[modes.Count];
-            int atOnce = Math.Min(_parallelism, RunsSideBySide(torus.Count, r, options.BytesPerServer, _budget));
+            int atOnce = Math.Min(_parallelism, RunsSideBySide(torus.Count, r, bytes, _budget));
             // Cores not taken by runs side by side go to each run's partitions.
             int threads = Math.Max(1, _parallelism / Math.Min(atOnce, modes.Count));
             // Runs side by side on one core each rarely end together (at S = 0 and R = 1, Camdoop's run takes a third
             // of the time of the run without aggregation): when the first ends, the core it leaves maps the next
             // group's input, if that shares this group's generated input (the same S); RunsThatFitInMemory already
             // counts an input mapped ahead. Each input is mapped the same either way, so the rows are too.
-            bool mapAhead = atOnce > 1 && modes.Count > 1 && g + 1 < _groups.Count && _groups[g + 1].S == s;
+            bool mapAhead = atOnce > 1 && modes.Count > 1 && g + 1 < _groups.Count && _groups[g + 1].SharesRawInput(_groups[g]);
             var nextOptions = mapAhead ? GroupOptions(g + 1) : null;
             bool splitNext = mapAhead && SplitsFrom(g + 1, input);
             var nextRaw = _raw;
@@ -213,11 +224,11 @@ public static partial class FigureSweep
                 }
                 int now = Interlocked.Increment(ref _done);
                 progress?.Report(new SweepProgress(now, Total, string.Create(CultureInfo.InvariantCulture,
-                    $"{figure} {panel} S={s:0.##} R={r} {ModeName(mode)}: {results[m].ShuffleReduceSeconds:0.####} s")));
+                    $"{figure} {panel}{(figure == Figure.Figure10 ? $" {bytes / 1024.0:0.#} KB" : "")} S={s:0.##} R={r} {ModeName(mode)}: {results[m].ShuffleReduceSeconds:0.####} s")));
             });
             foreach (var res in results)
             {
-                _rows.Add(new SweepRow(figure.ToString(), panel, s, res.OutputRatio, r, res.Mode, res.Trees, res.ShuffleReduceSeconds, res.LowerBounds,
+                _rows.Add(new SweepRow(figure.ToString(), panel, bytes, s, res.OutputRatio, r, res.Mode, res.Trees, res.ShuffleReduceSeconds, res.LowerBounds,
                     res.IntermediateBytes, res.OutputBytes, res.DataByteHops, res.LinkBytes, res.AggregatedBytes, res.Completed,
                     res.SimulationWallSeconds, res.SimulationCpuSeconds, res.Events));
             }

@@ -14,12 +14,18 @@ public enum Figure
 
     /// <summary>Figure 7(c, d): time as R varies, at S = 1 and S = 0.</summary>
     Figure7,
+
+    /// <summary>Figure 10: small inputs (20 KB and 200 KB per server by default) at S = 0 and R = 1.</summary>
+    Figure10,
 }
 
 /// <summary>What a sweep varies and how it runs.</summary>
 public sealed record SweepOptions
 {
     public long BytesPerServer { get; init; } = 2_000_000;
+
+    /// <summary>Figure 10's input sizes per server (default <see cref="FigureSweep.DefaultSmallInputs"/>); other figures use <see cref="BytesPerServer"/>.</summary>
+    public IReadOnlyList<long>? InputSizes { get; init; }
 
     public ulong Seed { get; init; } = 1;
 
@@ -51,6 +57,7 @@ public readonly record struct SweepProgress(int Done, int Total, string Current)
 public sealed record SweepRow(
     string Figure,
     string Panel,
+    long BytesPerServer,
     double RequestedOutputRatio,
     double OutputRatio,
     int ReduceTasks,
@@ -69,13 +76,16 @@ public sealed record SweepRow(
     long Events);
 
 /// <summary>
-/// Reproduces Figures 6 and 7 of the paper on a simulated torus (8x8x8 with 2 MB per server by default):
+/// Reproduces Figures 6, 7 and 10 of the paper on a simulated torus (8x8x8 with 2 MB per server by default):
 /// Camdoop and Camdoop (no agg.) against the three switch lower bounds. Runs that share an input share its
 /// generation and map phase; independent simulations run in parallel, one per core.
 /// </summary>
 public static partial class FigureSweep
 {
     public static readonly double[] DefaultOutputRatios = [0, 0.2, 0.4, 0.6, 0.8, 1];
+
+    /// <summary>Figure 10's input per server: the paper's 20 KB and 200 KB.</summary>
+    public static readonly long[] DefaultSmallInputs = [20 << 10, 200 << 10];
 
     /// <summary>
     /// Frees what the last runs left (~14 GB after an R = 512 run) before the next one grows: otherwise its growth on
@@ -131,13 +141,14 @@ public static partial class FigureSweep
         ArgumentNullException.ThrowIfNull(rows);
         var table = new CsvTable("figure", "panel", "requestedS", "outputRatio", "reduceTasks", "mode", "trees", "shuffleReduceSeconds",
             "switch1G", "switch6G", "switch1GOversub", "intermediateBytes", "outputBytes", "dataByteHops", "linkBytes",
-            "aggregatedMin", "aggregatedMedian", "aggregatedMax", "completed", "simulationWallSeconds", "simulationCpuSeconds", "events");
+            "aggregatedMin", "aggregatedMedian", "aggregatedMax", "completed", "simulationWallSeconds", "simulationCpuSeconds", "events",
+            "bytesPerServer");
         foreach (var r in rows)
         {
             table.Add(r.Figure, r.Panel, r.RequestedOutputRatio, r.OutputRatio, r.ReduceTasks, r.Mode, r.Trees, r.ShuffleReduceSeconds,
                 r.LowerBounds.Switch1G, r.LowerBounds.Switch6G, r.LowerBounds.Switch1GOversubscribed, r.IntermediateBytes, r.OutputBytes,
                 r.DataByteHops, r.LinkBytes, r.AggregatedBytes.Min, r.AggregatedBytes.Median, r.AggregatedBytes.Max, r.Completed,
-                r.SimulationWallSeconds, r.SimulationCpuSeconds, r.Events);
+                r.SimulationWallSeconds, r.SimulationCpuSeconds, r.Events, r.BytesPerServer);
         }
         return table;
     }
@@ -152,12 +163,15 @@ public static partial class FigureSweep
         foreach (var panel in rows.GroupBy(r => (r.Figure, r.Panel)))
         {
             bool byS = panel.Key.Figure == nameof(Figure.Figure6);
-            double X(SweepRow r) => byS ? r.RequestedOutputRatio : Math.Log2(r.ReduceTasks);
+            bool bySize = panel.Key.Figure == nameof(Figure.Figure10);
+            double X(SweepRow r) => byS ? r.RequestedOutputRatio : bySize ? Math.Log10(r.BytesPerServer / 1024.0) : Math.Log2(r.ReduceTasks);
             var chart = new SvgLineChart
             {
-                Title = $"{(byS ? "Figure 6" : "Figure 7")}: {panel.Key.Panel}",
-                XLabel = byS ? "output ratio S" : "number of reduce tasks R (log scale)",
-                XTickFormat = byS ? null : x => Math.Round(Math.Pow(2, x)).ToString(CultureInfo.InvariantCulture),
+                Title = $"{(byS ? "Figure 6" : bySize ? "Figure 10" : "Figure 7")}: {panel.Key.Panel}",
+                XLabel = byS ? "output ratio S" : bySize ? "input per server (KB, log scale)" : "number of reduce tasks R (log scale)",
+                XTickFormat = byS ? null
+                    : bySize ? x => Math.Round(Math.Pow(10, x)).ToString(CultureInfo.InvariantCulture) + " KB"
+                    : x => Math.Round(Math.Pow(2, x)).ToString(CultureInfo.InvariantCulture),
                 YLabel = "shuffle and reduce time (s)",
             };
             foreach (var mode in panel.Select(r => r.Mode).Distinct())
@@ -181,7 +195,7 @@ public static partial class FigureSweep
         var paths = new List<string>();
         foreach (var chart in Charts(rows))
         {
-            string name = prefix + chart.Title.Replace(": ", "-", StringComparison.Ordinal).Replace(' ', '-').Replace('=', '-').ToLowerInvariant() + ".svg";
+            string name = prefix + chart.Title.Replace(": ", "-", StringComparison.Ordinal).Replace(",", "", StringComparison.Ordinal).Replace(' ', '-').Replace('=', '-').ToLowerInvariant() + ".svg";
             string path = Path.Combine(directory, name);
             chart.Save(path);
             paths.Add(path);

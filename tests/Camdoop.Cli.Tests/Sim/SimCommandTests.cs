@@ -156,6 +156,33 @@ public class SimCommandTests
         }
     }
 
+    [Fact]
+    public void Figure10AndTable1WriteTheirFilesAndReportWhatThePaperReports()
+    {
+        string dir = Directory.CreateTempSubdirectory("camdoop-fig10-").FullName;
+        try
+        {
+            var (code, stdout, stderr) = CamdoopProcess.Run("sim", "sweep", "--figure", "10", "--torus", "2x2x2", "--input-sizes", "4KB,8KB", "--out", dir);
+            Assert.True(code == 0, stderr);
+            Assert.Contains("4 KB per server: Camdoop ", stdout, StringComparison.Ordinal);
+            Assert.Contains("8 KB per server: Camdoop ", stdout, StringComparison.Ordinal);
+            var csv = File.ReadAllLines(Path.Combine(dir, "figure10.csv"));
+            Assert.Equal(5, csv.Length);
+            Assert.All(csv.Skip(1), line => Assert.StartsWith("Figure10,S=0, R=1,", line.Replace("\"", "", StringComparison.Ordinal), StringComparison.Ordinal));
+            Assert.True(File.Exists(Path.Combine(dir, "figure-10-s-0-r-1.svg")));
+
+            (code, stdout, stderr) = CamdoopProcess.Run("sim", "sweep", "--figure", "table1", "--torus", "2x2x2", "--input-per-server", "16KB", "--out", dir);
+            Assert.True(code == 0, stderr);
+            Assert.Contains("| outputs equal to the reference | 2/2 | 2/2 | 2/2 | 2/2 |", stdout, StringComparison.Ordinal);
+            Assert.Equal(9, File.ReadAllLines(Path.Combine(dir, "table1.csv")).Length);
+            Assert.Contains("| Camdoop, the paper | 14.08 |", File.ReadAllText(Path.Combine(dir, "table1.md")), StringComparison.Ordinal);
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
     [Theory]
     // 16x16x16 at R = N: about half a terabyte by the estimate, far beyond any test machine.
     [InlineData("sim run: 16x16x16 at R=4096 needs about", "sim", "run", "--torus", "16x16x16", "--reducers", "4096")]
@@ -182,6 +209,9 @@ public class SimCommandTests
     [InlineData(2, "sim", "run", "--trees", "bushy")]
     [InlineData(2, "sim", "run", "--map-output", "tape")]
     [InlineData(2, "sim", "sweep", "--trees", "")]
+    [InlineData(2, "sim", "sweep", "--figure", "10", "--input-sizes", "lots")]
+    [InlineData(2, "sim", "sweep", "--figure", "10", "--input-sizes", "0KB")]
+    [InlineData(2, "sim", "sweep", "--figure", "table1", "--torus", "2x2x2", "--reducers", "9")]
     public void BadInvocationsFailWithOneClearLine(int expectedCode, params string[] args)
     {
         var (code, stdout, stderr) = CamdoopProcess.Run(args);

@@ -99,7 +99,7 @@ public sealed class FigureSweepTests : IDisposable
             Torus = torus,
             Workload = Workload.Synthetic,
             OutputRatio = row.RequestedOutputRatio,
-            BytesPerServer = sweep.BytesPerServer,
+            BytesPerServer = row.BytesPerServer,
             Seed = sweep.Seed,
             ReduceTasks = row.ReduceTasks,
             Mode = row.Mode == "camdoop" ? Camdoop.MapReduce.Jobs.Control.ShuffleMode.Camdoop : Camdoop.MapReduce.Jobs.Control.ShuffleMode.NoAgg,
@@ -128,6 +128,51 @@ public sealed class FigureSweepTests : IDisposable
             AssertSameAsARunAlone(torus, sweep, row);
         }
         Assert.Equal(3, FigureSweep.WriteCharts(rows, _directory).Count);
+    }
+
+    /// <summary>
+    /// Figure 10: S = 0 and R = 1 at each small input size, both modes on the same map outputs. Every point equals a
+    /// run of its size alone, aggregation moves fewer bytes and ends sooner, and the CSV and chart name the sizes.
+    /// </summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public void Figure10RunsEverySmallInputAtS0AndR1(int parallelism)
+    {
+        var torus = new Torus(3, 3, 3);
+        var sweep = new SweepOptions { InputSizes = [4 << 10, 12 << 10], Parallelism = parallelism };
+        var rows = FigureSweep.Run(Figure.Figure10, torus, sweep);
+        Assert.Equal(4, rows.Count); // 2 sizes x 2 modes
+        Assert.Equal([4 << 10, 4 << 10, 12 << 10, 12 << 10], rows.Select(r => r.BytesPerServer));
+        Assert.All(rows, r => Assert.Equal((nameof(Figure.Figure10), "S=0, R=1", 0.0, 1), (r.Figure, r.Panel, r.RequestedOutputRatio, r.ReduceTasks)));
+        foreach (var row in rows)
+        {
+            Assert.True(row.Completed);
+            AssertSameAsARunAlone(torus, sweep, row);
+        }
+        foreach (var size in rows.GroupBy(r => r.BytesPerServer))
+        {
+            var camdoop = size.Single(r => r.Mode == "camdoop");
+            var noAgg = size.Single(r => r.Mode == "noagg");
+            Assert.Equal(camdoop.OutputBytes, noAgg.OutputBytes);
+            Assert.True(camdoop.DataByteHops * 3 < noAgg.DataByteHops, $"{size.Key}: {camdoop.DataByteHops} vs {noAgg.DataByteHops}");
+            Assert.True(camdoop.ShuffleReduceSeconds < noAgg.ShuffleReduceSeconds);
+        }
+        // The larger input takes longer without aggregation.
+        Assert.True(rows[3].ShuffleReduceSeconds > rows[1].ShuffleReduceSeconds);
+
+        string csv = Path.Combine(_directory, "figure10.csv");
+        FigureSweep.WriteCsv(rows, csv);
+        var lines = File.ReadAllLines(csv);
+        Assert.Equal(5, lines.Length);
+        Assert.EndsWith(",bytesPerServer", lines[0], StringComparison.Ordinal);
+        Assert.Equal(["4096", "4096", "12288", "12288"], lines.Skip(1).Select(l => l.Split(',')[^1]));
+        var chart = Assert.Single(FigureSweep.WriteCharts(rows, _directory));
+        Assert.EndsWith("figure-10-s-0-r-1.svg", chart, StringComparison.Ordinal);
+        string svg = File.ReadAllText(chart);
+        Assert.Contains(">4 KB<", svg, StringComparison.Ordinal);
+        Assert.Contains(">12 KB<", svg, StringComparison.Ordinal);
+        Assert.Contains("Camdoop (no agg.)", svg, StringComparison.Ordinal);
     }
 
     [Fact]

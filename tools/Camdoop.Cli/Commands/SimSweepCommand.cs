@@ -5,34 +5,39 @@ using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;
 
-/// <summary>`camdoop sim sweep`: reproduces the paper's Figures 6, 7 and 9 in simulation, as CSV plus SVG charts.</summary>
+/// <summary>`camdoop sim sweep`: reproduces the paper's Figures 6, 7, 9 and 10 and Table 1 in simulation, as CSV plus SVG charts (Markdown for the table).</summary>
 public static class SimSweepCommand
 {
     private static readonly Dictionary<string, Figure> Figures = new(StringComparer.Ordinal)
     {
         ["6"] = Figure.Figure6,
         ["7"] = Figure.Figure7,
+        ["10"] = Figure.Figure10,
     };
 
     public static Command Create() =>
-        new Command("sweep", "Reproduce paper Figure 6 (vary S at R=1 and R=N), Figure 7 (vary R at S=0 and S=1) or Figure 9 (failures): CSV and SVG.")
+        new Command("sweep", "Reproduce paper Figure 6 (vary S), 7 (vary R), 9 (failures), 10 (small inputs) or Table 1 (Sort, WordCount): CSV and SVG.")
         {
-            Details = "Figures 6 and 7 run Camdoop and Camdoop (no agg.) on the synthetic job at every point, next to the three\n" +
+            Details = "Figures 6, 7 and 10 run Camdoop and Camdoop (no agg.) on the synthetic job at every point, next to the three\n" +
                       "switch lower bounds, one simulation per core at a time. '--figure 6 --torus 3x3x3' is the testbed-sized\n" +
                       "counterpart of Figure 5; '--figure 6 --reducers 1,100' draws Figure 6's panels at other R, for cubes whose\n" +
                       "R=N run does not fit in memory. Map output stays in memory here (map costs no simulated time either way).\n" +
+                      "Figure 10 runs S=0, R=1 at each of --input-sizes per server. '--figure table1' runs Sort and WordCount at\n" +
+                      "R=1 and R=N in both modes, checks every output against the single-process reference and writes a CSV and a\n" +
+                      "Markdown table beside the paper's (--input-per-server is then the input of each job per server).\n" +
                       "Figure 9 fails one server during the shuffle of the S=1 job (at R=1 the root, a neighbour of it and a random\n" +
                       "server; at R=N a random one) at each of --fractions of the failure-free time T, and reports the stretch over\n" +
                       "T. Servers take tens of milliseconds to detect a failure by its missing beacons: on a small cube give a\n" +
                       "larger --input-per-server (3x3x3: 40MB) so that T is long against that, as on the paper's testbed.",
         }
-            .Option("figure", "6, 7 or 9", "N", "6")
+            .Option("figure", "6, 7, 9, 10 or table1", "N", "6")
             .Option("torus", "Torus size", "XxYxZ", "8x8x8")
             .Option("input-per-server", "Generated input per server", "SIZE", "2MB")
             .Option("fractions", "Figure 9: failure times as fractions of T, comma-separated", "LIST", "0.25,0.5,0.75")
             .Flag("verify", "Figure 9: check every run's output against the single-process reference")
             .Flag("replicated-output", "Figure 9: at R=1 also fail the root of the job whose reducer replicates its output (row root-replicated)")
             .Option("output-ratios", "Figure 6: S values, comma-separated", "LIST", "0,0.2,0.4,0.6,0.8,1")
+            .Option("input-sizes", "Figure 10: input per server, comma-separated", "LIST", "20KB,200KB")
             .Option("reducers", "R values, comma-separated: Figure 7's points (default 1,2,4,...,N), Figure 6's panels (default 1,N)", "LIST")
             .Option("parallel", "Cores to use (runs side by side as memory allows, each on its share); 0 = all", "N", "0")
             .Option("seed", "Random seed", "N", "1")
@@ -48,6 +53,10 @@ public static class SimSweepCommand
         {
             return RunFigure9(args);
         }
+        if (args.Required("figure") == "table1")
+        {
+            return RunTable1(args);
+        }
         var figure = args.Choice("figure", Figures);
         var torus = CommonOptions.Torus(args);
         var options = new SweepOptions
@@ -55,6 +64,7 @@ public static class SimSweepCommand
             BytesPerServer = args.Bytes("input-per-server"),
             Seed = (ulong)args.Long("seed", 0),
             OutputRatios = ParseList(args, "output-ratios", s => double.Parse(s, NumberStyles.Float, CultureInfo.InvariantCulture), v => v is >= 0 and <= 1),
+            InputSizes = ParseList(args, "input-sizes", ParseSize, v => v >= 1).Distinct().ToList(),
             ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
             Parallelism = args.Int("parallel", 0, 64),
             Service = CommonOptions.ServiceOptions(args),
@@ -63,11 +73,13 @@ public static class SimSweepCommand
         if (!args.Flag("force"))
         {
             // The largest R is the heaviest run; the generated inputs of its S stay beside it (one per server).
-            int largest = (options.ReduceTasks ?? (figure == Figure.Figure6 ? [torus.Count] : FigureSweep.DefaultReduceTasks(torus.Count))).Max();
-            MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, options.BytesPerServer, mapOutputOnDisk: false,
-                options.Service, torus.Count * options.BytesPerServer, MemoryCheck.Available, "lower --input-per-server or the largest R");
+            int largest = figure == Figure.Figure10 ? 1
+                : (options.ReduceTasks ?? (figure == Figure.Figure6 ? [torus.Count] : FigureSweep.DefaultReduceTasks(torus.Count))).Max();
+            long bytes = figure == Figure.Figure10 ? options.InputSizes!.Max() : options.BytesPerServer;
+            MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, bytes, mapOutputOnDisk: false,
+                options.Service, torus.Count * bytes, MemoryCheck.Available, figure == Figure.Figure10 ? "lower --input-sizes" : "lower --input-per-server or the largest R");
         }
-        string number = figure == Figure.Figure6 ? "6" : "7";
+        string number = figure switch { Figure.Figure6 => "6", Figure.Figure7 => "7", _ => "10" };
         string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure{number}-{torus}");
         Directory.CreateDirectory(outDir);
 
@@ -88,13 +100,30 @@ public static class SimSweepCommand
         FigureSweep.WriteCsv(rows, csv);
         var charts = FigureSweep.WriteCharts(rows, outDir);
 
-        Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, {options.Trees.Name()} trees), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        string sizes = figure == Figure.Figure10
+            ? string.Join(" and ", options.InputSizes!.Select(b => Units.Bytes(b))) + " per server, S=0, R=1"
+            : $"{Units.Bytes(options.BytesPerServer)} per server";
+        Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {sizes}, {options.Trees.Name()} trees), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
-        Console.Out.WriteLine($"{"panel",-8} {"S",6} {"R",5} {"mode",-18} {"time",12} {"switch 1G",12} {"switch 6G",12} {"1G 1:4",12}");
+        Console.Out.WriteLine($"{"panel",-8} {"input",9} {"S",6} {"R",5} {"mode",-18} {"time",12} {"switch 1G",12} {"switch 6G",12} {"1G 1:4",12}");
         foreach (var r in rows)
         {
             Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"{r.Panel,-8} {r.OutputRatio,6:0.###} {r.ReduceTasks,5} {FigureSweep.ModeName(r.Mode == "camdoop" ? MapReduce.Jobs.Control.ShuffleMode.Camdoop : MapReduce.Jobs.Control.ShuffleMode.NoAgg),-18} {Units.Seconds(r.ShuffleReduceSeconds),12} {Units.Seconds(r.LowerBounds.Switch1G),12} {Units.Seconds(r.LowerBounds.Switch6G),12} {Units.Seconds(r.LowerBounds.Switch1GOversubscribed),12}"));
+                $"{r.Panel,-8} {Units.Bytes(r.BytesPerServer),9} {r.OutputRatio,6:0.###} {r.ReduceTasks,5} {FigureSweep.ModeName(r.Mode == "camdoop" ? MapReduce.Jobs.Control.ShuffleMode.Camdoop : MapReduce.Jobs.Control.ShuffleMode.NoAgg),-18} {Units.Seconds(r.ShuffleReduceSeconds),12} {Units.Seconds(r.LowerBounds.Switch1G),12} {Units.Seconds(r.LowerBounds.Switch6G),12} {Units.Seconds(r.LowerBounds.Switch1GOversubscribed),12}"));
+        }
+        if (figure == Figure.Figure10)
+        {
+            // The paper's Figure 10 reports Camdoop's speedup over no aggregation at each size.
+            foreach (var size in rows.GroupBy(r => r.BytesPerServer))
+            {
+                var camdoop = size.FirstOrDefault(r => r.Mode == "camdoop");
+                var noAgg = size.FirstOrDefault(r => r.Mode == "noagg");
+                if (camdoop is not null && noAgg is not null && camdoop.ShuffleReduceSeconds > 0)
+                {
+                    Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                        $"{Units.Bytes(size.Key)} per server: Camdoop {noAgg.ShuffleReduceSeconds / camdoop.ShuffleReduceSeconds:0.00}x faster than Camdoop (no agg.)"));
+                }
+            }
         }
         Console.Out.WriteLine($"wrote {csv}");
         foreach (var chart in charts)
@@ -102,6 +131,64 @@ public static class SimSweepCommand
             Console.Out.WriteLine($"wrote {chart}");
         }
         return rows.All(r => r.Completed) ? 0 : 1;
+    }
+
+    private static long ParseSize(string text) =>
+        Units.TryParseBytes(text, out long bytes) ? bytes : throw new FormatException(text);
+
+    private static int RunTable1(ParsedArguments args)
+    {
+        var torus = CommonOptions.Torus(args);
+        long bytes = args.Bytes("input-per-server");
+        var options = new Table1Options
+        {
+            SortBytesPerServer = bytes,
+            WordCountBytesPerServer = bytes,
+            Seed = (ulong)args.Long("seed", 0),
+            ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
+            Parallelism = args.Int("parallel", 0, 64),
+            Service = CommonOptions.ServiceOptions(args),
+            Trees = args.Choice("trees", TreeFamilyNames.All),
+        };
+        if (!args.Flag("force"))
+        {
+            // Verification keeps the raw input beside the map outputs and runs the reference on it.
+            int largest = (options.ReduceTasks ?? [torus.Count]).Max();
+            MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, bytes, mapOutputOnDisk: false,
+                options.Service, 4 * torus.Count * bytes, MemoryCheck.Available, "lower --input-per-server or the largest R");
+        }
+        string outDir = args.String("out") ?? Path.Combine("sweeps", $"table1-{torus}");
+        Directory.CreateDirectory(outDir);
+        IReadOnlyList<Table1Row> rows;
+        var wall = System.Diagnostics.Stopwatch.StartNew();
+        using (var bar = new ProgressBar("table 1"))
+        {
+            try
+            {
+                rows = Table1.Run(torus, options, new Progress<SweepProgress>(p => bar.Report((double)p.Done / p.Total, $"{p.Done}/{p.Total} {p.Current}")));
+            }
+            catch (ArgumentException ex)
+            {
+                throw new CliException($"sim sweep: {ex.Message}");
+            }
+        }
+        string csv = Path.Combine(outDir, "table1.csv");
+        Table1.ToCsv(rows).Save(csv);
+        string md = Path.Combine(outDir, "table1.md");
+        string table = Table1.ToMarkdown(rows, "simulated");
+        File.WriteAllText(md, table);
+        Console.Out.WriteLine($"Table 1 on {torus} ({torus.Count} servers, {Units.Bytes(bytes)} per server and job, 1 Gbps links, {options.Trees.Name()} trees), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"machine: {HostMachine.Current}");
+        Console.Out.Write(table);
+        Console.Out.WriteLine($"wrote {csv}");
+        Console.Out.WriteLine($"wrote {md}");
+        var wrong = rows.Where(r => !r.Verified).ToList();
+        if (wrong.Count > 0)
+        {
+            Console.Error.WriteLine($"camdoop: sim sweep: {wrong.Count} of {rows.Count} outputs differ from the reference (first: {wrong[0].Job} R={wrong[0].ReduceTasks} {wrong[0].Mode})");
+            return 1;
+        }
+        return 0;
     }
 
     private static int RunFigure9(ParsedArguments args)
