@@ -212,6 +212,8 @@ public class SimCommandTests
     [InlineData(2, "sim", "sweep", "--figure", "10", "--input-sizes", "lots")]
     [InlineData(2, "sim", "sweep", "--figure", "10", "--input-sizes", "0KB")]
     [InlineData(2, "sim", "sweep", "--figure", "table1", "--torus", "2x2x2", "--reducers", "9")]
+    [InlineData(1, "testbed", "bench", "table1", "--prefix", "zz9")]
+    [InlineData(2, "testbed", "bench", "table1", "--runs", "0")]
     public void BadInvocationsFailWithOneClearLine(int expectedCode, params string[] args)
     {
         var (code, stdout, stderr) = CamdoopProcess.Run(args);

@@ -3,6 +3,7 @@ using System.Globalization;
 using Camdoop.ChunkStore;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
+using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.MapReduce.Records;
 
@@ -40,9 +41,35 @@ public static class PutCommand
         {
             throw new CliException($"put: no such file: {path}");
         }
-        using var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 20);
         using var client = FrontEndAddress.Connect(args);
         var clock = Stopwatch.StartNew();
+        var (chunkCount, fileLength, replicaCounts, end) = Store(client, path, name, format, recordSize, chunkSize);
+        double seconds = clock.Elapsed.TotalSeconds;
+        if (args.Flag("json"))
+        {
+            JsonOutput.Write(Console.Out, new
+            {
+                name,
+                frontend = client.Address,
+                chunks = chunkCount,
+                bytes = fileLength,
+                minReplicas = replicaCounts.Count == 0 ? 0 : replicaCounts.Min(),
+                seconds,
+            });
+        }
+        else
+        {
+            Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"stored '{name}': {end.Chunks} chunks, {Units.Bytes(end.Bytes)}, {replicaCounts.DefaultIfEmpty(0).Min()}-{replicaCounts.DefaultIfEmpty(0).Max()} replicas per chunk, in {Units.Seconds(seconds)}"));
+        }
+        return 0;
+    }
+
+    /// <summary>Stores the file at <paramref name="path"/> as dataset <paramref name="name"/> through <paramref name="client"/>, with a progress bar.</summary>
+    internal static (int Chunks, long Bytes, List<int> ReplicaCounts, PutEndReply End) Store(FrontEndClient client, string path, string name,
+        DatasetFormat format, int recordSize, long chunkSize)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 20);
         int servers = (int)FrontEndAddress.Call(() => client.Call(new HelloRequest())).Servers;
         IReadOnlyList<ChunkRange> chunks;
         try
@@ -100,25 +127,7 @@ public static class PutCommand
             }
         }
         var end = FrontEndAddress.Call(() => client.Call(new PutEndRequest()));
-        double seconds = clock.Elapsed.TotalSeconds;
-        if (args.Flag("json"))
-        {
-            JsonOutput.Write(Console.Out, new
-            {
-                name,
-                frontend = client.Address,
-                chunks = chunks.Count,
-                bytes = file.Length,
-                minReplicas = replicaCounts.Count == 0 ? 0 : replicaCounts.Min(),
-                seconds,
-            });
-        }
-        else
-        {
-            Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"stored '{name}': {end.Chunks} chunks, {Units.Bytes(end.Bytes)}, {replicaCounts.DefaultIfEmpty(0).Min()}-{replicaCounts.DefaultIfEmpty(0).Max()} replicas per chunk, in {Units.Seconds(seconds)}"));
-        }
-        return 0;
+        return (chunks.Count, file.Length, replicaCounts, end);
     }
 
     internal static (DatasetFormat Format, int RecordSize) ParseFormat(string text)

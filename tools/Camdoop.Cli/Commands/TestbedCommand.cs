@@ -8,7 +8,7 @@ using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
 
-/// <summary>`camdoop testbed up|status|kill|start|link|down`: the emulated cube of network namespaces and node processes.</summary>
+/// <summary>`camdoop testbed up|status|kill|start|link|down|bench`: the emulated cube of network namespaces and node processes.</summary>
 public static class TestbedCommand
 {
     public static Command Create() =>
@@ -18,7 +18,8 @@ public static class TestbedCommand
             .Add(Kill())
             .Add(Start())
             .Add(Link())
-            .Add(Down());
+            .Add(Down())
+            .Add(TestbedBenchCommand.Create());
 
     private static Command Up() =>
         new Command("up", "Create the namespaces and links, start one `camdoop node` per server, wait until every server hears its six neighbours.")
