@@ -55,10 +55,13 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
     {
         // The CLI turns DATAS off for the simulator's one big process; the testbed's 27 nodes share one machine.
         string expected = Environment.GetEnvironmentVariable("DOTNET_GCDynamicAdaptationMode") ?? "1";
+        // ... and go from precompiled code straight to optimized code, without an instrumented tier in between.
+        string pgo = Environment.GetEnvironmentVariable("DOTNET_TieredPGO") ?? "0";
         foreach (var server in cube.State.Servers)
         {
             var environment = File.ReadAllText($"/proc/{server.Pid}/environ").Split('\0');
             Assert.Contains($"DOTNET_GCDynamicAdaptationMode={expected}", environment);
+            Assert.Contains($"DOTNET_TieredPGO={pgo}", environment);
         }
     }
 

@@ -277,8 +277,11 @@ public static class TestbedLauncher
         // sh backgrounds the node in its own session (setsid), so it outlives this CLI and never holds our
         // terminal or pipes; `ip netns exec` and setsid exec in place, so $! is the node's own pid. Nodes share
         // one machine, so their Server GC adapts its heaps to their size (DATAS), which the CLI turns off for the
-        // simulator's one big process (Camdoop.Cli.csproj); a value set by the caller wins.
-        var script = new StringBuilder("DOTNET_GCDynamicAdaptationMode=\"${DOTNET_GCDynamicAdaptationMode:-1}\" setsid ip netns exec ")
+        // simulator's one big process (Camdoop.Cli.csproj). Nodes also run without tiered PGO: a ReadyToRun build's hot
+        // methods then go straight to optimized code instead of through an instrumented tier first, which on a
+        // 3x3x3 testbed cost a first and a second job several CPU seconds across the 27 processes, for no steady-state
+        // gain (docs/performance.md). A value set by the caller wins.
+        var script = new StringBuilder("DOTNET_GCDynamicAdaptationMode=\"${DOTNET_GCDynamicAdaptationMode:-1}\" DOTNET_TieredPGO=\"${DOTNET_TieredPGO:-0}\" setsid ip netns exec ")
             .Append(Quote(server.Namespace));
         foreach (var part in command)
         {
