@@ -41,9 +41,6 @@ public static class TestbedBenchCommand
     private static int RunTable1(ParsedArguments args)
     {
         string prefix = args.Required("prefix");
-        string address = args.String(FrontEndAddress.Option)
-            ?? TestbedState.TryLoad(prefix)?.FrontEnd
-            ?? throw new CliException($"testbed bench table1: no testbed '{prefix}' is up (bring one up with 'camdoop testbed up', or give --frontend)");
         long bytes = args.Bytes("input-per-server");
         if (bytes < 1024)
         {
@@ -53,6 +50,9 @@ public static class TestbedBenchCommand
         ulong seed = (ulong)args.Long("seed", 0);
         string trees = args.Choice("trees", TreeFamilyNames.All).Name();
         string outDir = args.String("out") ?? Path.Combine("bench", $"table1-{prefix}");
+        string address = args.String(FrontEndAddress.Option)
+            ?? TestbedState.TryLoad(prefix)?.FrontEnd
+            ?? throw new CliException($"testbed bench table1: no testbed '{prefix}' is up (bring one up with 'camdoop testbed up', or give --frontend)");
 
         FrontEndClient client;
         try
