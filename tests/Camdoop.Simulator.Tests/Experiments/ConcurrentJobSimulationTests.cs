@@ -168,6 +168,30 @@ public sealed class ConcurrentJobSimulationTests
     }
 
     [Fact]
+    public void TwoSingleReducersRootedApartTakeAboutAsLongAsOneAndOnOneServerTwiceAsLong()
+    {
+        // At R = 1, S = 1 a job is bound by its root's six inbound links: two jobs rooted apart each keep their own,
+        // two rooted on one server share them.
+        var torus = new Torus(3, 3, 3);
+        var job = new JobSimulationOptions
+        {
+            Torus = torus,
+            Workload = Workload.Synthetic,
+            OutputRatio = 1,
+            BytesPerServer = 300_000,
+            ReduceTasks = 1,
+            MapParallelism = 1,
+        };
+        var apart = ConcurrentPlacement.Copies(job, 2, JobPartitioning.Horizontal);
+        int root = new MapReduce.Service.JobPlacement(torus, job.JobId, 1).RootIndex(0);
+        Assert.NotEqual(root, apart[1].Roots![0]);
+        var separate = ConcurrentJobSimulation.Run(apart);
+        var shared = ConcurrentJobSimulation.Run([apart[0], apart[1] with { Roots = [root] }]);
+        Assert.All(separate.Jobs!, j => Assert.InRange(j.NormalizedTime!.Value, 0.95, 1.2));
+        Assert.All(shared.Jobs!, j => Assert.InRange(j.NormalizedTime!.Value, 1.7, 2.2));
+    }
+
+    [Fact]
     public void AConfinedJobMapsOnlyOnItsOwnServers()
     {
         var torus = new Torus(3, 3, 3);
