@@ -109,6 +109,10 @@ public sealed partial class ChunkStoreService : IService
         {
             list.Finish();
         }
+        foreach (var delete in _deletes.Values.ToList())
+        {
+            delete.Finish();
+        }
     }
 
     /// <summary>The replica servers of <paramref name="chunk"/> in this server's current view, primary first.</summary>
@@ -190,6 +194,12 @@ public sealed partial class ChunkStoreService : IService
                 break;
             case ChunkMessage.FileRequest:
                 OnFileRequest(peer, peerIndex, id, payload);
+                break;
+            case ChunkMessage.DeleteRequest:
+                OnDeleteRequest(peer, peerIndex, id, payload);
+                break;
+            case ChunkMessage.DeleteReply:
+                OnDeleteReply(peerIndex, id, payload);
                 break;
         }
     }

@@ -38,6 +38,15 @@ public enum ChunkMessage : byte
     /// replicated chunk); answered like a ReadRequest.
     /// </summary>
     FileRequest = 10,
+
+    /// <summary>
+    /// Deleter to server: id | name (2 + UTF-8). Deletes every replica of the dataset the server holds (its manifest
+    /// and its data chunks, files included); answered with a DeleteReply once the files are gone.
+    /// </summary>
+    DeleteRequest = 11,
+
+    /// <summary>Server to deleter: id | replicas deleted (4) | their bytes (8).</summary>
+    DeleteReply = 12,
 }
 
 public enum TransferPurpose : byte
@@ -107,7 +116,7 @@ public static class ChunkWire
     {
         kind = 0;
         id = 0;
-        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.FileRequest)
+        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.DeleteReply)
         {
             return false;
         }
@@ -332,5 +341,57 @@ public static class ChunkWire
         }
         manifests = list;
         return true;
+    }
+
+    public static int WriteDeleteRequest(Span<byte> destination, ulong id, string dataset)
+    {
+        int p = WriteHeader(destination, ChunkMessage.DeleteRequest, id);
+        int n = System.Text.Encoding.UTF8.GetBytes(dataset, destination[(p + 2)..]);
+        BinaryPrimitives.WriteUInt16BigEndian(destination[p..], (ushort)n);
+        return p + 2 + n;
+    }
+
+    /// <summary>A delete request naming a valid dataset (<see cref="ChunkMeta.IsValidName"/>), or false.</summary>
+    public static bool TryReadDeleteRequest(ReadOnlySpan<byte> payload, out string? dataset)
+    {
+        dataset = null;
+        if (payload.Length < HeaderSize + 2)
+        {
+            return false;
+        }
+        int n = BinaryPrimitives.ReadUInt16BigEndian(payload[HeaderSize..]);
+        var bytes = payload[(HeaderSize + 2)..];
+        if (bytes.Length != n || n > ChunkMeta.MaxNameBytes || !System.Text.Unicode.Utf8.IsValid(bytes))
+        {
+            return false;
+        }
+        string name = System.Text.Encoding.UTF8.GetString(bytes);
+        if (!ChunkMeta.IsValidName(name))
+        {
+            return false;
+        }
+        dataset = name;
+        return true;
+    }
+
+    public static int WriteDeleteReply(Span<byte> destination, ulong id, int replicas, long bytes)
+    {
+        int p = WriteHeader(destination, ChunkMessage.DeleteReply, id);
+        BinaryPrimitives.WriteInt32BigEndian(destination[p..], replicas);
+        BinaryPrimitives.WriteInt64BigEndian(destination[(p + 4)..], bytes);
+        return p + 12;
+    }
+
+    public static bool TryReadDeleteReply(ReadOnlySpan<byte> payload, out int replicas, out long bytes)
+    {
+        replicas = 0;
+        bytes = 0;
+        if (payload.Length != HeaderSize + 12)
+        {
+            return false;
+        }
+        replicas = BinaryPrimitives.ReadInt32BigEndian(payload[HeaderSize..]);
+        bytes = BinaryPrimitives.ReadInt64BigEndian(payload[(HeaderSize + 4)..]);
+        return replicas >= 0 && bytes >= 0;
     }
 }

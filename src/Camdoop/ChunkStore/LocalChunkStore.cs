@@ -260,6 +260,32 @@ public sealed class LocalChunkStore
         return chunk.Corrupt ? ReplicaHealth.Corrupt : ReplicaHealth.Good;
     }
 
+    /// <summary>
+    /// Forgets every replica of <paramref name="dataset"/> (manifest and data chunks) on the loop, so none is served or
+    /// listed again; the caller deletes their files (<see cref="DeleteFiles"/>, off the loop).
+    /// </summary>
+    public List<StoredChunk> RemoveDataset(string dataset)
+    {
+        var removed = _chunks.Values.Where(c => c.Meta.Dataset == dataset).ToList();
+        foreach (var chunk in removed)
+        {
+            _chunks.Remove(chunk.Meta.Id);
+            BytesStored -= chunk.Meta.Length;
+        }
+        return removed;
+    }
+
+    /// <summary>
+    /// Deletes a removed replica's files: the metadata first, so a crash in between leaves data without metadata,
+    /// which <see cref="Open"/> removes. Safe off the loop.
+    /// </summary>
+    public static void DeleteFiles(StoredChunk chunk)
+    {
+        ArgumentNullException.ThrowIfNull(chunk);
+        File.Delete(Path.ChangeExtension(chunk.DataPath, ".meta"));
+        File.Delete(chunk.DataPath);
+    }
+
     /// <summary>Manifests stored here, by dataset name.</summary>
     public List<ChunkMeta> Manifests() =>
         [.. _chunks.Values.Where(c => c.Meta.Kind == ChunkKind.Manifest).Select(c => c.Meta).OrderBy(m => m.Dataset, StringComparer.Ordinal)];

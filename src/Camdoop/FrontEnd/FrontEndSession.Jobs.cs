@@ -17,7 +17,7 @@ public sealed partial class FrontEndSession
         SubmitRequest submit => SubmitAsync(submit, replies, cancellation),
         JobStatusRequest status => JobStatusAsync(status, replies, cancellation),
         JobPartRequest part => JobPartAsync(part, replies, cancellation),
-        _ => throw new FrontEndException($"unknown operation '{request.Op}'"),
+        _ => HandleOperatorAsync(request, replies, cancellation),
     };
 
     private async Task SubmitAsync(SubmitRequest request, FrontEndReplies replies, CancellationToken cancellation)
@@ -192,7 +192,7 @@ public sealed partial class FrontEndSession
 
     public static string FormatJobId(ulong jobId) => jobId.ToString("x16", CultureInfo.InvariantCulture);
 
-    private static ulong ParseJobId(string text) =>
+    internal static ulong ParseJobId(string text) =>
         ulong.TryParse(text, NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong id) && text.Length <= 16
             ? id
             : throw new FrontEndException($"'{text}' is not a job id (16 hex digits)");

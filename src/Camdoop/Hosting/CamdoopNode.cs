@@ -282,6 +282,8 @@ public sealed class CamdoopNode : IDisposable
             var values = new Dictionary<string, long>(StringComparer.Ordinal)
             {
                 ["jobs"] = camdoop.Jobs.Count,
+                // Shuffle buffers handed out now: 0 once no job is left here, so a dropped job leaked none.
+                ["bufferBytesRented"] = camdoop.Transport.Buffers.RentedBytes,
                 ["dataFramesSent"] = c.DataFramesSent,
                 ["dataBytesSent"] = c.DataBytesSent,
                 ["dataBytesReceived"] = c.DataBytesReceived,

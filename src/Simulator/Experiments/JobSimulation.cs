@@ -56,32 +56,8 @@ public static class JobSimulation
         var torus = options.Torus;
         int n = torus.Count;
         var job = input.Job;
-        var description = new JobDescription
-        {
-            JobId = options.JobId,
-            Job = JobSpec.Parse(options.Job ?? BuiltInJob(options.Workload)),
-            ReduceTasks = options.ReduceTasks,
-            Mode = options.Mode,
-            Trees = options.Trees,
-            ReplicateOutput = options.ReplicateOutput,
-            Output = options.WriteOutputFiles || options.OutputDirectory is not null ? OutputTarget.LocalFiles() : OutputTarget.Discard,
-        };
-
-        var simOptions = new SimulationOptions
-        {
-            Torus = torus,
-            Seed = options.Seed,
-            LinkRateBitsPerSecond = options.LinkRateBitsPerSecond,
-            LossRate = options.LossRate,
-            LogSink = options.LogSink,
-            DataRoot = options.DataRoot,
-            Threads = options.SimulationThreads > 0 ? options.SimulationThreads : Environment.ProcessorCount,
-            // Without failures liveness beacons can be rare: they would otherwise be a third of the events. With them,
-            // servers detect failures as a real node does.
-            Node = options.Failures.Count > 0 || options.NodeBeacons
-                ? SimulationOptions.DefaultNodeOptions
-                : SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * SimTime.Millisecond },
-        };
+        var description = Describe(options);
+        var simOptions = SimulationOptionsFor(options);
         var serviceOptions = options.Service ?? new CamdoopServiceOptions();
         var services = new CamdoopService[n];
         var watch = options.Failures.Count > 0 ? new FailureWatch() : null;
@@ -126,12 +102,12 @@ public static class JobSimulation
         long t0 = sim.Now + Math.Max(0, -options.Failures.Select(f => f.AtNanoseconds).DefaultIfEmpty(0).Min());
         // On the partitions' threads: building the vertices is a run's only serial work otherwise (R = 512 on 8x8x8:
         // 4.1 s on one thread).
-        var mapTasks = new SimulatedMapTasks(torus, input);
+        var mapTasks = new SimulatedMapTasks(torus, input, options.MapServers);
         sim.Schedule(t0, () => sim.ForEachServer(s =>
         {
             if (!sim.IsServerFailed(torus.CoordinateOf(s)))
             {
-                services[s].StartJob(description, [maps[s]], mapTasks);
+                services[s].StartJob(description, mapTasks.Maps(s) ? [maps[s]] : [], mapTasks);
             }
         }));
         foreach (var failure in options.Failures)
@@ -185,7 +161,7 @@ public static class JobSimulation
 
         double cpuSeconds = cpu.Seconds(sim);
         options.Inspect?.Invoke(sim, services);
-        var result = Collect(options, description, sim, services, maps, completions, failures, completed, t0, input.InputBytes);
+        var result = Collect(options, [description], sim, services, [maps], completions, failures, completed, t0, input.InputBytes);
         if (watch is not null)
         {
             result = result with { Failures = watch.Report(options.Failures, torus, t0), Recovery = Recovery(services) };
@@ -218,6 +194,36 @@ public static class JobSimulation
         return result with { WallSeconds = wall.Elapsed.TotalSeconds + input.WallSeconds };
     }
 
+    /// <summary>The description every server starts the job of <paramref name="options"/> with.</summary>
+    internal static JobDescription Describe(JobSimulationOptions options) => new()
+    {
+        JobId = options.JobId,
+        Job = JobSpec.Parse(options.Job ?? BuiltInJob(options.Workload)),
+        ReduceTasks = options.ReduceTasks,
+        Mode = options.Mode,
+        Trees = options.Trees,
+        ReplicateOutput = options.ReplicateOutput,
+        Roots = options.Roots,
+        Output = options.WriteOutputFiles || options.OutputDirectory is not null ? OutputTarget.LocalFiles() : OutputTarget.Discard,
+    };
+
+    /// <summary>The simulated cube of <paramref name="options"/>: its size, links, seed, threads and liveness beacons.</summary>
+    internal static SimulationOptions SimulationOptionsFor(JobSimulationOptions options) => new()
+    {
+        Torus = options.Torus,
+        Seed = options.Seed,
+        LinkRateBitsPerSecond = options.LinkRateBitsPerSecond,
+        LossRate = options.LossRate,
+        LogSink = options.LogSink,
+        DataRoot = options.DataRoot,
+        Threads = options.SimulationThreads > 0 ? options.SimulationThreads : Environment.ProcessorCount,
+        // Without failures liveness beacons can be rare: they would otherwise be a third of the events. With them,
+        // servers detect failures as a real node does.
+        Node = options.Failures.Count > 0 || options.NodeBeacons
+            ? SimulationOptions.DefaultNodeOptions
+            : SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * SimTime.Millisecond },
+    };
+
     /// <summary>The built-in job of a generated workload.</summary>
     public static string BuiltInJob(Workload workload) => workload switch
     {
@@ -228,22 +234,31 @@ public static class JobSimulation
         _ => throw new ArgumentException("a files workload names its job explicitly", nameof(workload)),
     };
 
-    private static JobSimulationResult Collect(JobSimulationOptions options, JobDescription description, Simulation sim,
-        CamdoopService[] services, IReadOnlyList<MapOutput> maps, List<ReduceTaskResult> completions, List<string> failures, bool completed, long t0, long inputBytes)
+    /// <summary>
+    /// What the run of the jobs of <paramref name="descriptions"/> (one, or several at once) measured: their sizes
+    /// summed, the switch bounds over all their intermediate data, the cube's link and transport counters, and the time
+    /// from t0 to the last reducer of any of them. Job, R, mode and trees are the first job's.
+    /// </summary>
+    internal static JobSimulationResult Collect(JobSimulationOptions options, IReadOnlyList<JobDescription> descriptions, Simulation sim,
+        CamdoopService[] services, IReadOnlyList<IReadOnlyList<MapOutput>> maps, List<ReduceTaskResult> completions, List<string> failures, bool completed, long t0, long inputBytes)
     {
         var torus = options.Torus;
         int n = torus.Count;
-        var placement = new JobPlacement(torus, description.JobId, description.ReduceTasks, description.Trees);
-        var demand = new ShuffleDemand(n, [.. placement.RootIndices]);
+        var description = descriptions[0];
+        var roots = descriptions.SelectMany(d => JobPlacement.For(torus, d).RootIndices).ToArray();
+        var demand = new ShuffleDemand(n, roots);
         long intermediate = 0, intermediateEncoded = 0;
-        for (int s = 0; s < n; s++)
+        for (int j = 0, first = 0; j < descriptions.Count; first += descriptions[j].ReduceTasks, j++)
         {
-            var stats = maps[s].Stats;
-            intermediate += stats.IntermediateLogicalBytes;
-            intermediateEncoded += stats.IntermediateEncodedBytes;
-            for (int r = 0; r < description.ReduceTasks; r++)
+            for (int s = 0; s < n; s++)
             {
-                demand.Add(s, r, stats.EncodedBytesPerReduceTask[r]);
+                var stats = maps[j][s].Stats;
+                intermediate += stats.IntermediateLogicalBytes;
+                intermediateEncoded += stats.IntermediateEncodedBytes;
+                for (int r = 0; r < descriptions[j].ReduceTasks; r++)
+                {
+                    demand.Add(s, first + r, stats.EncodedBytesPerReduceTask[r]);
+                }
             }
         }
         var bounds = SwitchLowerBounds.Compute(demand);
@@ -261,7 +276,7 @@ public static class JobSimulation
             ackFrames += counters.AckFramesSent;
             retransmitted += counters.RetransmittedBytes;
             timeouts += counters.Timeouts;
-            aggregated.Add(service.GetJob(description.JobId)?.AggregatedBytes ?? 0);
+            aggregated.Add(descriptions.Sum(d => service.GetJob(d.JobId)?.AggregatedBytes ?? 0));
         }
         var links = sim.LinkTotals;
         long busiestBytes = 0, busiestTime = 0;
@@ -302,9 +317,8 @@ public static class JobSimulation
             FramesDropped = links.Drops,
             AggregatedBytes = Distribution.Of(aggregated),
             ShuffleBufferPeakBytes = Distribution.Of(bufferPeaks),
-            Reducers = completions.OrderBy(c => c.ReduceTask).Select(c => new ReducerOutcome(
-                c.ReduceTask, c.Server.ToString(), (c.CompletedAt - t0) / 1e9, c.Records, c.LogicalBytes,
-                c.Checksum.ToString("x16", CultureInfo.InvariantCulture), c.OutputPath)).ToList(),
+            // Several jobs number their reduce tasks alike: theirs are reported per job.
+            Reducers = descriptions.Count == 1 ? Outcomes(completions, t0) : [],
             Errors = failures,
             WallSeconds = 0,
             MapWallSeconds = 0,
@@ -334,7 +348,23 @@ public static class JobSimulation
     /// <summary>Compares every reduce output with the single-process reference MapReduce over the same inputs.</summary>
     private static JobSimulationResult Verify(JobSimulationResult result, IMapReduceJob job, IReadOnlyList<byte[]> inputs, List<ReduceTaskResult> completions)
     {
-        var reference = ReferenceMapReduce.Run(job, inputs.Select(i => (ReadOnlyMemory<byte>)i).ToList(), result.ReduceTasks);
+        string? error = CheckOutputs(job, inputs, result.ReduceTasks, completions);
+        return result with { Verified = error is null, VerificationError = error };
+    }
+
+    /// <summary>Each reduce task's outcome, in task order, its time from t0.</summary>
+    internal static List<ReducerOutcome> Outcomes(IEnumerable<ReduceTaskResult> completions, long t0) =>
+        completions.OrderBy(c => c.ReduceTask).Select(c => new ReducerOutcome(
+            c.ReduceTask, c.Server.ToString(), (c.CompletedAt - t0) / 1e9, c.Records, c.LogicalBytes,
+            c.Checksum.ToString("x16", CultureInfo.InvariantCulture), c.OutputPath)).ToList();
+
+    /// <summary>
+    /// Null when every reduce output (records, checksum, formatted file) equals the single-process reference's over
+    /// <paramref name="inputs"/>; else what differs first.
+    /// </summary>
+    internal static string? CheckOutputs(IMapReduceJob job, IReadOnlyList<byte[]> inputs, int reduceTasks, IEnumerable<ReduceTaskResult> completions)
+    {
+        var reference = ReferenceMapReduce.Run(job, inputs.Select(i => (ReadOnlyMemory<byte>)i).ToList(), reduceTasks);
         foreach (var c in completions.OrderBy(c => c.ReduceTask))
         {
             var expected = reference.Outputs[c.ReduceTask];
@@ -364,13 +394,13 @@ public static class JobSimulation
             }
             if (error is not null)
             {
-                return result with { Verified = false, VerificationError = error };
+                return error;
             }
         }
-        return result with { Verified = true };
+        return null;
     }
 
-    private static void CopyOutputs(List<ReduceTaskResult> completions, string directory)
+    internal static void CopyOutputs(List<ReduceTaskResult> completions, string directory)
     {
         Directory.CreateDirectory(directory);
         foreach (var c in completions)

@@ -79,7 +79,8 @@ public sealed class JobSimulationInput : IDisposable
         var torus = options.Torus;
         int n = torus.Count;
         var job = JobRegistry.Create(options.Job ?? JobSimulation.BuiltInJob(options.Workload));
-        var source = rawInputs is null ? InputSource.Create(options, job, n) : null;
+        var sourceOf = SourceIndices(options);
+        var source = rawInputs is null ? InputSource.Create(options, job, options.MapServers?.Count ?? n) : null;
         var inputs = keepInputs ? new byte[n][] : null;
         var maps = new MapOutput[n];
         string? directory = options.MapOutputOnDisk
@@ -93,12 +94,13 @@ public sealed class JobSimulationInput : IDisposable
             Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount },
                 () => Array.Empty<byte>(), (s, _, buffer) =>
             {
-                var whole = rawInputs is not null ? rawInputs[s] : inputs is not null ? source!.Server(s) : null;
+                int from = sourceOf[s];
+                var whole = rawInputs is not null ? rawInputs[s] : from < 0 ? [] : inputs is not null ? source!.Server(from) : null;
                 if (inputs is not null)
                 {
                     inputs[s] = whole!;
                 }
-                var input = whole ?? source!.Server(s, ref buffer);
+                var input = whole ?? source!.Server(from, ref buffer);
                 Interlocked.Add(ref inputBytes, input.Length);
                 var c = torus.CoordinateOf(s);
                 ulong mapTaskId = JobPlacement.MapTaskId(torus, c, DatasetGenerator.FileName(s)).Middle;
@@ -141,7 +143,7 @@ public sealed class JobSimulationInput : IDisposable
         }
         MapOutput Remap(int s)
         {
-            var input = rawInputs is not null ? rawInputs[s] : inputs is not null ? inputs[s] : source!.Server(s);
+            var input = rawInputs is not null ? rawInputs[s] : inputs is not null ? inputs[s] : sourceOf[s] < 0 ? [] : source!.Server(sourceOf[s]);
             return MapTask.Run(job, input, new MapTaskOptions
             {
                 ReduceTasks = options.ReduceTasks,
@@ -202,11 +204,36 @@ public sealed class JobSimulationInput : IDisposable
         options.Validate();
         int n = options.Torus.Count;
         var job = JobRegistry.Create(options.Job ?? JobSimulation.BuiltInJob(options.Workload));
-        var source = InputSource.Create(options, job, n);
+        var sourceOf = SourceIndices(options);
+        var source = InputSource.Create(options, job, options.MapServers?.Count ?? n);
         var inputs = new byte[n][];
         Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount },
-            s => inputs[s] = source.Server(s));
+            s => inputs[s] = sourceOf[s] < 0 ? [] : source.Server(sourceOf[s]));
         return inputs;
+    }
+
+    /// <summary>
+    /// For each server, which server's input of the job's data set it holds: its own, or with map servers the i-th
+    /// for the i-th of them (a job on M servers has the data of a cube of M), and -1 for a server outside them.
+    /// </summary>
+    private static int[] SourceIndices(JobSimulationOptions options)
+    {
+        int n = options.Torus.Count;
+        var sourceOf = new int[n];
+        if (options.MapServers is null)
+        {
+            for (int s = 0; s < n; s++)
+            {
+                sourceOf[s] = s;
+            }
+            return sourceOf;
+        }
+        Array.Fill(sourceOf, -1);
+        for (int i = 0; i < options.MapServers.Count; i++)
+        {
+            sourceOf[options.MapServers[i]] = i;
+        }
+        return sourceOf;
     }
 
     public void Dispose()

@@ -77,6 +77,16 @@ public sealed record JobSimulationOptions
 
     public ulong JobId { get; init; } = 0xCA3D_0000_0000_0001UL;
 
+    /// <summary>
+    /// The servers (indices in torus order) that hold the job's input and run its map tasks, the i-th holding what
+    /// server i of a cube of that many would: a job confined to some servers (vertical partitioning, the Camdoop paper,
+    /// §5.3). Every other server still hosts the job's vertices and forwards for it. Null: every server.
+    /// </summary>
+    public IReadOnlyList<int>? MapServers { get; init; }
+
+    /// <summary>Each reduce task's root server (indices in torus order, distinct); null spreads them from the job id.</summary>
+    public IReadOnlyList<int>? Roots { get; init; }
+
     /// <summary>Parent directory of the simulation's server data directories (default: the temp directory).</summary>
     public string? DataRoot { get; init; }
 
@@ -134,6 +144,17 @@ public sealed record JobSimulationOptions
         {
             throw new ArgumentException("the time limit must be positive");
         }
+        if (MapServers is not null && (MapServers.Count == 0 || MapServers.Any(m => (uint)m >= (uint)Torus.Count) || MapServers.Distinct().Count() != MapServers.Count))
+        {
+            throw new ArgumentException($"the map servers must be distinct servers of the {Torus.Count}, at least one");
+        }
+        if (Roots is not null && (Roots.Count != ReduceTasks || Roots.Any(r => (uint)r >= (uint)Torus.Count) || Roots.Distinct().Count() != Roots.Count))
+        {
+            throw new ArgumentException($"placed roots must be R = {ReduceTasks} distinct servers of the {Torus.Count}");
+        }
         Service?.Validate();
     }
+
+    /// <summary>The servers that map the job's input, every one when <see cref="MapServers"/> is null.</summary>
+    internal IReadOnlyList<int> MapServerList => MapServers ?? [.. Enumerable.Range(0, Torus.Count)];
 }

@@ -220,6 +220,19 @@ public sealed record JobSimulationResult
     [JsonPropertyName("frameEvents")]
     public required long FrameEvents { get; init; }
 
+    /// <summary>"horizontal" or "vertical" when several jobs ran at once; null for one job.</summary>
+    [JsonPropertyName("placement")]
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Placement { get; init; }
+
+    /// <summary>
+    /// Each job, when several ran at once (null for one job run alone). The other fields then describe the run as a
+    /// whole: sizes summed over the jobs, the time until the last of them finished, the first job's name, R and mode.
+    /// </summary>
+    [JsonPropertyName("jobs")]
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public IReadOnlyList<ConcurrentJobResult>? Jobs { get; init; }
+
     /// <summary>The machine whose wall-clock and CPU times these are (null in results built by hand).</summary>
     [JsonPropertyName("machine")]
     public HostMachine? Machine { get; init; }

@@ -7,8 +7,9 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.Experiments;
 
 /// <summary>
-/// The simulated cube's map tasks: one per server, named like the input file it maps; one run again after a failure
-/// maps the same input once more (outside virtual time, like the map phase itself).
+/// The simulated cube's map tasks: one per server that maps the job (every server, or the job's own), named like the
+/// input file it maps; one run again after a failure maps the same input once more (outside virtual time, like the map
+/// phase itself).
 /// </summary>
 internal sealed class SimulatedMapTasks : IMapTaskSource
 {
@@ -16,16 +17,19 @@ internal sealed class SimulatedMapTasks : IMapTaskSource
     private readonly JobSimulationInput _input;
     private readonly Key[][] _ids;
 
-    public SimulatedMapTasks(Torus torus, JobSimulationInput input)
+    public SimulatedMapTasks(Torus torus, JobSimulationInput input, IReadOnlyList<int>? mapServers = null)
     {
         _torus = torus;
         _input = input;
         _ids = new Key[torus.Count][];
         for (int s = 0; s < torus.Count; s++)
         {
-            _ids[s] = [JobPlacement.MapTaskId(torus, torus.CoordinateOf(s), DatasetGenerator.FileName(s))];
+            _ids[s] = mapServers is null || mapServers.Contains(s) ? [JobPlacement.MapTaskId(torus, torus.CoordinateOf(s), DatasetGenerator.FileName(s))] : [];
         }
     }
+
+    /// <summary>Whether <paramref name="server"/> runs a map task of the job.</summary>
+    public bool Maps(int server) => _ids[server].Length > 0;
 
     public IReadOnlyList<Key> MapTasksOf(Coordinate server) => _ids[_torus.IndexOf(server)];
 

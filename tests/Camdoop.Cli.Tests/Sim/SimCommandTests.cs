@@ -183,6 +183,65 @@ public class SimCommandTests
         }
     }
 
+    [Fact]
+    public void SimRunConcurrentReportsEachJobsTimeAtOnceAndAloneWithVerifiedOutputs()
+    {
+        var (code, stdout, stderr) = CamdoopProcess.Run(
+            "sim", "run", "--torus", "3x3x3", "--job", "wordcount", "--reducers", "2", "--input-per-server", "20KB",
+            "--concurrent", "2", "--placement", "vertical", "--verify", "--json");
+        Assert.True(code == 0, stderr);
+        using var doc = JsonDocument.Parse(stdout);
+        var root = doc.RootElement;
+        Assert.True(root.GetProperty("verified").GetBoolean());
+        Assert.Equal("vertical", root.GetProperty("placement").GetString());
+        var jobs = root.GetProperty("jobs").EnumerateArray().ToList();
+        Assert.Equal(2, jobs.Count);
+        var servers = new List<string>();
+        foreach (var job in jobs)
+        {
+            Assert.True(job.GetProperty("verified").GetBoolean());
+            double atOnce = job.GetProperty("shuffleReduceSeconds").GetDouble(), alone = job.GetProperty("aloneSeconds").GetDouble();
+            Assert.True(atOnce > 0 && alone > 0);
+            Assert.Equal(atOnce / alone, job.GetProperty("normalizedTime").GetDouble(), 12);
+            var own = job.GetProperty("mapServers").EnumerateArray().Select(e => e.GetString()!).ToList();
+            Assert.Equal(13, own.Count);
+            Assert.All(job.GetProperty("roots").EnumerateArray(), r => Assert.Contains(r.GetString(), own));
+            servers.AddRange(own);
+        }
+        Assert.Equal(26, servers.Distinct().Count());
+        Assert.Equal(jobs.Max(j => j.GetProperty("shuffleReduceSeconds").GetDouble()), root.GetProperty("shuffleReduceSeconds").GetDouble());
+    }
+
+    [Fact]
+    public void SweepFigure8WritesEveryConfigurationForEachJobAsCsvAndSvg()
+    {
+        string dir = Directory.CreateTempSubdirectory("camdoop-figure8-").FullName;
+        try
+        {
+            var (code, stdout, stderr) = CamdoopProcess.Run(
+                "sim", "sweep", "--figure", "8", "--torus", "3x3x3", "--input-per-server", "20KB", "--verify", "--out", dir);
+            Assert.True(code == 0, stderr);
+            Assert.Contains("Figure 8 on 3x3x3", stdout, StringComparison.Ordinal);
+            var lines = File.ReadAllLines(Path.Combine(dir, "figure8.csv"));
+            Assert.Equal("placement,R,job,map_servers,intermediate_bytes,alone_s,together_s,normalized,completed,verified,simulation_cpu_s", lines[0]);
+            var rows = lines.Skip(1).Select(l => l.Split(',')).ToList();
+            // Horizontal at R=1 and R=27, vertical at R=1 and R=13 on 13 servers each: two jobs apiece, all verified.
+            Assert.Equal(["horizontal/1", "horizontal/27", "vertical/1", "vertical/13"], rows.Select(r => $"{r[0]}/{r[1]}").Distinct());
+            Assert.Equal(8, rows.Count);
+            Assert.All(rows, r => Assert.Equal("True", r[9]));
+            Assert.All(rows.Where(r => r[0] == "vertical"), r => Assert.Equal("13", r[3]));
+            // Two jobs over every link at R=27 take far longer than one.
+            Assert.All(rows.Where(r => r[1] == "27"), r => Assert.True(double.Parse(r[7], CultureInfo.InvariantCulture) > 1.5, r[7]));
+            string svg = File.ReadAllText(Path.Combine(dir, "figure8.svg"));
+            Assert.Contains("horizontal R=27", svg, StringComparison.Ordinal);
+            Assert.Contains("paper (testbed, 27)", svg, StringComparison.Ordinal);
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
     [Theory]
     // 16x16x16 at R = N: about half a terabyte by the estimate, far beyond any test machine.
     [InlineData("sim run: 16x16x16 at R=4096 needs about", "sim", "run", "--torus", "16x16x16", "--reducers", "4096")]
@@ -214,6 +273,9 @@ public class SimCommandTests
     [InlineData(2, "sim", "sweep", "--figure", "table1", "--torus", "2x2x2", "--reducers", "9")]
     [InlineData(1, "testbed", "bench", "table1", "--prefix", "zz9")]
     [InlineData(2, "testbed", "bench", "table1", "--runs", "0")]
+    [InlineData(2, "sim", "run", "--concurrent", "2", "--fail", "root@0.5T")]
+    [InlineData(2, "sim", "run", "--concurrent", "2", "--placement", "diagonal")]
+    [InlineData(1, "sim", "run", "--concurrent", "3", "--placement", "vertical", "--servers-per-job", "10")]
     public void BadInvocationsFailWithOneClearLine(int expectedCode, params string[] args)
     {
         var (code, stdout, stderr) = CamdoopProcess.Run(args);

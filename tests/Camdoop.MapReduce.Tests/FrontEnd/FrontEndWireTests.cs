@@ -85,6 +85,17 @@ public class FrontEndWireTests
         yield return new JobRecoveryInfo { ResentBytes = 1L << 40, MapTasksRerun = 2, VerticesAdopted = 0 };
         yield return new JobPartRequest { Id = 13, JobId = "00000000deadbeef", ReduceTask = 26 };
         yield return new JobPartReply { Id = 13, Length = 70_000, Server = "2,2,2" };
+        yield return new JobsRequest { Id = 16 };
+        yield return new JobsReply
+        {
+            Id = 16,
+            Jobs = [new JobSummary { JobId = "00000000deadbeef", Job = "wordcount", Input = "corpus", Reducers = 27, Mode = "noagg", State = "killed", Servers = 27, MapsDone = 27, ShuffleBytes = 9, ReducesDone = 3, SubmittedUnixMs = 1_795_000_000_000, JobSeconds = 2.5, ShuffleReduceSeconds = 1.25, Failure = "killed by an operator" }],
+        };
+        yield return new JobSummary { JobId = "0000000000000001", Job = "sort", Input = "records", Reducers = 1, Mode = "camdoop", State = "mapping" };
+        yield return new KillRequest { Id = 17, JobId = "00000000deadbeef" };
+        yield return new KillReply { Id = 17, JobId = "00000000deadbeef", Was = "shuffling", Servers = 27 };
+        yield return new RmRequest { Id = 18, Name = "corpus" };
+        yield return new RmReply { Id = 18, Name = "corpus", Replicas = 84, Bytes = 1L << 33, Unanswered = ["2,2,2"] };
         yield return new AuthChallenge { Id = 0, Protocol = "camdoop-frontend-auth-1", Nonce = Blob.AsMemory(3, 32) };
         yield return new AuthRequest { Id = 15, Nonce = Blob.AsMemory(5, 32), Proof = Blob.AsMemory(40, 32) };
         yield return new AuthReply { Id = 15, Proof = Blob.AsMemory(80, 32) };
@@ -154,7 +165,7 @@ public class FrontEndWireTests
         var requestTypes = typeof(FrontEndRequest).Assembly.GetTypes()
             .Where(t => typeof(FrontEndRequest).IsAssignableFrom(t) && !t.IsAbstract)
             .ToList();
-        Assert.Equal(13, requestTypes.Count);
+        Assert.Equal(16, requestTypes.Count);
         foreach (var type in requestTypes.Where(t => t != typeof(AuthRequest)))
         {
             var request = (FrontEndRequest)Activator.CreateInstance(type)!;

@@ -132,15 +132,47 @@ public sealed class JobDescriptionCodecTests
         Assert.False(JobDescriptionCodec.TryDecode(bytes, out _, out error));
         Assert.Contains("reserved", error, StringComparison.Ordinal);
 
-        // Byte 33 holds flags: bit 0 replicates the output; any other bit is refused.
+        // Byte 33 holds flags: bit 0 replicates the output, bit 1 places the roots; any other bit is refused.
         bytes = JobDescriptionCodec.Encode(Sample());
         Assert.Equal(0, bytes[33]);
-        bytes[33] = 2;
+        bytes[33] = 4;
         Assert.False(JobDescriptionCodec.TryDecode(bytes, out _, out error));
         Assert.Contains("reserved", error, StringComparison.Ordinal);
         bytes = JobDescriptionCodec.Encode(Sample() with { ReplicateOutput = true });
         Assert.Equal(1, bytes[33]);
         Assert.True(JobDescriptionCodec.TryDecode(bytes, out decoded, out error), error);
         Assert.True(decoded!.ReplicateOutput);
+    }
+
+    [Fact]
+    public void PlacedRootsRoundTripAfterTheStringsAndABadPlacementIsRefused()
+    {
+        var roots = Enumerable.Range(0, 27).Select(r => (r * 5) % 27).ToArray();
+        var placed = Sample() with { Roots = roots };
+        var bytes = JobDescriptionCodec.Encode(placed);
+        var plain = JobDescriptionCodec.Encode(Sample());
+        // Flag bit 1, then the roots as i32s after the last string: 4 bytes per reduce task.
+        Assert.Equal(2, bytes[33]);
+        Assert.Equal(plain.Length + (4 * 27), bytes.Length);
+        Assert.Equal(new byte[] { 0, 0, 0, 5 }, bytes[(plain.Length + 4)..(plain.Length + 8)]);
+        Assert.True(JobDescriptionCodec.TryDecode(bytes, out var decoded, out string? error), error);
+        Assert.Equal(roots, decoded!.Roots);
+        Assert.True(JobDescriptionCodec.TryDecode(plain, out decoded, out _));
+        Assert.Null(decoded!.Roots);
+
+        // The flag without the roots, or one root short, is refused.
+        var flagOnly = (byte[])plain.Clone();
+        flagOnly[33] = 2;
+        Assert.False(JobDescriptionCodec.TryDecode(flagOnly, out _, out error));
+        Assert.Contains("root placement", error, StringComparison.Ordinal);
+        Assert.Throws<ArgumentException>(() => JobDescriptionCodec.Encode(Sample() with { Roots = roots[..26] }));
+
+        // Two reduce tasks on one server, or a root beyond the cube, are not a placement.
+        var twice = Sample() with { Roots = [.. roots[..26], roots[0]] };
+        Assert.False(JobDescriptionCodec.TryDecode(JobDescriptionCodec.Encode(twice), out _, out error));
+        Assert.Contains("at most one per server", error, StringComparison.Ordinal);
+        var outside = Sample() with { Roots = [.. roots[..26], 27] };
+        Assert.Throws<ArgumentException>(() => outside.Validate(servers: 27));
+        outside.Validate(servers: 0); // the decoder does not know the cube: the server checks it
     }
 }

@@ -60,4 +60,42 @@ public sealed class JobPlacementTests
             }
         }
     }
+
+    [Theory]
+    [InlineData("3x3x3")]
+    [InlineData("4x4x4")]
+    [InlineData("8x8x8")]
+    [InlineData("3x4x5")]
+    public void SpreadOverEveryServerFromAJobsStartBeginsWithItsDefaultRoots(string size)
+    {
+        var torus = Torus.Parse(size);
+        int n = torus.Count;
+        foreach (ulong job in new ulong[] { 3, 77, 0xCA3D_0000_0000_0001UL })
+        {
+            int start = JobPlacement.SpreadStart(torus, job);
+            var order = JobPlacement.Spread(torus, Enumerable.Range(0, n).Select(k => (start + k) % n).ToList(), n);
+            Assert.Equal(n, order.Distinct().Count());
+            foreach (int r in new[] { 1, 2, 7, n / 2, n - 1 })
+            {
+                Assert.Equal(new JobPlacement(torus, job, r).RootIndices, order[..r]);
+            }
+        }
+    }
+
+    [Fact]
+    public void PlacedRootsAreKeptAndASpreadStaysWithinItsCandidates()
+    {
+        var torus = new Torus(4, 4, 4);
+        var placement = new JobPlacement(torus, 9, 3, roots: [5, 40, 17]);
+        Assert.Equal([5, 40, 17], placement.RootIndices);
+        Assert.Equal(torus.CoordinateOf(40), placement.Root(1));
+        Assert.Throws<ArgumentException>(() => new JobPlacement(torus, 9, 3, roots: [5, 5, 17]));
+        Assert.Throws<ArgumentException>(() => new JobPlacement(torus, 9, 2, roots: [5, 64]));
+
+        var half = Enumerable.Range(0, 64).Where(i => i % 2 == 1).ToList();
+        var spread = JobPlacement.Spread(torus, half, 8);
+        Assert.Equal(half[0], spread[0]);
+        Assert.All(spread, s => Assert.Contains(s, half));
+        Assert.Equal(8, spread.Distinct().Count());
+    }
 }

@@ -70,6 +70,23 @@ public sealed class ReplicatedOutputTests
     }
 
     [Fact]
+    public void MapOutputsOnDiskGoOnFromTheReplicaToo()
+    {
+        // As on a cube: a leaf's run is read from disk into the stream's own buffer, so asked for the records after a
+        // key beyond what it has read, it must read again from the key rather than claim to replay kept bytes.
+        using var run = new RecoveryRun(new JobSimulationOptions
+        {
+            Torus = new Torus(3, 3, 3),
+            Workload = Workload.Sort,
+            ReduceTasks = 1,
+            BytesPerServer = 200_000,
+            MapOutputOnDisk = true,
+            ReplicateOutput = true,
+        });
+        Assert.Single(run.Run("root@0.5T").Failures);
+    }
+
+    [Fact]
     public void TheReplicasServerFailingLeavesTheRootToGoOnAlone()
     {
         var cube = new Torus(3, 3, 3);

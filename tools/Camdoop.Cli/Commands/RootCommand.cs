@@ -19,10 +19,13 @@ public static class RootCommand
         root.Add(PutCommand.Create());
         root.Add(GetCommand.Create());
         root.Add(LsCommand.Create());
+        root.Add(RmCommand.Create());
         root.Add(PingCommand.Create());
         root.Add(SubmitCommand.Create());
         root.Add(StatusCommand.Create());
         root.Add(CatCommand.Create());
+        root.Add(JobsCommand.Create());
+        root.Add(KillCommand.Create());
         return root;
     }
 }

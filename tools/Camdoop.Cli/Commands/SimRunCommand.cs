@@ -26,7 +26,11 @@ public static class SimRunCommand
                       "With --fail the job first runs without failures (its time is T), then again with them: servers\n" +
                       "detect them by their beacons as real nodes do, take over what failed servers ran and resume from\n" +
                       "the last key received; the report says what failed, when it was detected, what was sent again and\n" +
-                      "the stretch over T.",
+                      "the stretch over T.\n" +
+                      "With --concurrent K, K copies of the job run at once, copy k with its own data (seed + k): horizontal\n" +
+                      "placement maps every copy on every server and keeps their reduce tasks apart; vertical placement gives\n" +
+                      "each copy --servers-per-job servers of its own, chosen from the seed. Each copy also runs alone on the\n" +
+                      "same servers, and the report gives each one's time at once and normalised to its time alone.",
         }
             .Option("torus", "Torus size", "XxYxZ", "3x3x3")
             .Option("job", "synthetic | wordcount | sort | topk[?k=N] | median | PATH.dll#Type", "JOB", "synthetic")
@@ -43,6 +47,9 @@ public static class SimRunCommand
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("map-output", "auto (memory when the input is under a sixteenth of free memory) | memory | disk (indexed run files)", "WHERE", "auto")
+            .Option("concurrent", "Run this many copies of the job at once, each with its own data", "K", "1")
+            .Option("placement", "With --concurrent: horizontal (every server maps every copy) | vertical (each copy on its own servers)", "HOW", "horizontal")
+            .Option("servers-per-job", "With --placement vertical: servers of each copy, chosen from the seed; 0 = N/K", "M", "0")
             .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
@@ -124,7 +131,23 @@ public static class SimRunCommand
                 options.Service, 0, MemoryCheck.Available, "lower --reducers or --input-per-server");
         }
         var failures = args.Strings("fail").Select(f => ParseFailure(f)).ToList();
-        var result = failures.Count == 0 ? Execute(options, label: "sim run") : RunWithFailures(options, failures);
+        int copies = args.Int("concurrent", 1, 64);
+        var placement = args.Choice("placement", Placements);
+        int serversPerJob = args.Int("servers-per-job", 0, options.Torus.Count);
+        if (copies > 1 && failures.Count > 0)
+        {
+            throw CliException.Usage("sim run: --fail injects failures into one job; leave out --concurrent");
+        }
+        if (copies > 1 && !args.Flag("force"))
+        {
+            // The copies' map outputs and shuffles are all held at once.
+            MemoryCheck.Require("sim run", options.Torus.ToString(), options.Torus.Count, options.ReduceTasks, inputBytes / options.Torus.Count,
+                options.MapOutputOnDisk, options.Service, (copies - 1) * JobMemoryEstimate.Bytes(options.Torus.Count, options.ReduceTasks,
+                inputBytes / options.Torus.Count, options.MapOutputOnDisk, (options.Service ?? new()).MemoryBudgetBytes),
+                MemoryCheck.Available, "lower --concurrent, --reducers or --input-per-server");
+        }
+        var result = copies > 1 || placement == JobPartitioning.Vertical ? RunConcurrent(options, copies, placement, serversPerJob)
+            : failures.Count == 0 ? Execute(options, label: "sim run") : RunWithFailures(options, failures);
         if (args.Flag("json"))
         {
             Console.Out.WriteLine(result.ToJson());
@@ -144,6 +167,27 @@ public static class SimRunCommand
             return 1;
         }
         return 0;
+    }
+
+    private static readonly IReadOnlyDictionary<string, JobPartitioning> Placements = new Dictionary<string, JobPartitioning>(StringComparer.Ordinal)
+    {
+        ["horizontal"] = JobPartitioning.Horizontal,
+        ["vertical"] = JobPartitioning.Vertical,
+    };
+
+    /// <summary>
+    /// <paramref name="copies"/> copies of the job at once, placed by <paramref name="placement"/>, each also alone on
+    /// its own servers; copy k writes its output, if any, to job-k under the output directory.
+    /// </summary>
+    internal static JobSimulationResult RunConcurrent(JobSimulationOptions options, int copies, JobPartitioning placement, int serversPerJob)
+    {
+        return WithProgressBar("sim run", progress =>
+        {
+            var jobs = ConcurrentPlacement.Copies(options, copies, placement, serversPerJob)
+                .Select((j, k) => j with { OutputDirectory = options.OutputDirectory is null ? null : Path.Combine(options.OutputDirectory, $"job-{k}") })
+                .ToList();
+            return ConcurrentJobSimulation.Run(jobs, runAlone: true, progress) with { Placement = placement == JobPartitioning.Horizontal ? "horizontal" : "vertical" };
+        });
     }
 
     private static FailureRequest ParseFailure(string text)
@@ -255,6 +299,17 @@ public static class SimRunCommand
             if (rec.Stretch is { } stretch && rec.BaselineSeconds is { } baseline)
             {
                 Line("  stretch over T", string.Create(CultureInfo.InvariantCulture, $"{stretch:0.000}x (T = {S(baseline)} without failures)"));
+            }
+        }
+        foreach (var j in r.Jobs ?? [])
+        {
+            Line($"job {j.Index} ({r.Placement})", string.Create(CultureInfo.InvariantCulture,
+                $"{j.Job}, R={j.ReduceTasks}, seed {j.Seed}, {Units.Count(j.MapServers.Count, "server")} mapping, {Units.Bytes(j.IntermediateBytes)} intermediate"));
+            Line("  shuffle+reduce time", string.Create(CultureInfo.InvariantCulture,
+                $"{S(j.ShuffleReduceSeconds)} at once, {(j.AloneSeconds is { } alone ? S(alone) : "-")} alone: {(j.NormalizedTime is { } x ? x.ToString("0.000", CultureInfo.InvariantCulture) + "x" : "-")}"));
+            if (j.Verified is bool jv)
+            {
+                Line("  verified against reference", jv ? "yes, identical" : $"NO: {j.VerificationError}");
             }
         }
         if (r.Verified is bool v)

@@ -5,7 +5,7 @@ using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;
 
-/// <summary>`camdoop sim sweep`: reproduces the paper's Figures 6, 7, 9 and 10 and Table 1 in simulation, as CSV plus SVG charts (Markdown for the table).</summary>
+/// <summary>`camdoop sim sweep`: reproduces the paper's Figures 6, 7, 8, 9 and 10 and Table 1 in simulation, as CSV plus SVG charts (Markdown for the table).</summary>
 public static class SimSweepCommand
 {
     private static readonly Dictionary<string, Figure> Figures = new(StringComparer.Ordinal)
@@ -16,7 +16,7 @@ public static class SimSweepCommand
     };
 
     public static Command Create() =>
-        new Command("sweep", "Reproduce paper Figure 6 (vary S), 7 (vary R), 9 (failures), 10 (small inputs) or Table 1 (Sort, WordCount): CSV and SVG.")
+        new Command("sweep", "Reproduce paper Figure 6 (vary S), 7 (vary R), 8 (jobs at once), 9 (failures), 10 (small inputs) or Table 1 (Sort, WordCount): CSV and SVG.")
         {
             Details = "Figures 6, 7 and 10 run Camdoop and Camdoop (no agg.) on the synthetic job at every point, next to the three\n" +
                       "switch lower bounds, one simulation per core at a time. '--figure 6 --torus 3x3x3' is the testbed-sized\n" +
@@ -28,13 +28,18 @@ public static class SimSweepCommand
                       "Figure 9 fails one server during the shuffle of the S=1 job (at R=1 the root, a neighbour of it and a random\n" +
                       "server; at R=N a random one) at each of --fractions of the failure-free time T, and reports the stretch over\n" +
                       "T. Servers take tens of milliseconds to detect a failure by its missing beacons: on a small cube give a\n" +
-                      "larger --input-per-server (3x3x3: 40MB) so that T is long against that, as on the paper's testbed.",
+                      "larger --input-per-server (3x3x3: 40MB) so that T is long against that, as on the paper's testbed.\n" +
+                      "Figure 8 starts --jobs copies of the S=1 job at once, each with its own data: horizontally partitioned\n" +
+                      "(every server maps every copy) at R=1 and R=N, and vertically (each copy on N/K servers of its own, chosen\n" +
+                      "from the seed) at R=1 and R=N/K per copy; each copy's time is normalised to the same copy alone on the same\n" +
+                      "servers. The simulator has no compute cost, so a reducer never limits a job as on the paper's testbed.",
         }
-            .Option("figure", "6, 7, 9, 10 or table1", "N", "6")
+            .Option("figure", "6, 7, 8, 9, 10 or table1", "N", "6")
             .Option("torus", "Torus size", "XxYxZ", "8x8x8")
             .Option("input-per-server", "Generated input per server", "SIZE", "2MB")
             .Option("fractions", "Figure 9: failure times as fractions of T, comma-separated", "LIST", "0.25,0.5,0.75")
-            .Flag("verify", "Figure 9: check every run's output against the single-process reference")
+            .Flag("verify", "Figures 8 and 9: check every run's output against the single-process reference")
+            .Option("jobs", "Figure 8: copies of the job that run at once", "K", "2")
             .Flag("replicated-output", "Figure 9: at R=1 also fail the root of the job whose reducer replicates its output (row root-replicated)")
             .Option("output-ratios", "Figure 6: S values, comma-separated", "LIST", "0,0.2,0.4,0.6,0.8,1")
             .Option("input-sizes", "Figure 10: input per server, comma-separated", "LIST", "20KB,200KB")
@@ -56,6 +61,10 @@ public static class SimSweepCommand
         if (args.Required("figure") == "table1")
         {
             return RunTable1(args);
+        }
+        if (args.Required("figure") == "8")
+        {
+            return RunFigure8(args);
         }
         var figure = args.Choice("figure", Figures);
         var torus = CommonOptions.Torus(args);
@@ -244,6 +253,61 @@ public static class SimSweepCommand
         {
             Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"{r.ReduceTasks,5} {r.Failed,-15} {r.Server,-9} {r.AtFractionOfT + "T",6} {Units.Seconds(r.BaselineSeconds),11} {Units.Seconds(r.ShuffleReduceSeconds),11} {r.Stretch,7:0.00}x {(r.DetectionSeconds is { } d ? Units.Seconds(d) : "-"),10} {Units.Bytes(r.ResentBytes),11} {(r.Verified is { } v ? (v ? "yes" : "NO") : "-"),8}"));
+        }
+        Console.Out.WriteLine($"wrote {csv}");
+        Console.Out.WriteLine($"wrote {svg}");
+        return rows.All(r => r.Completed && r.Verified != false) ? 0 : 1;
+    }
+
+    private static int RunFigure8(ParsedArguments args)
+    {
+        var torus = CommonOptions.Torus(args);
+        var options = new ConcurrencySweepOptions
+        {
+            BytesPerServer = args.Bytes("input-per-server"),
+            Seed = (ulong)args.Long("seed", 0),
+            Jobs = args.Int("jobs", 2, torus.Count),
+            Verify = args.Flag("verify"),
+            Parallelism = args.Int("parallel", 0, 64),
+            Service = CommonOptions.ServiceOptions(args),
+            Trees = args.Choice("trees", TreeFamilyNames.All),
+        };
+        if (!args.Flag("force"))
+        {
+            // The heaviest point is every copy at R = N at once, their inputs held beside them.
+            long one = JobMemoryEstimate.Bytes(torus.Count, torus.Count, options.BytesPerServer, mapOutputOnDisk: false,
+                (options.Service ?? new()).MemoryBudgetBytes);
+            MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, torus.Count, options.BytesPerServer, mapOutputOnDisk: false,
+                options.Service, ((options.Jobs - 1) * one) + (options.Verify ? options.Jobs * torus.Count * options.BytesPerServer : 0),
+                MemoryCheck.Available, "lower --input-per-server or --jobs");
+        }
+        string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure8-{torus}");
+        Directory.CreateDirectory(outDir);
+        IReadOnlyList<ConcurrencySweepRow> rows;
+        var wall = System.Diagnostics.Stopwatch.StartNew();
+        using (var bar = new ProgressBar("figure 8"))
+        {
+            try
+            {
+                rows = ConcurrencySweep.Run(torus, options, new Progress<SweepProgress>(p => bar.Report((double)p.Done / p.Total, $"{p.Done}/{p.Total} {p.Current}")));
+            }
+            catch (Exception ex) when (ex is ArgumentException or InvalidOperationException)
+            {
+                throw new CliException($"sim sweep: {ex.Message}");
+            }
+        }
+        string csv = Path.Combine(outDir, "figure8.csv");
+        ConcurrencySweep.ToCsv(rows).Save(csv);
+        string svg = Path.Combine(outDir, "figure8.svg");
+        ConcurrencySweep.Chart(rows, torus).Save(svg);
+
+        Console.Out.WriteLine($"Figure 8 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Jobs} jobs at once, {options.Trees.Name()} trees) in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"machine: {HostMachine.Current}");
+        Console.Out.WriteLine($"{"placement",-11} {"R",5} {"job",4} {"servers",8} {"alone",11} {"at once",11} {"normalised",10} {"verified",8}");
+        foreach (var r in rows)
+        {
+            Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"{r.Placement,-11} {r.ReduceTasks,5} {r.Job,4} {r.MapServers,8} {Units.Seconds(r.AloneSeconds),11} {Units.Seconds(r.TogetherSeconds),11} {r.NormalizedTime,9:0.000}x {(r.Verified is { } v ? (v ? "yes" : "NO") : "-"),8}"));
         }
         Console.Out.WriteLine($"wrote {csv}");
         Console.Out.WriteLine($"wrote {svg}");

@@ -35,7 +35,7 @@ public static class StatusCommand
         {
             WriteText(status);
         }
-        return status.State == "failed" ? 1 : 0;
+        return status.State is "failed" or "killed" ? 1 : 0;
     }
 
     internal static void WriteJson(JobStatusReply status, string frontEnd) => Console.Out.WriteLine(ToJson(status, frontEnd));
@@ -129,9 +129,9 @@ public static class StatusCommand
             Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"  recovery: {Units.Count(r.MapTasksRerun, "map task")} run again, {Units.Count(r.VerticesAdopted, "vertex", "vertices")} taken over, {Units.Bytes(r.ResentBytes)} sent again"));
         }
-        if (state == "failed")
+        if (state is "failed" or "killed")
         {
-            Console.Out.WriteLine($"  failed: {s.Failure}");
+            Console.Out.WriteLine($"  {state}: {s.Failure}");
             return;
         }
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,

@@ -67,15 +67,15 @@ public static class SubmitCommand
         {
             StatusCommand.WriteText(status);
         }
-        if (status.State == "failed")
+        if (status.State is "failed" or "killed")
         {
             // The report went to stdout; the reason is also the one error line, for whoever reads only stderr.
-            Console.Error.WriteLine($"camdoop: job {jobId} failed: {status.Failure}");
+            Console.Error.WriteLine($"camdoop: job {jobId} {status.State}: {status.Failure}");
         }
         return status.State == "done" ? 0 : 1;
     }
 
-    /// <summary>Polls the job until it is done or failed, drawing its progress.</summary>
+    /// <summary>Polls the job until it is done, failed or killed, drawing its progress.</summary>
     internal static JobStatusReply WaitForJob(FrontEndClient client, string jobId)
     {
         using var bar = new ProgressBar("job");
@@ -89,9 +89,9 @@ public static class SubmitCommand
             long reduces = status.ReducesDone;
             // Map counts for a third of the bar, shuffle and reduce for the rest.
             double fraction = (0.33 * maps / servers) + (0.67 * reduces / reducers);
-            bar.Report(state is "done" or "failed" ? 1 : fraction, string.Create(CultureInfo.InvariantCulture,
+            bar.Report(state is "done" or "failed" or "killed" ? 1 : fraction, string.Create(CultureInfo.InvariantCulture,
                 $"map {maps * 100 / servers}%, shuffle {Units.Bytes(status.ShuffleBytes)}, reduce {reduces * 100 / reducers}%"));
-            if (state is "done" or "failed")
+            if (state is "done" or "failed" or "killed")
             {
                 return status;
             }

@@ -272,15 +272,23 @@ public sealed partial class JobControlService
     }
 
     /// <summary>Every server still in the job has dropped it: a finishing job is done.</summary>
-    private static void CompleteWhenEndedEverywhere(JobTracker job)
+    private void CompleteWhenEndedEverywhere(JobTracker job)
     {
-        if (job.Finishing && job.State != JobState.Done && job.Participants.All(job.EndAcknowledgedBy.Contains))
+        if (!job.EndedEverywhere)
+        {
+            return;
+        }
+        if (job.Finishing && job.State != JobState.Done)
         {
             job.State = JobState.Done;
         }
+        if (job.State == JobState.Killed)
+        {
+            DeleteKilledOutput(job);
+        }
     }
 
-    private void EndEverywhere(JobTracker job)
+    private void EndEverywhere(JobTracker job, bool discardOutput = false)
     {
         ulong jobId = job.Description.JobId;
         foreach (var c in job.Participants)
@@ -288,14 +296,21 @@ public sealed partial class JobControlService
             // Whatever was still being retried for this job is moot now.
             CancelPending(c, jobId, JobMessage.Start, JobMessage.Shuffle);
             var s = c;
-            SendEnd(c, jobId, () => OnEndAcknowledged(s, jobId, null));
+            SendEnd(c, jobId, () => OnEndAcknowledged(s, jobId, null), discardOutput);
         }
     }
 
-    /// <summary>Tells <paramref name="server"/> the job is over for it (reliably).</summary>
-    private void SendEnd(Coordinate server, ulong jobId, Action? onGiveUp = null)
+    /// <summary>
+    /// Tells <paramref name="server"/> the job is over for it (reliably). With <paramref name="discardOutput"/> (the job
+    /// was killed) it also deletes the partial reduce outputs on its disk.
+    /// </summary>
+    private void SendEnd(Coordinate server, ulong jobId, Action? onGiveUp = null, bool discardOutput = false)
     {
         var w = JobControlWire.Begin(_frame, JobMessage.End, jobId);
+        if (discardOutput)
+        {
+            w.U8(JobControlWire.EndDiscardOutput);
+        }
         SendReliable(server, JobMessage.End, jobId, 0, _frame.AsSpan(0, w.Length).ToArray(), onGiveUp);
     }
 
@@ -323,6 +338,9 @@ public enum JobState
     Shuffling,
     Done,
     Failed,
+
+    /// <summary>Cancelled by an operator (`camdoop kill`) while it ran.</summary>
+    Killed,
 }
 
 /// <summary>The coordinator's view of one job. Mutated on the event loop; snapshots are taken there too.</summary>
@@ -365,12 +383,18 @@ public sealed class JobTracker
 
     public JobState State { get; internal set; } = JobState.Mapping;
 
-    public bool IsOver => State is JobState.Done or JobState.Failed;
+    public bool IsOver => State is JobState.Done or JobState.Failed or JobState.Killed;
+
+    /// <summary>Every server still in the job has acknowledged its end (for a killed job: dropped its part).</summary>
+    public bool EndedEverywhere => (Finishing || IsOver) && Participants.All(EndAcknowledgedBy.Contains);
 
     /// <summary>Every reduce task is done; waiting for the servers to acknowledge the end (and report final counts).</summary>
     public bool Finishing { get; internal set; }
 
     public string? Failure { get; internal set; }
+
+    /// <summary>The partial output dataset of a killed job has been deleted (or is being).</summary>
+    internal bool OutputDeleted { get; set; }
 
     public int MapTasksAssigned { get; internal set; }
 

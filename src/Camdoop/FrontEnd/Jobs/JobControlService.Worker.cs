@@ -182,6 +182,10 @@ public sealed partial class JobControlService
                 {
                     o.Dispose();
                 }
+                if (work.DiscardOutput)
+                {
+                    DeleteJobDirectory(description.JobId, RunFileLayout.JobDirectory(dataDirectory, description.JobId));
+                }
                 return;
             }
             work.MapOutputs = outputs;
@@ -387,8 +391,14 @@ public sealed partial class JobControlService
         SendReliable(work.Coordinator, JobMessage.Failed, work.Description.JobId, 0, _frame.AsSpan(0, w.Length).ToArray());
     }
 
-    private bool OnEnd(Coordinate from, ulong jobId)
+    private bool OnEnd(Coordinate from, ulong jobId, ReadOnlySpan<byte> payload)
     {
+        var r = JobControlWire.Body(payload);
+        bool discardOutput = !r.AtEnd && r.U8() == JobControlWire.EndDiscardOutput;
+        if (!r.Ok || !r.AtEnd)
+        {
+            return false;
+        }
         if (!_work.TryGetValue(jobId, out var work))
         {
             SendAck(from, JobMessage.End, jobId, 0, _ended.GetValueOrDefault(jobId));
@@ -398,6 +408,7 @@ public sealed partial class JobControlService
         var totals = Totals(work);
         _ended[jobId] = totals;
         SendAck(from, JobMessage.End, jobId, 0, totals);
+        work.DiscardOutput = discardOutput;
         DropWork(work);
         return true;
     }
@@ -418,8 +429,13 @@ public sealed partial class JobControlService
         work.Ended = true;
         Camdoop.RemoveJob(jobId);
         work.DisposeMapOutputs();
-        // Map outputs are intermediate data: gone with the job. Reduce outputs stay.
-        string jobDirectory = Path.Combine(Context.DataDirectory, "jobs", jobId.ToString("x16", System.Globalization.CultureInfo.InvariantCulture));
+        // Map outputs are intermediate data: gone with the job. Reduce outputs stay, unless the job was killed.
+        string jobDirectory = RunFileLayout.JobDirectory(Context.DataDirectory, jobId);
+        if (work.DiscardOutput)
+        {
+            DeleteJobDirectory(jobId, jobDirectory);
+            return;
+        }
         try
         {
             if (Directory.Exists(jobDirectory))
@@ -434,6 +450,37 @@ public sealed partial class JobControlService
         {
             Context.Log(LogLevel.Warning, $"job {jobId:x16}: could not delete its map outputs: {e.Message}");
         }
+    }
+
+    /// <summary>
+    /// Deletes a killed job's whole directory here (map outputs and partial reduce outputs), off the loop. A map task
+    /// still running then deletes it again when it ends (<see cref="RunMaps"/>).
+    /// </summary>
+    private void DeleteJobDirectory(ulong jobId, string jobDirectory)
+    {
+        string? error = null;
+        Context.RunOffLoop(
+            () =>
+            {
+                try
+                {
+                    if (Directory.Exists(jobDirectory))
+                    {
+                        Directory.Delete(jobDirectory, recursive: true);
+                    }
+                }
+                catch (IOException e)
+                {
+                    error = e.Message;
+                }
+            },
+            () =>
+            {
+                if (error is not null)
+                {
+                    Context.Log(LogLevel.Warning, $"job {jobId:x16}: could not delete its files: {error}");
+                }
+            });
     }
 
     /// <summary>One job on this server.</summary>
@@ -475,6 +522,9 @@ public sealed partial class JobControlService
         public long ResentBefore { get; set; }
 
         public bool Ended { get; set; }
+
+        /// <summary>The job was killed: its partial reduce outputs go with its map outputs.</summary>
+        public bool DiscardOutput { get; set; }
 
         public void DisposeMapOutputs()
         {

@@ -121,7 +121,7 @@ public sealed partial class JobControlService : IService
         {
             JobMessage.Start => OnStart(from, jobId, payload),
             JobMessage.Shuffle => OnShuffle(from, jobId),
-            JobMessage.End => OnEnd(from, jobId),
+            JobMessage.End => OnEnd(from, jobId, payload),
             JobMessage.MapDone => OnMapDone(from, jobId, payload),
             JobMessage.Progress => OnProgress(from, jobId, payload),
             JobMessage.ReduceDone => OnReduceDone(from, jobId, payload),

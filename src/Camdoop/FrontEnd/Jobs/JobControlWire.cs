@@ -27,7 +27,10 @@ public enum JobMessage : byte
     /// <summary>Server to coordinator: the job failed here.</summary>
     Failed = 6,
 
-    /// <summary>Coordinator to server: the job is over everywhere; drop its state and map outputs.</summary>
+    /// <summary>
+    /// Coordinator to server: the job is over everywhere; drop its state and map outputs. An optional body byte
+    /// <see cref="JobControlWire.EndDiscardOutput"/> (the job was killed) also deletes its partial reduce outputs.
+    /// </summary>
     End = 7,
 
     /// <summary>Acknowledges a message of the kind (and reduce task) it names.</summary>
@@ -66,6 +69,9 @@ public static class JobControlWire
 {
     public const int HeaderSize = 9;
     public const int MaxPayload = FrameLayout.MaxPayload;
+
+    /// <summary>The body of an End that also discards the job's output (a killed job).</summary>
+    public const byte EndDiscardOutput = 1;
 
     public static bool TryReadHeader(ReadOnlySpan<byte> payload, out JobMessage kind, out ulong jobId)
     {

@@ -87,7 +87,10 @@ public sealed class FrontEndOperations
         .Add<LsRequest>()
         .Add<SubmitRequest>()
         .Add<JobStatusRequest>()
-        .Add<JobPartRequest>();
+        .Add<JobPartRequest>()
+        .Add<JobsRequest>()
+        .Add<KillRequest>()
+        .Add<RmRequest>();
 
     public FrontEndOperations Add<T>()
         where T : FrontEndRequest, new()

@@ -10,9 +10,12 @@ public static class RunFileLayout
 {
     public const string RunFileName = "map.runs";
 
+    /// <summary>jobs/&lt;job id&gt; under the data directory: the job's map outputs and, by default, its reduce outputs.</summary>
+    public static string JobDirectory(string dataDirectory, ulong jobId) =>
+        Path.Combine(dataDirectory, "jobs", jobId.ToString("x16", CultureInfo.InvariantCulture));
+
     public static string MapTaskDirectory(string dataDirectory, ulong jobId, ulong mapTaskId) =>
-        Path.Combine(dataDirectory, "jobs", jobId.ToString("x16", CultureInfo.InvariantCulture),
-            "map-" + mapTaskId.ToString("x16", CultureInfo.InvariantCulture));
+        Path.Combine(JobDirectory(dataDirectory, jobId), "map-" + mapTaskId.ToString("x16", CultureInfo.InvariantCulture));
 
     /// <summary>The indexed run file of the map task whose output directory is <paramref name="mapTaskDirectory"/>.</summary>
     public static string RunFilePath(string mapTaskDirectory) => Path.Combine(mapTaskDirectory, RunFileName);

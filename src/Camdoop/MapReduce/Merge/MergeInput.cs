@@ -140,6 +140,17 @@ internal struct MergeInput
         _consumedRecords = 0;
     }
 
+    /// <summary>
+    /// Gives the input's own buffer back to <paramref name="buffers"/> for good (its merger is being dropped with its
+    /// job); a lent array is the caller's and is not returned. The input must not be used afterwards.
+    /// </summary>
+    public void ReleaseBuffer(InputBufferSupply buffers)
+    {
+        DiscardBytes();
+        buffers.Return(_data);
+        _data = [];
+    }
+
     /// <summary>Drops the buffered bytes and the head and makes the input unfinished; what was consumed stays noted.</summary>
     public void DiscardBytes()
     {

@@ -295,6 +295,22 @@ public sealed partial class StreamMerger
         }
     }
 
+    /// <summary>
+    /// Gives every input buffer back to the buffer pool for good: the merger is dropped with its job (a killed or
+    /// ended job's pooled mergers would otherwise keep their buffers rented). The merger must not be used afterwards.
+    /// </summary>
+    public void ReleaseBuffers()
+    {
+        if (!_buffers.HasPool)
+        {
+            return;
+        }
+        for (int i = 0; i < _inputs.Length; i++)
+        {
+            _inputs[i].ReleaseBuffer(_buffers);
+        }
+    }
+
     /// <summary>Returns to the initial state (all inputs empty and unfinished), keeping the buffers.</summary>
     public void Reset()
     {

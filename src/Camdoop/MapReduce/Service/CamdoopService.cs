@@ -122,16 +122,21 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
         return serverJob;
     }
 
-    /// <summary>Forgets a job (after it finished everywhere): its late frames will be counted as unknown.</summary>
+    /// <summary>
+    /// Forgets a job, whether it finished everywhere or is still running (an operator killed it): its vertices stop,
+    /// its streams leave the transport and every buffer it holds goes back to the pool (<see cref="ServerJob.Release"/>);
+    /// the other jobs here get its share of the buffer budget. Its late frames are counted as unknown.
+    /// </summary>
     public bool RemoveJob(ulong jobId)
     {
         if (!_jobs.Remove(jobId, out var job))
         {
             return false;
         }
-        job.ReleaseReplicas();
+        job.Release();
         Transport.Unregister(jobId);
         RebalanceWindows();
+        Flush();
         return true;
     }
 

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 
@@ -18,7 +19,11 @@ public sealed class JobPlacement
     private readonly int[] _rootIndex;
     private readonly KeyMapper _mapper;
 
-    public JobPlacement(Torus torus, ulong jobId, int reduceTasks, TreeFamily trees = TreeFamily.Shallow)
+    /// <summary>
+    /// The placement of job <paramref name="jobId"/>: its reduce tasks rooted on <paramref name="roots"/> (server
+    /// indices in task order, distinct) when given, else spread over the cube from a server the job id picks.
+    /// </summary>
+    public JobPlacement(Torus torus, ulong jobId, int reduceTasks, TreeFamily trees = TreeFamily.Shallow, IReadOnlyList<int>? roots = null)
     {
         ArgumentNullException.ThrowIfNull(torus);
         ArgumentOutOfRangeException.ThrowIfLessThan(reduceTasks, 1);
@@ -33,8 +38,62 @@ public sealed class JobPlacement
         JobKey = Key.FromBytes(idBytes);
         int n = torus.Count;
         int rotation = (int)(JobKey.Middle % (ulong)n);
-        _rootIndex = SpreadRoots(torus, reduceTasks, rotation);
+        if (roots is null)
+        {
+            _rootIndex = SpreadRoots(torus, reduceTasks, rotation);
+            return;
+        }
+        if (roots.Count != reduceTasks || roots.Any(r => (uint)r >= (uint)n) || roots.Distinct().Count() != reduceTasks)
+        {
+            throw new ArgumentException($"{roots.Count} roots for R = {reduceTasks}: each must be a distinct server of the {n}", nameof(roots));
+        }
+        _rootIndex = [.. roots];
     }
+
+    /// <summary>The placement a job description asks for (its roots, when it places them).</summary>
+    public static JobPlacement For(Torus torus, JobDescription description)
+    {
+        ArgumentNullException.ThrowIfNull(description);
+        return new JobPlacement(torus, description.JobId, description.ReduceTasks, description.Trees, description.Roots);
+    }
+
+    /// <summary>
+    /// <paramref name="count"/> of <paramref name="candidates"/> far apart in the torus, in farthest-point order from the
+    /// first candidate (ties: the earliest candidate). Over every server in index order from the server a job id picks,
+    /// the first R are that job's default roots for R &lt; N; placements of several jobs, or of a job confined to some
+    /// servers, take theirs from such an order.
+    /// </summary>
+    public static int[] Spread(Torus torus, IReadOnlyList<int> candidates, int count)
+    {
+        ArgumentNullException.ThrowIfNull(torus);
+        ArgumentNullException.ThrowIfNull(candidates);
+        ArgumentOutOfRangeException.ThrowIfNegative(count);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, candidates.Count);
+        var order = new int[count];
+        var nearest = new int[candidates.Count];
+        Array.Fill(nearest, int.MaxValue);
+        int next = 0;
+        for (int r = 0; r < count; r++)
+        {
+            order[r] = candidates[next];
+            var chosen = torus.CoordinateOf(candidates[next]);
+            int best = -1;
+            for (int k = 0; k < candidates.Count; k++)
+            {
+                int d = Math.Min(nearest[k], torus.Distance(chosen, torus.CoordinateOf(candidates[k])));
+                nearest[k] = d;
+                if (d > best)
+                {
+                    best = d;
+                    next = k;
+                }
+            }
+        }
+        return order;
+    }
+
+    /// <summary>The server a job id's default placement spreads its roots from (its R = 1 root).</summary>
+    public static int SpreadStart(Torus torus, ulong jobId) => new JobPlacement(torus, jobId, 1).RootIndex(0);
 
     /// <summary>
     /// Roots far apart in the torus, not just in index order: evenly spaced indices put R = 64 roots of 8x8x8 in

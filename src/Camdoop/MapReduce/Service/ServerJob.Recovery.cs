@@ -304,9 +304,19 @@ public sealed partial class ServerJob
     /// <summary>Restarts <paramref name="vertex"/>'s output for <paramref name="requester"/> at <paramref name="point"/>, unless it already did.</summary>
     private void Restart(Vertex vertex, ResumePoint point, Coordinate requester, byte knownEpoch)
     {
-        if (vertex.LastResumePoint is { } last && vertex.LastResumeRequester == requester && vertex.LastResumeEpoch == knownEpoch && last.SameAs(point))
+        if (vertex.LastResumePoint is { } last && vertex.LastResumeRequester == requester)
         {
-            return; // the same request again (a retry): it is being answered
+            if (vertex.LastResumeEpoch == knownEpoch && last.SameAs(point))
+            {
+                return; // the same request again (a retry): it is being answered
+            }
+            if (knownEpoch < vertex.LastResumeEpoch && ShuffleWire.Generation(knownEpoch) == ShuffleWire.Generation(vertex.LastResumeEpoch))
+            {
+                // A parent's every new request names a later epoch: this one was overtaken by one already answered (it
+                // came late, over a longer route). Answering it would start a stream the parent no longer takes.
+                Transport.Counters.StaleResumes++;
+                return;
+            }
         }
         vertex.LastResumePoint = point;
         vertex.LastResumeRequester = requester;

@@ -38,7 +38,7 @@ public sealed partial class ServerJob
         var context = service.Context;
         Self = context.Self;
         _selfIndex = context.Torus.IndexOf(Self);
-        Placement = new JobPlacement(context.Torus, description.JobId, description.ReduceTasks, description.Trees);
+        Placement = JobPlacement.For(context.Torus, description);
         _view = view;
         // Non-associative reduce functions are merged only, whatever the mode (the Camdoop paper, §4.3).
         VertexMode = job.IsAssociativeCommutative && description.Mode == ShuffleMode.Camdoop ? MergeMode.Combine : MergeMode.Merge;

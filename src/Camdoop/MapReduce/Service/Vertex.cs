@@ -105,17 +105,12 @@ public sealed class Vertex : VertexBase
         var counters = Owner.Transport.Counters;
         var comparer = Owner.Job.KeyComparer;
         _drop = null;
-        if (_passThrough && Locals.Count == 1 && Locals[0].InMemory)
+        if (_passThrough && Locals.Count == 1 && Locals[0].InMemory && Output.End == 0 && !Output.SourceDone)
         {
-            if (Output.End == 0 && !Output.SourceDone)
-            {
-                Output.UseExternal(Locals[0].Memory);
-            }
             // The whole run is lent to the stream: it always reaches back.
-            Output.TryRestartAt(point, comparer, epoch);
-            counters.RestartsFromKept++;
+            Output.UseExternal(Locals[0].Memory);
         }
-        else if (!_passThrough && Output.TryRestartAt(point, comparer, epoch))
+        if (Output.TryRestartAt(point, comparer, epoch))
         {
             counters.RestartsFromKept++;
         }

@@ -37,6 +37,13 @@ public sealed record JobDescription
     /// <summary>Packet-buffer bytes per server for this job's inbound streams; 0 uses the service default.</summary>
     public long MemoryBudgetBytes { get; init; }
 
+    /// <summary>
+    /// The server index of each reduce task's root, in task order, when the submitter places them (concurrent jobs
+    /// keep their roots apart, a job confined to some servers keeps its roots on them); null spreads them over the
+    /// cube from a server the job id picks (JobPlacement).
+    /// </summary>
+    public IReadOnlyList<int>? Roots { get; init; }
+
     /// <summary>Throws <see cref="ArgumentException"/> naming the first bad field.</summary>
     public void Validate(int servers)
     {
@@ -63,6 +70,10 @@ public sealed record JobDescription
         {
             throw new ArgumentException($"job {JobId:x16}: unknown output kind {(int)Output.Kind}");
         }
+        if (Roots is not null)
+        {
+            ValidateRoots(servers);
+        }
         if (MemoryBudgetBytes < 0)
         {
             throw new ArgumentException($"job {JobId:x16}: the memory budget cannot be negative");
@@ -71,6 +82,26 @@ public sealed record JobDescription
             || Path.IsPathRooted(Output.Directory) || Output.Directory.Contains("..", StringComparison.Ordinal))
         {
             throw new ArgumentException($"job {JobId:x16}: input and output paths must stay inside the data directory");
+        }
+    }
+
+    private void ValidateRoots(int servers)
+    {
+        if (Roots!.Count != ReduceTasks)
+        {
+            throw new ArgumentException($"job {JobId:x16}: {Roots.Count} roots placed for R = {ReduceTasks}");
+        }
+        var seen = new HashSet<int>();
+        foreach (int root in Roots)
+        {
+            if (root < 0 || (servers > 0 && root >= servers))
+            {
+                throw new ArgumentException($"job {JobId:x16}: root server {root} is outside the {servers} servers");
+            }
+            if (!seen.Add(root))
+            {
+                throw new ArgumentException($"job {JobId:x16}: two reduce tasks are rooted on server {root} (at most one per server)");
+            }
         }
     }
 }

@@ -12,8 +12,9 @@ namespace Camdoop.MapReduce.Jobs.Control;
 ///  0 u32 magic "CDJB"   4 u16 version (3)   6 u16 total length
 ///  8 u64 job id        16 i32 reduce tasks  20 u8 mode   21 u8 output kind   22 u16 option count
 /// 24 i64 memory budget
-/// 32 u8 tree family    33 u8 flags (bit 0: replicate the output)   34 6 bytes zero
+/// 32 u8 tree family    33 u8 flags (bit 0: replicate the output, bit 1: roots placed)   34 6 bytes zero
 /// 40 str job target, then option count x (str name, str value), str input path, str output directory
+/// then, with bit 1 only: u32 x reduce tasks, each reduce task's root server index in task order
 /// </code>
 /// where str = u16 byte length + UTF-8 bytes. Version 2 was the same layout little-endian; it is refused with an
 /// error that says so. Decoding validates every length and field and never throws on
@@ -31,6 +32,8 @@ public static class JobDescriptionCodec
     private const int MaxOptions = 64;
 
     private const byte FlagReplicateOutput = 1;
+
+    private const byte FlagRootsPlaced = 2;
 
     /// <summary>Version 2, the little-endian layout of older builds, as its bytes read big-endian.</summary>
     private const ushort LittleEndianVersion2 = 0x0200;
@@ -64,7 +67,7 @@ public static class JobDescriptionCodec
         BinaryPrimitives.WriteUInt16BigEndian(destination[22..], (ushort)job.Job.Options.Count);
         BinaryPrimitives.WriteInt64BigEndian(destination[24..], job.MemoryBudgetBytes);
         destination[32] = (byte)job.Trees;
-        destination[33] = job.ReplicateOutput ? FlagReplicateOutput : (byte)0;
+        destination[33] = (byte)((job.ReplicateOutput ? FlagReplicateOutput : 0) | (job.Roots is not null ? FlagRootsPlaced : 0));
         destination[34..FixedSize].Clear();
         int offset = FixedSize;
         offset += WriteString(destination[offset..], job.Job.Target);
@@ -75,6 +78,18 @@ public static class JobDescriptionCodec
         }
         offset += WriteString(destination[offset..], job.Input.RelativePath);
         offset += WriteString(destination[offset..], job.Output.Directory);
+        if (job.Roots is not null)
+        {
+            if (job.Roots.Count != job.ReduceTasks || destination.Length - offset < 4 * job.Roots.Count)
+            {
+                throw new ArgumentException($"{job.Roots.Count} roots for R = {job.ReduceTasks} do not fit the job description");
+            }
+            foreach (int root in job.Roots)
+            {
+                BinaryPrimitives.WriteInt32BigEndian(destination[offset..], root);
+                offset += 4;
+            }
+        }
         if (offset > MaxEncodedSize)
         {
             throw new ArgumentException($"the job description needs {offset} bytes, more than {MaxEncodedSize}");
@@ -120,7 +135,7 @@ public static class JobDescriptionCodec
         long budget = BinaryPrimitives.ReadInt64BigEndian(source[24..]);
         var trees = (TreeFamily)source[32];
         byte flags = source[33];
-        if ((flags & ~FlagReplicateOutput) != 0 || source[34..FixedSize].ContainsAnyExcept((byte)0))
+        if ((flags & ~(FlagReplicateOutput | FlagRootsPlaced)) != 0 || source[34..FixedSize].ContainsAnyExcept((byte)0))
         {
             error = "job description: reserved bytes are not zero";
             return false;
@@ -151,6 +166,20 @@ public static class JobDescriptionCodec
             error = "job description: bad input or output path";
             return false;
         }
+        int[]? roots = null;
+        if ((flags & FlagRootsPlaced) != 0)
+        {
+            if (reduceTasks < 1 || (long)total - offset != 4L * reduceTasks)
+            {
+                error = $"job description: {total - offset} bytes of root placement for R = {reduceTasks}";
+                return false;
+            }
+            roots = new int[reduceTasks];
+            for (int r = 0; r < reduceTasks; r++, offset += 4)
+            {
+                roots[r] = BinaryPrimitives.ReadInt32BigEndian(source[offset..]);
+            }
+        }
         if (offset != total)
         {
             error = $"job description: {total - offset} unexpected bytes after the last field";
@@ -167,6 +196,7 @@ public static class JobDescriptionCodec
             MemoryBudgetBytes = budget,
             Trees = trees,
             ReplicateOutput = (flags & FlagReplicateOutput) != 0,
+            Roots = roots,
         };
         try
         {

@@ -1,0 +1,234 @@
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.ChunkStore;
+
+/// <summary>What deleting a dataset did: replicas and bytes deleted over every server that answered, and those that did not.</summary>
+public sealed record DeleteResult(int Deleted, long Bytes, int ServersAsked, IReadOnlyList<Coordinate> Unanswered);
+
+// Deleting a dataset: every reachable server drops the replicas it holds of it (manifest and data chunks), wherever
+// placement or repairs put them, and answers once their files are gone. Asked like a listing, with the same retries.
+public sealed partial class ChunkStoreService
+{
+    private readonly Dictionary<ulong, DeleteOperation> _deletes = [];
+
+    // What this server answered each recent delete request, so a repeated request (its reply was lost) gets the same
+    // count and not 0. Bounded: cleared when it grows past a few thousand.
+    private readonly Dictionary<(int Peer, ulong Id), (int Replicas, long Bytes)> _deleteAnswers = [];
+    private readonly HashSet<(int Peer, ulong Id)> _deletesInProgress = [];
+
+    /// <summary>Deletes every replica of <paramref name="dataset"/> on every reachable server; <paramref name="done"/> gets the totals.</summary>
+    public void DeleteDataset(string dataset, Action<DeleteResult> done)
+    {
+        ArgumentNullException.ThrowIfNull(dataset);
+        ArgumentNullException.ThrowIfNull(done);
+        var context = Context;
+        var servers = context.Torus.All().Where(c => c != context.Self && IsReachable(c)).ToList();
+        var delete = new DeleteOperation(this, NewId(), dataset, servers, done);
+        _deletes[delete.Id] = delete;
+        DeleteLocal(dataset, (replicas, bytes) => delete.OnLocal(replicas, bytes));
+    }
+
+    /// <summary>Drops this server's replicas of <paramref name="dataset"/> now; deletes their files off the loop, then calls back.</summary>
+    private void DeleteLocal(string dataset, Action<int, long> done)
+    {
+        var removed = Local.RemoveDataset(dataset);
+        if (removed.Count == 0)
+        {
+            done(0, 0);
+            return;
+        }
+        string? error = null;
+        Context.RunOffLoop(
+            () =>
+            {
+                foreach (var chunk in removed)
+                {
+                    try
+                    {
+                        LocalChunkStore.DeleteFiles(chunk);
+                    }
+                    catch (IOException e)
+                    {
+                        error ??= e.Message;
+                    }
+                }
+            },
+            () =>
+            {
+                if (error is not null)
+                {
+                    Counters.StorageErrors++;
+                    Context.Log(LogLevel.Warning, $"chunk store: deleting dataset '{dataset}': {error}");
+                }
+                Context.Log(LogLevel.Info, $"chunk store: deleted {removed.Count} replicas of dataset '{dataset}'");
+                done(removed.Count, removed.Sum(c => c.Meta.Length));
+            });
+    }
+
+    private void OnDeleteRequest(Coordinate peer, int peerIndex, ulong id, ReadOnlySpan<byte> payload)
+    {
+        if (!ChunkWire.TryReadDeleteRequest(payload, out string? dataset))
+        {
+            Counters.Malformed++;
+            return;
+        }
+        if (_deleteAnswers.TryGetValue((peerIndex, id), out var answered))
+        {
+            SendControl(peer, ChunkWire.WriteDeleteReply(_frame, id, answered.Replicas, answered.Bytes));
+            return;
+        }
+        // Still deleting for the first request: the answer comes when the files are gone.
+        if (!_deletesInProgress.Add((peerIndex, id)))
+        {
+            return;
+        }
+        if (_deleteAnswers.Count > 4096)
+        {
+            _deleteAnswers.Clear();
+        }
+        DeleteLocal(dataset!, (replicas, bytes) =>
+        {
+            _deletesInProgress.Remove((peerIndex, id));
+            _deleteAnswers[(peerIndex, id)] = (replicas, bytes);
+            SendControl(peer, ChunkWire.WriteDeleteReply(_frame, id, replicas, bytes));
+        });
+    }
+
+    private void OnDeleteReply(int peerIndex, ulong id, ReadOnlySpan<byte> payload)
+    {
+        if (!ChunkWire.TryReadDeleteReply(payload, out int replicas, out long bytes))
+        {
+            Counters.Malformed++;
+            return;
+        }
+        if (_deletes.TryGetValue(id, out var delete))
+        {
+            delete.OnReply(peerIndex, replicas, bytes);
+        }
+    }
+
+    private sealed class DeleteOperation
+    {
+        private readonly ChunkStoreService _service;
+        private readonly string _dataset;
+        private readonly Action<DeleteResult> _done;
+        private readonly Dictionary<int, PeerState> _peers = [];
+        private bool _localDone;
+        private bool _started;
+        private bool _finished;
+        private int _deleted;
+        private long _bytes;
+
+        public DeleteOperation(ChunkStoreService service, ulong id, string dataset, List<Coordinate> servers, Action<DeleteResult> done)
+        {
+            _service = service;
+            Id = id;
+            _dataset = dataset;
+            _done = done;
+            foreach (var s in servers)
+            {
+                _peers[service.Context.Torus.IndexOf(s)] = new PeerState(s);
+            }
+        }
+
+        public ulong Id { get; }
+
+        /// <summary>The local replicas are gone: ask every other server (after, so this server's count is in first).</summary>
+        public void OnLocal(int replicas, long bytes)
+        {
+            _deleted += replicas;
+            _bytes += bytes;
+            _localDone = true;
+            if (_started)
+            {
+                return;
+            }
+            _started = true;
+            foreach (var peer in _peers.Values)
+            {
+                Send(peer);
+            }
+            Check();
+            if (!_finished)
+            {
+                _service.Context.SetTimer(_service.Options.ListTimeout, OnTimer);
+            }
+        }
+
+        public void OnReply(int peerIndex, int replicas, long bytes)
+        {
+            if (_finished || !_peers.TryGetValue(peerIndex, out var peer) || peer.Done)
+            {
+                return;
+            }
+            peer.Done = true;
+            _deleted += replicas;
+            _bytes += bytes;
+            Check();
+        }
+
+        public void Finish()
+        {
+            if (_finished)
+            {
+                return;
+            }
+            _finished = true;
+            _service._deletes.Remove(Id);
+            var unanswered = _peers.Values.Where(p => !p.Done || p.GaveUp).Select(p => p.Server).ToList();
+            if (unanswered.Count > 0)
+            {
+                _service.Context.Log(LogLevel.Warning, $"chunk store: deleting '{_dataset}' without answers from {string.Join(' ', unanswered.Select(c => c.Name))}");
+            }
+            _done(new DeleteResult(_deleted, _bytes, _peers.Count + 1, unanswered));
+        }
+
+        private void OnTimer()
+        {
+            if (_finished)
+            {
+                return;
+            }
+            foreach (var peer in _peers.Values.Where(p => !p.Done))
+            {
+                if (++peer.Attempts >= _service.Options.ListAttempts || !_service.IsReachable(peer.Server))
+                {
+                    peer.Done = true;
+                    peer.GaveUp = true;
+                }
+                else
+                {
+                    Send(peer);
+                }
+            }
+            Check();
+            if (!_finished)
+            {
+                _service.Context.SetTimer(_service.Options.ListTimeout, OnTimer);
+            }
+        }
+
+        private void Check()
+        {
+            if (_localDone && _peers.Values.All(p => p.Done))
+            {
+                Finish();
+            }
+        }
+
+        private void Send(PeerState peer) =>
+            _service.SendControl(peer.Server, ChunkWire.WriteDeleteRequest(_service._frame, Id, _dataset));
+
+        private sealed class PeerState(Coordinate server)
+        {
+            public Coordinate Server { get; } = server;
+
+            public int Attempts { get; set; }
+
+            public bool Done { get; set; }
+
+            public bool GaveUp { get; set; }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+using System.Globalization;
+using Camdoop.Experiments.Reports;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Service;
+using Camdoop.MapReduce.Trees;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.Experiments;
+
+/// <summary>How the Figure 8 sweep runs: the jobs' size, seed, mode and the cube's settings.</summary>
+public sealed record ConcurrencySweepOptions
+{
+    public long BytesPerServer { get; init; } = 2_000_000;
+
+    public ulong Seed { get; init; } = 1;
+
+    /// <summary>Copies of the job that run at once (the paper's two).</summary>
+    public int Jobs { get; init; } = 2;
+
+    public ShuffleMode Mode { get; init; } = ShuffleMode.Camdoop;
+
+    /// <summary>Check every job's output against the single-process reference over its own input.</summary>
+    public bool Verify { get; init; }
+
+    /// <summary>Threads for each simulation; 0 = every core (the results do not depend on it).</summary>
+    public int Parallelism { get; init; }
+
+    public CamdoopServiceOptions? Service { get; init; }
+
+    public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
+}
+
+/// <summary>One job of one configuration of the Figure 8 sweep: its time at once, alone, and their ratio.</summary>
+public sealed record ConcurrencySweepRow(
+    string Placement,
+    int ReduceTasks,
+    int Job,
+    int MapServers,
+    long IntermediateBytes,
+    double AloneSeconds,
+    double TogetherSeconds,
+    double NormalizedTime,
+    bool Completed,
+    bool? Verified,
+    double SimulationCpuSeconds);
+
+/// <summary>
+/// Reproduces Figure 8 of the paper in simulation: copies of the synthetic job at S = 1 (the worst case) start at once,
+/// horizontally partitioned at R = 1 and R = N (normalised to one copy alone on the whole cube) and vertically at R = 1
+/// and R = N / K per job, each copy on N / K servers of its own chosen from the seed (normalised to one copy alone on
+/// its servers). Each copy has its own data.
+/// </summary>
+public static class ConcurrencySweep
+{
+    /// <summary>
+    /// The normalised times the paper reports in its text for two jobs on its 27-server testbed (§5.3): horizontal
+    /// R = 1 "at most 1.07", R = 27 "the time doubles", vertical R = 1 "approximately as long", R = 13 "up to 1.47".
+    /// </summary>
+    public static readonly double[] PaperTwoJobs = [1.07, 2.0, 1.0, 1.47];
+
+    /// <summary>The configurations in the paper's order: (placement, R per job).</summary>
+    public static IReadOnlyList<(JobPartitioning Placement, int ReduceTasks)> Configurations(Torus torus, int jobs)
+    {
+        ArgumentNullException.ThrowIfNull(torus);
+        int each = torus.Count / jobs;
+        return [(JobPartitioning.Horizontal, 1), (JobPartitioning.Horizontal, torus.Count), (JobPartitioning.Vertical, 1), (JobPartitioning.Vertical, each)];
+    }
+
+    public static IReadOnlyList<ConcurrencySweepRow> Run(Torus torus, ConcurrencySweepOptions? options = null, IProgress<SweepProgress>? progress = null)
+    {
+        ArgumentNullException.ThrowIfNull(torus);
+        options ??= new ConcurrencySweepOptions();
+        if (options.Jobs < 2 || options.Jobs > torus.Count)
+        {
+            throw new ArgumentException($"Figure 8 runs between 2 and {torus.Count} jobs at once on {torus}");
+        }
+        var configurations = Configurations(torus, options.Jobs);
+        var rows = new List<ConcurrencySweepRow>();
+        int done = 0;
+        foreach (var (placement, r) in configurations)
+        {
+            string name = Name(placement, r);
+            progress?.Report(new SweepProgress(done, configurations.Count, name));
+            var job = new JobSimulationOptions
+            {
+                Torus = torus,
+                Workload = Workload.Synthetic,
+                OutputRatio = 1,
+                BytesPerServer = options.BytesPerServer,
+                Seed = options.Seed,
+                ReduceTasks = r,
+                Mode = options.Mode,
+                Trees = options.Trees,
+                Service = options.Service,
+                Verify = options.Verify,
+                SimulationThreads = options.Parallelism,
+            };
+            var result = ConcurrentJobSimulation.Run(ConcurrentPlacement.Copies(job, options.Jobs, placement));
+            foreach (var j in result.Jobs!)
+            {
+                rows.Add(new ConcurrencySweepRow(Label(placement), r, j.Index, j.MapServers.Count, j.IntermediateBytes, j.AloneSeconds!.Value,
+                    j.ShuffleReduceSeconds, j.NormalizedTime!.Value, j.Completed, j.Verified, result.SimulationCpuSeconds));
+            }
+            progress?.Report(new SweepProgress(++done, configurations.Count, name));
+        }
+        return rows;
+    }
+
+    public static CsvTable ToCsv(IEnumerable<ConcurrencySweepRow> rows)
+    {
+        ArgumentNullException.ThrowIfNull(rows);
+        var table = new CsvTable("placement", "R", "job", "map_servers", "intermediate_bytes", "alone_s", "together_s", "normalized",
+            "completed", "verified", "simulation_cpu_s");
+        foreach (var r in rows)
+        {
+            table.Add(r.Placement, r.ReduceTasks, r.Job, r.MapServers, r.IntermediateBytes, r.AloneSeconds, r.TogetherSeconds, r.NormalizedTime,
+                r.Completed, r.Verified?.ToString() ?? "", r.SimulationCpuSeconds);
+        }
+        return table;
+    }
+
+    /// <summary>Each job's normalised time per configuration, the paper's two-job numbers beside them.</summary>
+    public static SvgBarChart Chart(IReadOnlyList<ConcurrencySweepRow> rows, Torus torus)
+    {
+        ArgumentNullException.ThrowIfNull(rows);
+        ArgumentNullException.ThrowIfNull(torus);
+        var configurations = rows.Select(r => (r.Placement, r.ReduceTasks)).Distinct().ToList();
+        int jobs = rows.Max(r => r.Job) + 1;
+        var chart = new SvgBarChart
+        {
+            Title = string.Create(CultureInfo.InvariantCulture, $"Figure 8: {jobs} jobs at once ({torus}, S=1)"),
+            YLabel = "shuffle and reduce time / one job alone",
+            Categories = [.. configurations.Select(c => $"{c.Placement} R={c.ReduceTasks}")],
+            Guide = 1,
+        };
+        for (int k = 0; k < jobs; k++)
+        {
+            chart.Series.Add(new BarSeries($"job {k}", [.. configurations.Select(c =>
+                rows.FirstOrDefault(r => r.Placement == c.Placement && r.ReduceTasks == c.ReduceTasks && r.Job == k)?.NormalizedTime ?? double.NaN)]));
+        }
+        if (jobs == 2 && configurations.Count == PaperTwoJobs.Length)
+        {
+            chart.Series.Add(new BarSeries("paper (testbed, 27)", PaperTwoJobs, Reference: true));
+        }
+        return chart;
+    }
+
+    private static string Label(JobPartitioning placement) => placement == JobPartitioning.Horizontal ? "horizontal" : "vertical";
+
+    private static string Name(JobPartitioning placement, int reduceTasks) =>
+        string.Create(CultureInfo.InvariantCulture, $"{Label(placement)} R={reduceTasks}");
+}

@@ -1,0 +1,265 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime;
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.MapPhase;
+using Camdoop.MapReduce.Service;
+using Camdoop.Simulator.Network;
+
+namespace Camdoop.Experiments;
+
+/// <summary>
+/// Runs several MapReduce jobs at once on one simulated CamCube (the Camdoop paper, §5.3, Figure 8): every server runs
+/// its part of every job in the same Camdoop service, so each job has its own vertices, streams and trees, the
+/// packet-buffer budget is split over the inbound streams of all of them, and each port's scheduler takes the jobs in
+/// turn. Every job starts at the same virtual instant; each job's time runs from its own start to its own last
+/// reducer, so nothing in it assumes that the others are there or that they are alike. Deterministic for given jobs.
+/// </summary>
+public static class ConcurrentJobSimulation
+{
+    /// <summary>
+    /// Generates and maps each job's input, runs each job alone when <paramref name="runAlone"/> (same servers,
+    /// roots and data, so that its time at once can be normalised to it), then all of them at once.
+    /// </summary>
+    public static JobSimulationResult Run(IReadOnlyList<JobSimulationOptions> jobs, bool runAlone = true, IProgress<JobSimulationProgress>? progress = null)
+    {
+        ArgumentNullException.ThrowIfNull(jobs);
+        var wall = Stopwatch.StartNew();
+        var inputs = new List<JobSimulationInput>(jobs.Count);
+        try
+        {
+            foreach (var job in jobs)
+            {
+                inputs.Add(JobSimulationInput.Prepare(job, keepInputs: job.Verify, progress: progress));
+            }
+            var alone = new double?[jobs.Count];
+            for (int k = 0; runAlone && k < jobs.Count; k++)
+            {
+                var single = JobSimulation.Run(jobs[k] with { Verify = false, OutputDirectory = null }, inputs[k], progress);
+                if (!single.Completed)
+                {
+                    throw new InvalidOperationException($"job {k} did not complete alone: {string.Join("; ", single.Errors)}");
+                }
+                alone[k] = single.ShuffleReduceSeconds;
+            }
+            var result = RunTogether(jobs, inputs, progress);
+            return result with
+            {
+                Jobs = result.Jobs!.Select(j => j with
+                {
+                    AloneSeconds = alone[j.Index],
+                    NormalizedTime = alone[j.Index] is > 0 and var a ? j.ShuffleReduceSeconds / a : null,
+                }).ToList(),
+                WallSeconds = wall.Elapsed.TotalSeconds,
+            };
+        }
+        finally
+        {
+            foreach (var input in inputs)
+            {
+                input.Dispose();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Runs <paramref name="jobs"/> at once over inputs already mapped (<see cref="JobSimulationInput.Prepare"/>, one
+    /// per job). The cube's settings (size, links, seed of the simulation, threads, service) are the first job's.
+    /// </summary>
+    public static JobSimulationResult RunTogether(IReadOnlyList<JobSimulationOptions> jobs, IReadOnlyList<JobSimulationInput> inputs,
+        IProgress<JobSimulationProgress>? progress = null)
+    {
+        Check(jobs, inputs);
+        var wall = Stopwatch.StartNew();
+        var first = jobs[0];
+        var torus = first.Torus;
+        int n = torus.Count;
+        int count = jobs.Count;
+        var descriptions = jobs.Select(JobSimulation.Describe).ToArray();
+        var indexOf = new Dictionary<ulong, int>();
+        for (int k = 0; k < count; k++)
+        {
+            indexOf[descriptions[k].JobId] = k;
+        }
+        var serviceOptions = first.Service ?? new CamdoopServiceOptions();
+        var services = new CamdoopService[n];
+        using var sim = new Simulation(JobSimulation.SimulationOptionsFor(first), host =>
+        {
+            KeyRoutingService.Install(host);
+            services[torus.IndexOf(host.Self)] = CamdoopService.Install(host, serviceOptions);
+        });
+        first.Configure?.Invoke(sim);
+        var cpu = SimulationCpu.Start(sim);
+
+        var completions = new List<ReduceTaskResult>[count];
+        var failed = new string?[count];
+        for (int k = 0; k < count; k++)
+        {
+            completions[k] = [];
+        }
+        var done = new HashSet<(int Job, int Task)>();
+        int tasks = jobs.Sum(j => j.ReduceTasks), finished = 0;
+        var failures = new List<string>();
+        sim.Start();
+        // Partitions report on their own threads; each reduce task of each job counts once.
+        foreach (var service in services)
+        {
+            service.ReduceTaskCompleted += c =>
+            {
+                lock (done)
+                {
+                    int k = indexOf[c.JobId];
+                    if (done.Add((k, c.ReduceTask)))
+                    {
+                        completions[k].Add(c);
+                        finished++;
+                    }
+                }
+            };
+            service.JobFailed += j =>
+            {
+                lock (failures)
+                {
+                    int k = indexOf[j.JobId];
+                    failed[k] ??= j.Failure;
+                    failures.Add($"job {k}: {service.Context.Self}: {j.Failure}");
+                }
+            };
+        }
+        // Every job starts at t0 here; a job's time is measured from its own start all the same.
+        long t0 = sim.Now;
+        var starts = Enumerable.Repeat(t0, count).ToArray();
+        var mapTasks = Enumerable.Range(0, count).Select(k => new SimulatedMapTasks(torus, inputs[k], jobs[k].MapServers)).ToArray();
+        sim.Schedule(t0, () => sim.ForEachServer(s =>
+        {
+            for (int k = 0; k < count; k++)
+            {
+                services[s].StartJob(descriptions[k], mapTasks[k].Maps(s) ? [inputs[k].MapOutputs[s]] : [], mapTasks[k]);
+            }
+        }));
+        long nextReport = 0;
+        var latency = GCSettings.LatencyMode;
+        GCSettings.LatencyMode = GCLatencyMode.Batch;
+        bool completed;
+        try
+        {
+            completed = sim.RunUntil(() =>
+            {
+                if (progress is not null && sim.EventsProcessed >= nextReport)
+                {
+                    nextReport = sim.EventsProcessed + 200_000;
+                    progress.Report(new JobSimulationProgress("shuffle", (double)finished / tasks,
+                        string.Create(CultureInfo.InvariantCulture, $"{count} jobs: {finished}/{tasks} reducers done at {(sim.Now - t0) / 1e9:0.000} s simulated")));
+                }
+                return finished == tasks || failures.Count > 0;
+            }, t0 + jobs.Max(j => j.TimeLimit), checkEvery: 64);
+        }
+        finally
+        {
+            GCSettings.LatencyMode = latency;
+        }
+        completed &= failures.Count == 0 && finished == tasks;
+        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{count} jobs: {finished}/{tasks} reducers done"));
+
+        double cpuSeconds = cpu.Seconds(sim);
+        first.Inspect?.Invoke(sim, services);
+        var maps = inputs.Select(i => i.MapOutputs).ToArray();
+        var result = JobSimulation.Collect(first, descriptions, sim, services, maps, [.. completions.SelectMany(c => c)], failures, completed, t0, inputs.Sum(i => i.InputBytes));
+        var perJob = new ConcurrentJobResult[count];
+        for (int k = 0; k < count; k++)
+        {
+            perJob[k] = Outcome(k, jobs[k], descriptions[k], inputs[k], maps[k], completions[k], failed[k], starts[k], sim.Now);
+        }
+        var errors = perJob.Where(j => j.Verified == false).Select(j => $"job {j.Index}: {j.VerificationError}").ToList();
+        return result with
+        {
+            Jobs = perJob,
+            Verified = perJob.Any(j => j.Verified is not null) ? errors.Count == 0 && perJob.All(j => j.Verified == true) : null,
+            VerificationError = errors.Count > 0 ? string.Join("; ", errors) : null,
+            SimulationCpuSeconds = cpuSeconds,
+            MapWallSeconds = inputs.Sum(i => i.WallSeconds),
+            MapOutputOnDisk = inputs.Any(i => i.OnDisk),
+            Machine = HostMachine.Current,
+            WallSeconds = wall.Elapsed.TotalSeconds + inputs.Sum(i => i.WallSeconds),
+        };
+    }
+
+    /// <summary>One job's part of the run: its outputs copied and checked, its time from its own start.</summary>
+    private static ConcurrentJobResult Outcome(int index, JobSimulationOptions options, JobDescription description, JobSimulationInput input,
+        IReadOnlyList<MapOutput> maps, List<ReduceTaskResult> completions, string? failure, long start, long now)
+    {
+        var torus = options.Torus;
+        bool completed = failure is null && completions.Count == options.ReduceTasks;
+        if (options.OutputDirectory is not null)
+        {
+            JobSimulation.CopyOutputs(completions, options.OutputDirectory);
+        }
+        bool? verified = null;
+        string? error = null;
+        if (options.Verify && completed)
+        {
+            error = input.Inputs is null
+                ? "the inputs were not kept for the reference check"
+                : JobSimulation.CheckOutputs(input.Job, input.Inputs, options.ReduceTasks, completions);
+            verified = error is null;
+        }
+        long last = completions.Count == 0 ? now : completions.Max(c => c.CompletedAt);
+        return new ConcurrentJobResult
+        {
+            Index = index,
+            JobId = description.JobId.ToString("x16", CultureInfo.InvariantCulture),
+            Job = description.Job.ToString(),
+            Seed = options.Seed,
+            Mode = description.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg",
+            ReduceTasks = description.ReduceTasks,
+            MapServers = options.MapServerList.Select(s => torus.CoordinateOf(s).ToString()).ToList(),
+            Roots = JobPlacement.For(torus, description).RootIndices.Select(s => torus.CoordinateOf(s).ToString()).ToList(),
+            Completed = completed,
+            InputBytes = input.InputBytes,
+            IntermediateBytes = maps.Sum(m => m.Stats.IntermediateLogicalBytes),
+            OutputBytes = completions.Sum(c => c.LogicalBytes),
+            OutputRecords = completions.Sum(c => c.Records),
+            ShuffleReduceSeconds = (last - start) / 1e9,
+            Verified = verified,
+            VerificationError = error,
+            // The simulation's directories go away with it: point at the copies, if any.
+            Reducers = JobSimulation.Outcomes(completions, start).Select(r => r with
+            {
+                OutputFile = options.OutputDirectory is null || r.OutputFile is null ? null : Path.Combine(options.OutputDirectory, Path.GetFileName(r.OutputFile)),
+            }).ToList(),
+        };
+    }
+
+    private static void Check(IReadOnlyList<JobSimulationOptions> jobs, IReadOnlyList<JobSimulationInput> inputs)
+    {
+        ArgumentNullException.ThrowIfNull(jobs);
+        ArgumentNullException.ThrowIfNull(inputs);
+        if (jobs.Count == 0 || inputs.Count != jobs.Count)
+        {
+            throw new ArgumentException($"{jobs.Count} jobs and {inputs.Count} inputs: one input per job, at least one job");
+        }
+        var torus = jobs[0].Torus;
+        for (int k = 0; k < jobs.Count; k++)
+        {
+            var job = jobs[k];
+            job.Validate();
+            if (!job.Torus.Equals(torus))
+            {
+                throw new ArgumentException("jobs that run at once run on the same cube");
+            }
+            if (job.Failures.Count > 0)
+            {
+                throw new ArgumentException("failures are injected into one job at a time");
+            }
+            if (inputs[k].ReduceTasks != job.ReduceTasks || inputs[k].MapOutputs.Count != torus.Count)
+            {
+                throw new ArgumentException($"job {k}'s input was mapped for R = {inputs[k].ReduceTasks} on {inputs[k].MapOutputs.Count} servers");
+            }
+        }
+        if (jobs.Select(j => j.JobId).Distinct().Count() != jobs.Count)
+        {
+            throw new ArgumentException("jobs that run at once need distinct job ids");
+        }
+    }
+}

@@ -1,0 +1,90 @@
+using Camdoop.ChunkStore;
+using Camdoop.FrontEnd.Jobs;
+using Camdoop.KeyRouting;
+using Camdoop.MapReduce.DataGen;
+using Camdoop.MapReduce.Records;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Events;
+using Camdoop.Simulator.Network;
+
+namespace Camdoop.MapReduce.Tests.FrontEnd;
+
+/// <summary>
+/// A simulated 3x3x3 cube whose servers run every service a node runs but the front-end (key routing, the chunk store,
+/// Camdoop, job control), driven through the services' own API: store a dataset, submit jobs, kill them.
+/// </summary>
+internal sealed class JobControlCube : IDisposable
+{
+    public const long Ms = SimTime.Millisecond;
+    public static readonly Torus Cube = new(3, 3, 3);
+    public static readonly Coordinate FrontEnd = new(0, 0, 0);
+
+    public JobControlCube(long linkRateBitsPerSecond = 1_000_000_000)
+    {
+        // No failures here: rare beacons keep the event count down.
+        Sim = new Simulation(
+            new SimulationOptions { Torus = Cube, LinkRateBitsPerSecond = linkRateBitsPerSecond, Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * Ms } },
+            host =>
+            {
+                KeyRoutingService.Install(host);
+                ChunkStoreService.Install(host);
+                CamdoopService.Install(host);
+                JobControlService.Install(host);
+            });
+        Sim.Start();
+    }
+
+    public Simulation Sim { get; }
+
+    public ChunkStoreService Store(Coordinate c) => Sim.Host(c).GetService<ChunkStoreService>()!;
+
+    public CamdoopService Camdoop(Coordinate c) => Sim.Host(c).GetService<CamdoopService>()!;
+
+    public JobControlService Jobs => Sim.Host(FrontEnd).GetService<JobControlService>()!;
+
+    public static byte[][] Corpus(int bytesPerServer, ulong seed = 5)
+    {
+        var generator = new DatasetGenerator(new DatasetOptions { Kind = DatasetKind.Text, Servers = Cube.Count, BytesPerServer = bytesPerServer, Seed = seed });
+        return Enumerable.Range(0, Cube.Count).Select(generator.GenerateServer).ToArray();
+    }
+
+    /// <summary>Stores each input as one chunk (chunk i's primary is server i) and the manifest; returns the manifest.</summary>
+    public DatasetManifest Put(string name, IReadOnlyList<byte[]> inputs)
+    {
+        var chunks = new List<ManifestChunk>();
+        for (int i = 0; i < inputs.Count; i++)
+        {
+            var bytes = inputs[i];
+            var meta = new ChunkMeta
+            {
+                Id = ChunkPlacement.ChunkId(Cube, name, i, nonce: 0),
+                Length = bytes.Length,
+                Checksum = XxHash64.Hash(bytes),
+                Dataset = name,
+                Index = i,
+                Count = inputs.Count,
+                DatasetBytes = inputs.Sum(x => (long)x.Length),
+            };
+            Write(meta, bytes);
+            chunks.Add(new ManifestChunk(meta.Id, meta.Length, meta.Checksum));
+        }
+        var manifest = new DatasetManifest { Name = name, TotalBytes = chunks.Sum(c => c.Length), Chunks = chunks };
+        var (m, b) = manifest.ToChunk();
+        Write(m, b);
+        return manifest;
+    }
+
+    public void RunUntil(Func<bool> condition, string failure, long limit = 120_000 * Ms) =>
+        Assert.True(Sim.RunUntil(condition, Sim.Now + limit), failure);
+
+    public void Dispose() => Sim.Dispose();
+
+    private void Write(ChunkMeta meta, byte[] bytes)
+    {
+        WriteResult? result = null;
+        Store(FrontEnd).Write(meta, bytes, r => result = r);
+        RunUntil(() => result is not null, "the write did not finish", 60_000 * Ms);
+        Assert.True(result!.Ok, result.Error);
+    }
+}

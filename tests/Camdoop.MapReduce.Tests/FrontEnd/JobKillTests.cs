@@ -1,0 +1,92 @@
+using Camdoop.FrontEnd.Jobs;
+using Camdoop.FrontEnd.Wire;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Reference;
+using static Camdoop.MapReduce.Tests.FrontEnd.JobControlCube;
+
+namespace Camdoop.MapReduce.Tests.FrontEnd;
+
+/// <summary>
+/// Two jobs at once on the simulated cube, through job control: killing one mid-shuffle drops it on every server
+/// (no vertex, stream or buffer of it is left) while the other finishes with exactly the reference's output.
+/// </summary>
+public class JobKillTests
+{
+    private static JobDescription WordCount(ulong id, int reducers, ShuffleMode mode) => new()
+    {
+        JobId = id,
+        Job = new JobSpec(WordCountJob.JobName),
+        ReduceTasks = reducers,
+        Mode = mode,
+    };
+
+    [Fact]
+    public void KillingOneOfTwoRunningJobsFreesItEverywhereAndTheOtherIsExact()
+    {
+        // Slow links (100 Mbit/s) so that both shuffles are still running when one is killed.
+        using var cube = new JobControlCube(linkRateBitsPerSecond: 100_000_000);
+        var victimInput = cube.Put("big", Corpus(200_000, seed: 3));
+        var inputs = Corpus(60_000);
+        var survivorInput = cube.Put("corpus", inputs);
+        var victim = cube.Jobs.Submit(WordCount(0xdead, 27, ShuffleMode.NoAgg), victimInput);
+        var survivor = cube.Jobs.Submit(WordCount(0xbeef, 3, ShuffleMode.NoAgg), survivorInput);
+        cube.RunUntil(() => victim.State == JobState.Shuffling && survivor.State == JobState.Shuffling, "the shuffles did not start");
+        // Let the victim's streams fill their windows first, so that the kill has buffers to free.
+        cube.Sim.RunUntil(cube.Sim.Now + (5 * Ms));
+        Assert.Equal(JobState.Shuffling, victim.State);
+        long rentedAtKill = Cube.All().Sum(c => cube.Camdoop(c).Transport.Buffers.RentedBytes);
+        Assert.True(rentedAtKill > 0, "no shuffle buffer was in use when the job was killed: the test proves nothing");
+        Assert.All(Cube.All(), c => Assert.NotNull(cube.Camdoop(c).GetJob(0xdead)));
+
+        cube.Jobs.Kill(0xdead);
+        Assert.Equal(JobState.Killed, victim.State);
+        cube.RunUntil(() => victim.EndedEverywhere, "not every server dropped the killed job");
+        Assert.False(survivor.IsOver, "the other job finished before the killed one was dropped: the test proves nothing");
+        foreach (var c in Cube.All())
+        {
+            Assert.Null(cube.Camdoop(c).GetJob(0xdead));
+            Assert.NotNull(cube.Camdoop(c).GetJob(0xbeef));
+        }
+
+        cube.RunUntil(() => survivor.IsOver, "the other job did not finish");
+        Assert.True(survivor.State == JobState.Done, survivor.Failure);
+        var reference = ReferenceMapReduce.Run(new WordCountJob(), inputs.Select(i => (ReadOnlyMemory<byte>)i).ToList(), 3);
+        for (int r = 0; r < 3; r++)
+        {
+            var (server, report) = survivor.Reduces[r]!.Value;
+            Assert.Equal(reference.Format(r), File.ReadAllBytes(Path.Combine(cube.Sim.DataDirectoryOf(server), report.OutputPath!)));
+        }
+        cube.RunUntil(() => survivor.EndedEverywhere, "not every server dropped the finished job");
+        cube.Sim.RunUntil(cube.Sim.Now + (1_000 * Ms)); // the killed job's files are deleted off the loop
+        foreach (var c in Cube.All())
+        {
+            var camdoop = cube.Camdoop(c);
+            Assert.Empty(camdoop.Jobs);
+            // Every buffer either job rented is back: a killed job's vertices, streams and mergers leak none.
+            Assert.True(camdoop.Transport.Buffers.RentedBytes == 0, $"{c.Name} still has {camdoop.Transport.Buffers.RentedBytes} shuffle buffer bytes rented");
+            Assert.False(Directory.Exists(Path.Combine(cube.Sim.DataDirectoryOf(c), "jobs", "000000000000dead")), $"{c.Name} kept the killed job's files");
+        }
+    }
+
+    [Fact]
+    public void OnlyARunningJobCanBeKilled()
+    {
+        using var cube = new JobControlCube();
+        var input = cube.Put("corpus", Corpus(5_000));
+        var done = cube.Jobs.Submit(WordCount(7, 1, ShuffleMode.Camdoop), input);
+        cube.RunUntil(() => done.IsOver, "the job did not finish");
+        Assert.Equal(JobState.Done, done.State);
+
+        var finished = Assert.Throws<FrontEndException>(() => cube.Jobs.Kill(7));
+        Assert.Equal("job 0000000000000007 has already finished (done): nothing to kill", finished.Message);
+        var unknown = Assert.Throws<FrontEndException>(() => cube.Jobs.Kill(8));
+        Assert.StartsWith("unknown job 0000000000000008", unknown.Message, StringComparison.Ordinal);
+
+        var killed = cube.Jobs.Submit(WordCount(9, 1, ShuffleMode.Camdoop), input);
+        cube.Jobs.Kill(9);
+        Assert.Equal(JobState.Killed, killed.State);
+        var again = Assert.Throws<FrontEndException>(() => cube.Jobs.Kill(9));
+        Assert.Equal("job 0000000000000009 has already finished (killed): nothing to kill", again.Message);
+    }
+}
