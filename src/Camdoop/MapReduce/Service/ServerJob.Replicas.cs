@@ -1,4 +1,3 @@
-using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Topology;
 
@@ -39,7 +38,7 @@ public sealed partial class ServerJob
             ChildHost = host,
         };
         InboundStreams++;
-        string? path = Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(reduceTask) + ".replica" : null;
+        string? path = PartPath(reduceTask) is { } part ? part + ".replica" : null;
         _replicas[reduceTask] = new OutputReplica(this, reduceTask, root, stream, ReduceOutput.ForReplica(Job, path));
     }
 
@@ -128,8 +127,8 @@ public sealed partial class ServerJob
         }
     }
 
-    /// <summary>The new root reducer continues the replica's output from the last key it holds.</summary>
-    private ReduceOutput? ContinueFromReplica(int reduceTask, out ResumePoint? point)
+    /// <summary>The new root reducer continues the replica's output, its file renamed to <paramref name="path"/>, from the last key it holds.</summary>
+    private ReduceOutput? ContinueFromReplica(int reduceTask, string? path, out ResumePoint? point)
     {
         point = null;
         var replica = _continuing;
@@ -140,7 +139,6 @@ public sealed partial class ServerJob
         _continuing = null;
         Transport.Forget(replica.Stream);
         InboundStreams--;
-        string? path = Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(reduceTask) : null;
         point = replica.Output.TakeOver(path);
         Log($"reduce task {reduceTask} goes on from its output's replica: {replica.Output.Records} records held, "
             + (point.HasKey ? "the rest is asked for" : "nothing held: everything is asked for"));

@@ -184,8 +184,8 @@ public sealed partial class ServerJob
                 AddChildren(reduceTask, t, root, self, ports, children, epoch);
                 AddLocals(reduceTask, t, locals);
             }
-            var continued = ContinueFromReplica(reduceTask, out var point);
-            string? path = Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(reduceTask) : null;
+            string? path = PartPath(reduceTask);
+            var continued = ContinueFromReplica(reduceTask, path, out var point);
             var reducer = new RootReducer(this, reduceTask, self, [.. children], [.. locals], continued ?? new ReduceOutput(Job, path));
             if (point is not null)
             {
@@ -258,6 +258,9 @@ public sealed partial class ServerJob
             }
         }
     }
+
+    /// <summary>Where reduce task <paramref name="reduceTask"/>'s output file goes here, or null when output is discarded.</summary>
+    private string? PartPath(int reduceTask) => Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(reduceTask) : null;
 
     /// <summary>part-NNNNN under the output directory (default jobs/&lt;id&gt;/output) of this server's data directory.</summary>
     public string OutputPath(int reduceTask)
