@@ -53,6 +53,12 @@ public sealed record NodeConfig
     /// </summary>
     public string? KeyFile { get; init; }
 
+    /// <summary>
+    /// Run a few small jobs on a simulated cube in the process before the node starts, so that the first real job does
+    /// not pay for compiling and loading its code paths (`camdoop node` does this; `--no-warm-up` overrides it).
+    /// </summary>
+    public bool WarmUp { get; init; } = true;
+
     /// <summary>How long a new front-end connection has to authenticate, in milliseconds.</summary>
     public int FrontEndHandshakeTimeoutMs { get; init; } = 10_000;
 
@@ -263,6 +269,7 @@ public sealed record NodeConfig
             CarrierPollInterval = TimeSpan.FromMilliseconds(CarrierPollMs),
             LinkDriver = driver,
             JobAssemblyDirectory = JobAssemblyDirectory is null ? null : Path.GetFullPath(JobAssemblyDirectory),
+            WarmUp = WarmUp,
         };
     }
 
@@ -297,6 +304,9 @@ public sealed record NodeSettings
     public required string LogFile { get; init; }
 
     public LogLevel LogLevel { get; init; } = LogLevel.Info;
+
+    /// <summary>See <see cref="NodeConfig.WarmUp"/>.</summary>
+    public bool WarmUp { get; init; } = true;
 
     public required NodeOptions Node { get; init; }
 

@@ -18,6 +18,7 @@ public static class NodeCommand
         }
             .Option("config", "Node config file (JSON)", "FILE")
             .Flag("example", "Print an example config and exit")
+            .Flag("no-warm-up", "Start at once, without first running small jobs on a simulated cube to compile the job code paths")
             .Handle(Run);
 
     private static int Run(ParsedArguments args)
@@ -39,6 +40,10 @@ public static class NodeCommand
         using var stop = new ManualResetEventSlim();
         using var term = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
         using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
+        if (settings.WarmUp && !args.Flag("no-warm-up"))
+        {
+            WarmUp(settings);
+        }
         CamdoopNode node;
         try
         {
@@ -64,6 +69,19 @@ public static class NodeCommand
         {
             context.Cancel = true;
             stop.Set();
+        }
+    }
+
+    /// <summary>Runs <see cref="NodeWarmUp"/> in the node's data directory; a failed warm-up costs speed only, so the node starts anyway.</summary>
+    private static void WarmUp(NodeSettings settings)
+    {
+        try
+        {
+            Console.Out.WriteLine($"node {settings.Self.Name}: {NodeWarmUp.Run(Path.Combine(settings.DataDirectory, "warm-up"))}");
+        }
+        catch (Exception e) when (e is InvalidOperationException or IOException or UnauthorizedAccessException)
+        {
+            Console.Error.WriteLine($"node {settings.Self.Name}: warm-up skipped: {e.Message}");
         }
     }
 

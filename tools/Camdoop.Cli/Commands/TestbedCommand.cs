@@ -39,6 +39,7 @@ public static class TestbedCommand
             .Option("beacon-interval", "Liveness beacon interval", "DURATION", "100ms")
             .Option("beacon-misses", "Silent intervals before a link is declared down (3 s: 27 nodes sharing a few cores stall for over a second at times)", "N", "30")
             .Option("timeout", "How long to wait for every server to be up", "DURATION", "180s")
+            .Flag("no-warm-up", "Start the nodes without warming their job code paths up (the first job is then slower)")
             .Option("receive-buffer", "Kernel receive buffer of the links (tests make it tiny so that the kernel drops frames)", "SIZE")
             .Option("receive-buffer-at", "Apply --receive-buffer only to this server", "X,Y,Z")
             .Flag("json", "Print the testbed as JSON")
@@ -166,6 +167,7 @@ public static class TestbedCommand
             BeaconMisses = args.Int("beacon-misses", 1, 1000),
             ReceiveBufferBytes = receiveBuffers,
             LinkDriver = driver,
+            WarmUp = !args.Flag("no-warm-up"),
         };
         var timeout = TimeSpan.FromTicks(args.Nanoseconds("timeout") / 100);
         bool json = args.Flag("json");

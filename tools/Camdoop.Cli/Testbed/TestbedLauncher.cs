@@ -28,6 +28,9 @@ public sealed record TestbedNodeOptions
 
     public string LogLevel { get; init; } = "info";
 
+    /// <summary>Nodes warm their job code paths up before they start (<see cref="NodeConfig.WarmUp"/>).</summary>
+    public bool WarmUp { get; init; } = true;
+
     /// <summary>Which driver every node's links use.</summary>
     public LinkDriver LinkDriver { get; init; } = LinkDrivers.Default;
 
@@ -75,6 +78,7 @@ public static class TestbedLauncher
                 ReceiveBufferBytes = options.ReceiveBufferBytes.TryGetValue(c, out int rcv) ? rcv : null,
                 LinkDriver = options.LinkDriver.Name(),
                 JobAssemblyDirectory = jobAssemblies,
+                WarmUp = options.WarmUp,
             };
             string configPath = Path.Combine(dir, "node.json");
             config.Save(configPath);
