@@ -92,7 +92,7 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         Assert.True(Enumerable.Range(0, 27).SelectMany(reference.Format).ToArray().AsSpan().SequenceEqual(File.ReadAllBytes(outPath)));
 
         Thread.Sleep(1500); // status files are rewritten every second
-        long drops = cube.Status(TestbedCube.LossyServer).Links.Sum(l => l.KernelDrops);
+        long drops = cube.NodeStatusOf(TestbedCube.LossyServer).Links.Sum(l => l.KernelDrops);
         Assert.True(drops > 0, "the kernel dropped nothing at the server with the tiny buffer: the test proves nothing");
         long recoveries = cube.Sum("chunkStore", "timeouts") + cube.Sum("chunkStore", "fastRetransmits")
             + cube.Sum("camdoop", "timeouts") + cube.Sum("camdoop", "fastRetransmits");
@@ -105,10 +105,10 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         // Inject from (0,2,2)'s namespace on its +X interface, which is cabled to (1,2,2)'s -X port.
         var sender = cube.Server("0,2,2");
         var target = cube.Server("1,0,2");
-        long rejectedBefore = cube.Status(target.Coordinate).Counters["node"]["framesRejected"];
-        long malformedBefore = cube.Status(target.Coordinate).Counters["chunkStore"]["malformed"];
+        long rejectedBefore = cube.NodeStatusOf(target.Coordinate).Counters["node"]["framesRejected"];
+        long malformedBefore = cube.NodeStatusOf(target.Coordinate).Counters["chunkStore"]["malformed"];
         var victim = cube.Server("1,2,2");
-        long victimRejectedBefore = cube.Status(victim.Coordinate).Counters["node"]["framesRejected"];
+        long victimRejectedBefore = cube.NodeStatusOf(victim.Coordinate).Counters["node"]["framesRejected"];
         int sent = NetworkNamespace.Run(sender.Namespace, () =>
         {
             using var socket = PacketSocket.Open("xplus");
@@ -151,11 +151,11 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         });
         Assert.Equal(220, sent);
         Thread.Sleep(2500);
-        var victimStatus = cube.Status(victim.Coordinate);
+        var victimStatus = cube.NodeStatusOf(victim.Coordinate);
         Assert.True(victimStatus.Counters["node"]["framesRejected"] - victimRejectedBefore >= 100, "the node did not count the garbage it rejected");
         Assert.Equal("running", victimStatus.State);
         Assert.Equal(6, victimStatus.LinksUp);
-        var targetStatus = cube.Status(target.Coordinate);
+        var targetStatus = cube.NodeStatusOf(target.Coordinate);
         Assert.True(targetStatus.Counters["chunkStore"]["malformed"] - malformedBefore > 0, "the chunk store did not count malformed payloads");
         Assert.True(targetStatus.Counters["node"]["framesRejected"] >= rejectedBefore);
 
@@ -244,7 +244,7 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
                 Assert.Contains(reason, refused.Message, StringComparison.Ordinal);
             }
         }
-        Assert.All(cube.State.Servers, s => Assert.Equal("running", cube.Status(s.Coordinate).State));
+        Assert.All(cube.State.Servers, s => Assert.Equal("running", cube.NodeStatusOf(s.Coordinate).State));
 
         File.Copy(assembly, Path.Combine(directory, "LineJobs.dll"), overwrite: true);
         var submit = cube.Cli("submit", "--job", $"LineJobs.dll#{type}", "--input", "corpus", "--reducers", "3", "--wait", "--json");
@@ -286,7 +286,7 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
 
         string wrongKey = Path.Combine(cube.WorkDirectory, "wrong.key");
         File.WriteAllBytes(wrongKey, [.. secret.Select(b => (byte)~b)]);
-        long wrongBefore = cube.Status("0,0,0").Counters["frontEnd"]["authWrongKey"];
+        long wrongBefore = cube.NodeStatusOf("0,0,0").Counters["frontEnd"]["authWrongKey"];
         AssertOneLineError(cube.Cli("ls", "--key-file", wrongKey), $"front-end {cube.FrontEnd} refused this client: authentication failed: the client's key is not this cluster's key (key: {wrongKey})");
         AssertOneLineError(CliRunner.RunWith(new Dictionary<string, string?> { ["CAMDOOP_KEY_FILE"] = wrongKey }, "ls", "--frontend", cube.FrontEnd), "refused this client");
         AssertOneLineError(cube.Cli("ls", "--key-file", Path.Combine(cube.WorkDirectory, "absent.key")), "cluster key file");
@@ -299,11 +299,11 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         // The front-end counted both refusals and goes on serving; the key shows nowhere in its files.
         var frontEnd = cube.Server("0,0,0");
         var deadline = DateTime.UtcNow.AddSeconds(10);
-        while (cube.Status("0,0,0").Counters["frontEnd"]["authWrongKey"] < wrongBefore + 2 && DateTime.UtcNow < deadline)
+        while (cube.NodeStatusOf("0,0,0").Counters["frontEnd"]["authWrongKey"] < wrongBefore + 2 && DateTime.UtcNow < deadline)
         {
             Thread.Sleep(100);
         }
-        Assert.Equal(wrongBefore + 2, cube.Status("0,0,0").Counters["frontEnd"]["authWrongKey"]);
+        Assert.Equal(wrongBefore + 2, cube.NodeStatusOf("0,0,0").Counters["frontEnd"]["authWrongKey"]);
         foreach (string file in new[] { frontEnd.StatusPath, Path.Combine(frontEnd.DataDirectory, "node.log"), frontEnd.Config })
         {
             string text = File.ReadAllText(file);

@@ -5,7 +5,6 @@ using Camdoop.Cli.Tests.Support;
 using Camdoop.Cli.Tests.Testbed;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
-using Camdoop.MapReduce.Reference;
 using Xunit.Abstractions;
 
 namespace Camdoop.Cli.Tests.Cluster;
@@ -134,7 +133,7 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
         cube.ShapeLinks(null);
         Assert.Equal(victim, Assert.Single(status.RootElement.GetProperty("failures").EnumerateArray()).GetProperty("server").GetString());
         cube.AssertOutputIsTheReference(jobId, 1);
-        cube.WaitUntil(() => cube.MapTasksByServer(jobId).Single(m => m.Server == victim).MapTasks == 0,
+        EmulatedCube.WaitUntil(() => cube.MapTasksByServer(jobId).Single(m => m.Server == victim).MapTasks == 0,
             $"{victim} came back but kept its part of the job (its map outputs are still there)");
     }
 
@@ -160,11 +159,11 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
         cube.ShapeLinks(null);
         Assert.Empty(status.RootElement.GetProperty("failures").EnumerateArray()); // every server stayed reachable
         cube.AssertOutputIsTheReference(jobId, 1);
-        Assert.False(cube.Status("1,1,1").Links.Single(l => l.Port == "+X").Up, "the pulled cable is still up");
+        Assert.False(cube.NodeStatusOf("1,1,1").Links.Single(l => l.Port == "+X").Up, "the pulled cable is still up");
 
         var plug = CliRunner.Run("testbed", "link", "1,1,1", "+X", "up", "--prefix", Prefix);
         Assert.True(plug.ExitCode == 0, plug.ToString());
-        cube.WaitUntil(() => cube.Status("1,1,1").Links.Single(l => l.Port == "+X").Up, "the replugged cable never came back up");
+        EmulatedCube.WaitUntil(() => cube.NodeStatusOf("1,1,1").Links.Single(l => l.Port == "+X").Up, "the replugged cable never came back up");
     }
 
     [RootFact]
@@ -185,59 +184,34 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
         }
     }
 
-    /// <summary>A fresh 3x3x3 testbed with 5 MB of sort records stored, warmed up by one job without failures.</summary>
-    private sealed class FailureCube : IDisposable
+    /// <summary>A fresh 3x3x3 testbed with 5 MB of sort records stored.</summary>
+    private sealed class FailureCube : EmulatedCube
     {
         private readonly ITestOutputHelper _output;
-        private readonly TestbedState _state;
-        private readonly string _work = Path.Combine(Path.GetTempPath(), $"camdoop-failures-{Environment.ProcessId}");
 
         public FailureCube(ITestOutputHelper output)
+            : base(Prefix, 206)
         {
             _output = output;
-            CliRunner.Run("testbed", "down", "--prefix", Prefix);
-            Directory.CreateDirectory(_work);
-            var up = CliRunner.Run("testbed", "up", "--prefix", Prefix, "--subnet", "206", "--json");
-            if (up.ExitCode != 0)
-            {
-                CliRunner.Run("testbed", "down", "--prefix", Prefix);
-                throw new InvalidOperationException($"testbed up failed: {up}");
-            }
-            using (var json = JsonDocument.Parse(up.Stdout))
-            {
-                FrontEnd = json.RootElement.GetProperty("frontend").GetString()!;
-            }
-            _state = TestbedState.TryLoad(Prefix)!;
-            Assert.Equal(FrontEndServer, _state.Servers.Single(s => s.Address == FrontEnd.Split(':')[0]).Coordinate);
             var generator = new DatasetGenerator(new DatasetOptions { Kind = DatasetKind.Sort, Servers = 27, BytesPerServer = 200_000, Seed = 5 });
             Records = Enumerable.Range(0, 27).SelectMany(generator.GenerateServer).ToArray();
-            string path = Path.Combine(_work, "records.bin");
-            File.WriteAllBytes(path, Records);
-            var put = Cli("put", path, "--name", "records", "--format", "records100");
-            Assert.True(put.ExitCode == 0, put.ToString());
-            // The nodes' first job compiles their shuffle code; a failure test starts from warm nodes.
-            var warm = Cli("submit", "--job", "sort", "--input", "records", "--reducers", "27", "--wait", "--json");
-            Assert.True(warm.ExitCode == 0, warm.ToString());
+            SetUp(() =>
+            {
+                Assert.Equal(FrontEndServer, State.Servers.Single(s => s.Address == FrontEnd.Split(':')[0]).Coordinate);
+                Put("records", Records, "--format", "records100");
+            });
         }
-
-        public string FrontEnd { get; }
 
         public byte[] Records { get; }
 
-        public CliResult Cli(params string[] args) => CliRunner.Run([.. args, "--frontend", FrontEnd]);
-
-        public int Pid(string coordinate) => _state.Servers.Single(s => s.Coordinate == coordinate).Pid;
-
-        public Camdoop.Hosting.NodeStatus Status(string coordinate) =>
-            Camdoop.Hosting.NodeStatus.TryRead(_state.Servers.Single(s => s.Coordinate == coordinate).StatusPath)
-            ?? throw new InvalidOperationException($"no status of {coordinate}");
+        public int Pid(string coordinate) => Server(coordinate).Pid;
 
         /// <summary>Shapes every torus link to <paramref name="rate"/> (null: unshaped again).</summary>
         public void ShapeLinks(string? rate) =>
-            TestbedNetwork.Shape(_state.Layout(), new LinkShaping(rate, 0, 0));
+            TestbedNetwork.Shape(State.Layout(), new LinkShaping(rate, 0, 0));
 
         /// <summary>How many map tasks of job <paramref name="jobId"/> each server ran: their output directories on its disk.</summary>
-        public IEnumerable<(string Server, int MapTasks)> MapTasksByServer(string jobId) => _state.Servers.Select(s =>
+        public IEnumerable<(string Server, int MapTasks)> MapTasksByServer(string jobId) => State.Servers.Select(s =>
         {
             string directory = Path.Combine(s.DataDirectory, "jobs", jobId);
             return (s.Coordinate, Directory.Exists(directory) ? Directory.GetDirectories(directory, "map-*").Length : 0);
@@ -250,7 +224,7 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
             Assert.True(submit.ExitCode == 0, submit.ToString());
             string jobId = JsonDocument.Parse(submit.Stdout).RootElement.GetProperty("jobId").GetString()!;
             // Asked in-process, every few milliseconds: a CLI process per question would start too slowly.
-            using var client = Camdoop.FrontEnd.FrontEndClient.Connect(FrontEnd, Camdoop.FrontEnd.Auth.ClusterKey.Load(_state.KeyFile!));
+            using var client = Camdoop.FrontEnd.FrontEndClient.Connect(FrontEnd, Key);
             var clock = System.Diagnostics.Stopwatch.StartNew();
             while (true)
             {
@@ -275,42 +249,7 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
             return status;
         }
 
-        public void AssertOutputIsTheReference(string jobId, int reducers)
-        {
-            string outPath = Path.Combine(_work, $"{jobId}.out");
-            var cat = Cli("cat", jobId, "--out", outPath);
-            Assert.True(cat.ExitCode == 0, cat.ToString());
-            var reference = ReferenceMapReduce.Run(new SortJob(), [Records], reducers);
-            var expected = Enumerable.Range(0, reducers).SelectMany(reference.Format).ToArray();
-            Assert.True(expected.AsSpan().SequenceEqual(File.ReadAllBytes(outPath)), $"job {jobId} output differs from the reference");
-        }
-
-        /// <summary>Lines of every node's log that contain <paramref name="text"/>.</summary>
-        public IEnumerable<string> LogLines(string text) => _state.Servers
-            .Select(s => Path.Combine(s.DataDirectory, "node.log"))
-            .Where(File.Exists)
-            .SelectMany(path => File.ReadLines(path).Where(l => l.Contains(text, StringComparison.Ordinal)).ToList());
-
-        public void WaitUntil(Func<bool> condition, string failure)
-        {
-            var clock = System.Diagnostics.Stopwatch.StartNew();
-            while (!condition())
-            {
-                Assert.True(clock.Elapsed < TimeSpan.FromSeconds(60), failure);
-                Thread.Sleep(100);
-            }
-        }
-
-        public void Dispose()
-        {
-            var down = CliRunner.Run("testbed", "down", "--prefix", Prefix);
-            _output.WriteLine(down.Stdout.Trim());
-            if (Directory.Exists(_work))
-            {
-                Directory.Delete(_work, recursive: true);
-            }
-            var left = TestbedNetwork.ListNamespaces().Where(ns => ns.StartsWith(Prefix + "-", StringComparison.Ordinal)).ToList();
-            Assert.True(down.ExitCode == 0 && left.Count == 0, $"testbed down left {left.Count} namespaces behind: {down}");
-        }
+        public void AssertOutputIsTheReference(string jobId, int reducers) =>
+            AssertOutputIsTheReference(jobId, new SortJob(), Records, reducers);
     }
 }
