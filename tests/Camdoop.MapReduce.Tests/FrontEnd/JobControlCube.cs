@@ -2,6 +2,7 @@ using Camdoop.ChunkStore;
 using Camdoop.FrontEnd.Jobs;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DataGen;
+using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
@@ -20,7 +21,7 @@ internal sealed class JobControlCube : IDisposable
     public static readonly Torus Cube = new(3, 3, 3);
     public static readonly Coordinate FrontEnd = new(0, 0, 0);
 
-    public JobControlCube(long linkRateBitsPerSecond = 1_000_000_000)
+    public JobControlCube(long linkRateBitsPerSecond = 1_000_000_000, JobControlOptions? jobControl = null)
     {
         // No failures here: rare beacons keep the event count down.
         Sim = new Simulation(
@@ -30,7 +31,7 @@ internal sealed class JobControlCube : IDisposable
                 KeyRoutingService.Install(host);
                 ChunkStoreService.Install(host);
                 CamdoopService.Install(host);
-                JobControlService.Install(host);
+                JobControlService.Install(host, jobControl);
             });
         Sim.Start();
     }
@@ -73,6 +74,14 @@ internal sealed class JobControlCube : IDisposable
         var (m, b) = manifest.ToChunk();
         Write(m, b);
         return manifest;
+    }
+
+    /// <summary>Submits a job at the front-end and runs the cube until it is over.</summary>
+    public JobTracker Run(JobDescription description, DatasetManifest input, string? output = null)
+    {
+        var tracker = Jobs.Submit(description, input, output);
+        RunUntil(() => tracker.IsOver, "the job did not finish");
+        return tracker;
     }
 
     public void RunUntil(Func<bool> condition, string failure, long limit = 120_000 * Ms) =>

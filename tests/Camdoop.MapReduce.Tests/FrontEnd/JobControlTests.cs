@@ -4,13 +4,10 @@ using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Reference;
-using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Tests.Support;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
-using Camdoop.Simulator.Network;
 
 namespace Camdoop.MapReduce.Tests.FrontEnd;
 
@@ -24,71 +21,6 @@ public class JobControlTests
     private const long Ms = SimTime.Millisecond;
     private static readonly Torus Cube = new(3, 3, 3);
     private static readonly Coordinate FrontEnd = new(0, 0, 0);
-
-    private sealed class Cluster : IDisposable
-    {
-        public Cluster(JobControlOptions? jobControl = null)
-        {
-            // No failures here: rare beacons keep the event count down.
-            Sim = new Simulation(new SimulationOptions { Torus = Cube, Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * Ms } }, host =>
-            {
-                KeyRoutingService.Install(host);
-                ChunkStoreService.Install(host);
-                CamdoopService.Install(host);
-                JobControlService.Install(host, jobControl);
-            });
-            Sim.Start();
-        }
-
-        public Simulation Sim { get; }
-
-        public ChunkStoreService Store(Coordinate c) => Sim.Host(c).GetService<ChunkStoreService>()!;
-
-        public JobControlService Jobs(Coordinate c) => Sim.Host(c).GetService<JobControlService>()!;
-
-        /// <summary>Stores each input as one chunk (chunk i's primary is server i) and the manifest; returns the manifest.</summary>
-        public DatasetManifest Put(string name, IReadOnlyList<byte[]> inputs)
-        {
-            var chunks = new List<ManifestChunk>();
-            for (int i = 0; i < inputs.Count; i++)
-            {
-                var bytes = inputs[i];
-                var meta = new ChunkMeta
-                {
-                    Id = ChunkPlacement.ChunkId(Cube, name, i, nonce: 0),
-                    Length = bytes.Length,
-                    Checksum = XxHash64.Hash(bytes),
-                    Dataset = name,
-                    Index = i,
-                    Count = inputs.Count,
-                    DatasetBytes = inputs.Sum(x => (long)x.Length),
-                };
-                Assert.True(Write(meta, bytes).Ok);
-                chunks.Add(new ManifestChunk(meta.Id, meta.Length, meta.Checksum));
-            }
-            var manifest = new DatasetManifest { Name = name, TotalBytes = chunks.Sum(c => c.Length), Chunks = chunks };
-            var (m, b) = manifest.ToChunk();
-            Assert.True(Write(m, b).Ok);
-            return manifest;
-        }
-
-        public JobTracker Run(JobDescription description, DatasetManifest input, string? output = null)
-        {
-            var tracker = Jobs(FrontEnd).Submit(description, input, output);
-            Assert.True(Sim.RunUntil(() => tracker.IsOver, Sim.Now + (120_000 * Ms)), "the job did not finish");
-            return tracker;
-        }
-
-        public void Dispose() => Sim.Dispose();
-
-        private WriteResult Write(ChunkMeta meta, byte[] bytes)
-        {
-            WriteResult? result = null;
-            Store(FrontEnd).Write(meta, bytes, r => result = r);
-            Assert.True(Sim.RunUntil(() => result is not null, Sim.Now + (60_000 * Ms)));
-            return result!;
-        }
-    }
 
     private static byte[][] Corpus(int bytesPerServer = 20_000)
     {
@@ -111,7 +43,7 @@ public class JobControlTests
     [InlineData(5, ShuffleMode.NoAgg)]
     public void WordCountOutputsEqualTheReference(int reducers, ShuffleMode mode)
     {
-        using var cluster = new Cluster();
+        using var cluster = new JobControlCube();
         var inputs = Corpus();
         var manifest = cluster.Put("corpus", inputs);
         var job = cluster.Run(WordCount(reducers, mode), manifest);
@@ -146,7 +78,7 @@ public class JobControlTests
         {
             string assembly = typeof(UserScaledCountJob).Assembly.Location;
             File.Copy(assembly, Path.Combine(directory, "UserJobs.dll"));
-            using var cluster = new Cluster(new JobControlOptions { Jobs = JobCatalog.ForServer(directory) });
+            using var cluster = new JobControlCube(jobControl: new JobControlOptions { Jobs = JobCatalog.ForServer(directory) });
             var inputs = Corpus(5_000);
             var manifest = cluster.Put("corpus", inputs);
 
@@ -175,7 +107,7 @@ public class JobControlTests
     [Fact]
     public void OnPathAggregationShufflesFewerBytesThanNoAgg()
     {
-        using var cluster = new Cluster();
+        using var cluster = new JobControlCube();
         var manifest = cluster.Put("corpus", Corpus());
         var camdoop = cluster.Run(WordCount(1, ShuffleMode.Camdoop), manifest);
         var noagg = cluster.Run(WordCount(1, ShuffleMode.NoAgg), manifest);
@@ -190,7 +122,7 @@ public class JobControlTests
     [Fact]
     public void OutputCanGoToTheChunkStoreWithTheReducerAsPrimary()
     {
-        using var cluster = new Cluster();
+        using var cluster = new JobControlCube();
         var inputs = Corpus(10_000);
         var manifest = cluster.Put("corpus", inputs);
         var job = cluster.Run(WordCount(3, ShuffleMode.Camdoop), manifest, output: "counts");
@@ -218,7 +150,7 @@ public class JobControlTests
     [Fact]
     public void AMissingPrimaryReplicaIsFetchedBeforeItsMapTaskRuns()
     {
-        using var cluster = new Cluster();
+        using var cluster = new JobControlCube();
         var inputs = Corpus(5_000);
         var manifest = cluster.Put("corpus", inputs);
         var victim = manifest.Chunks[4].Id;
@@ -237,7 +169,7 @@ public class JobControlTests
     [Fact]
     public void AJobWhoseInputIsGoneEverywhereFailsWithTheReason()
     {
-        using var cluster = new Cluster();
+        using var cluster = new JobControlCube();
         var manifest = cluster.Put("corpus", Corpus(2_000));
         var victim = manifest.Chunks[0].Id;
         foreach (var c in Cube.All())
