@@ -153,7 +153,10 @@ public abstract class EmulatedCube : IDisposable
         {
             return;
         }
-        var down = CliRunner.Run("testbed", "down", "--prefix", _prefix);
+        // CAMDOOP_TEST_KEEP_DATA=1 keeps the servers' data directories and logs for a look after a failed test.
+        var down = Environment.GetEnvironmentVariable("CAMDOOP_TEST_KEEP_DATA") == "1"
+            ? CliRunner.Run("testbed", "down", "--prefix", _prefix, "--keep-data")
+            : CliRunner.Run("testbed", "down", "--prefix", _prefix);
         if (Directory.Exists(WorkDirectory))
         {
             Directory.Delete(WorkDirectory, recursive: true);

@@ -187,6 +187,7 @@ public sealed partial class StreamTests
         Assert.Equal(0, sender.SendOffset);
         Assert.Equal(1, sender.Backoff);
         Assert.Equal((2 * rto) + (2 * rto), sender.Deadline(rto, 50_000_000)); // doubled
+        Assert.Equal((2 * rto) + rto + 1, sender.Deadline(rto, 50_000_000, maxWait: rto + 1)); // never beyond the cap
         Take(sender, rto + 1);
         // Everything acknowledged but the window stays shut: the stream is blocked and waits for a probe.
         sender.OnAck(Segment, 0, AckFlags.None, rto + 2, out _, out bool progress);
@@ -202,6 +203,27 @@ public sealed partial class StreamTests
         var receiver = Receiver();
         Assert.Equal(ReceiveOutcome.OutOfOrder, receiver.Receive(parsed, 4 * Segment, out _, out _, out bool ackNow));
         Assert.True(ackNow);
+    }
+
+    [Fact]
+    public void AWindowShutForLongIsStillProbedEveryFewSeconds()
+    {
+        var sender = Sender(initialWindow: Segment);
+        sender.UseExternal(Records(2000));
+        Take(sender, 0);
+        sender.OnAck(Segment, 0, AckFlags.None, 1, out _, out _);
+        Assert.True(sender.IsWindowBlocked);
+        long rto = 1_000_000_000, probeInterval = 50_000_000, maxWait = 4_000_000_000;
+        // Twenty probes, each answered with the window still shut: the wait doubles up to the cap, not to 2^10 RTOs.
+        long now = 1;
+        for (int i = 0; i < 20; i++)
+        {
+            long deadline = sender.Deadline(rto, probeInterval, maxWait);
+            Assert.InRange(deadline - now, rto, maxWait);
+            now = deadline;
+            sender.OnProbeSent(now);
+        }
+        Assert.Equal(now + maxWait, sender.Deadline(rto, probeInterval, maxWait));
     }
 
     [Fact]

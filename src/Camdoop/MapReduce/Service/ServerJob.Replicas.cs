@@ -74,21 +74,10 @@ public sealed partial class ServerJob
             Transport.Counters.UnknownStream++;
             return;
         }
-        if (ack.Epoch != stream.Epoch)
-        {
-            Transport.Counters.StaleEpoch++;
-            return;
-        }
-        if (stream.IsComplete)
+        if (!TryApplyAck(stream, ack, out bool progress))
         {
             return;
         }
-        if (!stream.OnAck((long)ack.Offset, ack.Window, ack.Flags, Transport.Context.Now, out long rtt, out bool progress))
-        {
-            Transport.Counters.InvalidAcks++;
-            return;
-        }
-        Transport.OnAckApplied(stream, rtt);
         if (progress && !stream.SourceDone)
         {
             MarkDirty(root!);

@@ -384,30 +384,17 @@ public sealed partial class ServerJob
             OnReplicaAck(ack);
             return;
         }
-        var counters = Transport.Counters;
         var vertex = SenderOf(ack.Stream);
         if (vertex is null)
         {
-            counters.UnknownStream++;
+            Transport.Counters.UnknownStream++;
             return;
         }
         var stream = vertex.Output;
-        if (ack.Epoch != stream.Epoch)
-        {
-            counters.StaleEpoch++;
-            return;
-        }
-        if (stream.IsComplete || stream.Suspended)
+        if (!TryApplyAck(stream, ack, out bool progress))
         {
             return;
         }
-        long now = Transport.Context.Now;
-        if (!stream.OnAck((long)ack.Offset, ack.Window, ack.Flags, now, out long rtt, out bool progress))
-        {
-            counters.InvalidAcks++;
-            return;
-        }
-        Transport.OnAckApplied(stream, rtt);
         if (stream.IsComplete)
         {
             if (stream.Epoch > 0)
@@ -422,6 +409,31 @@ public sealed partial class ServerJob
         {
             MarkDirty(vertex);
         }
+    }
+
+    /// <summary>
+    /// Applies an acknowledgement to the outbound stream it names: false (counted when it is wrong) for one of another
+    /// epoch, for a stream complete or suspended, or with an offset or window the stream cannot have.
+    /// </summary>
+    private bool TryApplyAck(OutboundStream stream, in AckEntry ack, out bool progress)
+    {
+        progress = false;
+        if (ack.Epoch != stream.Epoch)
+        {
+            Transport.Counters.StaleEpoch++;
+            return false;
+        }
+        if (stream.IsComplete || stream.Suspended)
+        {
+            return false;
+        }
+        if (!stream.OnAck((long)ack.Offset, ack.Window, ack.Flags, Transport.Context.Now, out long rtt, out progress))
+        {
+            Transport.Counters.InvalidAcks++;
+            return false;
+        }
+        Transport.OnAckApplied(stream, rtt);
+        return true;
     }
 
     internal void OnReduceTaskCompleted(RootReducer root)

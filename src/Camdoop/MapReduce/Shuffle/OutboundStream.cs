@@ -564,8 +564,11 @@ public sealed class OutboundStream
         }
     }
 
-    /// <summary>When the stream next needs the timer (RTO for data in flight, probe interval for a closed window).</summary>
-    public long Deadline(long rto, long probeInterval)
+    /// <summary>
+    /// When the stream next needs the timer: the RTO for data in flight, the probe interval for a closed window, each
+    /// doubled per try without progress but never beyond <paramref name="maxWait"/>.
+    /// </summary>
+    public long Deadline(long rto, long probeInterval, long maxWait = long.MaxValue)
     {
         if (IsComplete || Suspended)
         {
@@ -574,9 +577,9 @@ public sealed class OutboundStream
         int shift = Math.Min(Backoff, 10);
         if (HasInFlight)
         {
-            return LastProgress + (rto << shift);
+            return LastProgress + Math.Min(rto << shift, maxWait);
         }
-        return IsWindowBlocked ? LastProgress + (Math.Max(rto, probeInterval) << shift) : long.MaxValue;
+        return IsWindowBlocked ? LastProgress + Math.Min(Math.Max(rto, probeInterval) << shift, maxWait) : long.MaxValue;
     }
 
     private void Complete()

@@ -531,12 +531,13 @@ public sealed class PortScheduler
         long now = context.Now;
         long rto = RetransmitTimeout;
         long probe = _transport.Options.ZeroWindowProbeInterval;
+        long maxWait = _transport.Options.MaxBackoffWait;
         long next = long.MaxValue;
         int kept = 0;
         for (int i = 0; i < _watch.Count; i++)
         {
             var s = _watch[i];
-            long deadline = s.Deadline(rto, probe);
+            long deadline = s.Deadline(rto, probe, maxWait);
             if (deadline == long.MaxValue)
             {
                 s.InWatchList = false;
@@ -556,7 +557,7 @@ public sealed class PortScheduler
                     s.ProbeDue = true;
                 }
                 MarkReady(s);
-                deadline = s.Deadline(rto, probe);
+                deadline = s.Deadline(rto, probe, maxWait);
             }
             _watch[kept++] = s;
             next = Math.Min(next, deadline);

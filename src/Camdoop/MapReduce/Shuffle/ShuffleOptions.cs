@@ -28,6 +28,13 @@ public sealed record ShuffleOptions
     /// <summary>How long a sender whose window is closed waits before probing (a lost window update must not deadlock).</summary>
     public long ZeroWindowProbeInterval { get; init; } = 50 * NodeOptions.Millisecond;
 
+    /// <summary>
+    /// The longest a sender waits between tries without progress, however often it has backed off. Without it, a
+    /// window blocked for a while on a slow link (a 1 s RTO doubled ten times) slept for 17 minutes, and one lost
+    /// window update then stalled its reduce task that long.
+    /// </summary>
+    public long MaxBackoffWait { get; init; } = 4000 * NodeOptions.Millisecond;
+
     public void Validate()
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(RuntimeQueueFrames, 1);
@@ -37,5 +44,6 @@ public sealed record ShuffleOptions
         ArgumentOutOfRangeException.ThrowIfLessThan(MinRetransmitTimeout, 1);
         ArgumentOutOfRangeException.ThrowIfLessThan(MaxRetransmitTimeout, MinRetransmitTimeout);
         ArgumentOutOfRangeException.ThrowIfLessThan(ZeroWindowProbeInterval, 1);
+        ArgumentOutOfRangeException.ThrowIfLessThan(MaxBackoffWait, MaxRetransmitTimeout);
     }
 }
