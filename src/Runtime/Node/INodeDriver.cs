@@ -30,4 +30,12 @@ public interface INodeDriver
         work();
         then();
     }
+
+    /// <summary>
+    /// Prices work a service on <paramref name="host"/> declared (see <see cref="INodeContext.Compute"/>). A real
+    /// event loop does nothing: the work already took its CPU time.
+    /// </summary>
+    void Compute(NodeHost host, ComputeWork kind, long bytes)
+    {
+    }
 }

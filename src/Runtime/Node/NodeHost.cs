@@ -165,6 +165,14 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
         _driver.RunOffLoop(this, work, then);
     }
 
+    public void Compute(ComputeWork kind, long bytes)
+    {
+        if (bytes > 0)
+        {
+            _driver.Compute(this, kind, bytes);
+        }
+    }
+
     /// <summary>Runs a service callback; with fault isolation on, an exception is logged and counted instead of escaping.</summary>
     private void Guard<TState>(IService service, Action<IService, TState> action, TState state)
     {
