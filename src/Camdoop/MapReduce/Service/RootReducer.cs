@@ -1,5 +1,6 @@
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Service;
@@ -43,6 +44,8 @@ public sealed class RootReducer : VertexBase
     private static MergeMode ModeFor(Jobs.IMapReduceJob job) =>
         job.IsAssociativeCommutative && job.ReduceIsIdentity ? MergeMode.Combine : MergeMode.Reduce;
 
+    protected override ComputeWork Work => ComputeWork.Reduce;
+
     protected override int MergerInputs => Children.Count + (Locals.Count > 0 ? 1 : 0);
 
     protected override bool FeedLocals()
@@ -63,13 +66,13 @@ public sealed class RootReducer : VertexBase
                 if (local.NeedsData(i) && Locals[i].TryLendTo(local, i))
                 {
                     // An in-memory run is read where it lies.
-                    CountLocalBytes(Locals[i].Length);
+                    CountMergedLocalBytes(Locals[i].Length);
                     continue;
                 }
                 while (local.NeedsData(i))
                 {
                     int fed = Locals[i].Feed(local, i, Owner.Options.LocalBlockBytes);
-                    CountLocalBytes(fed);
+                    CountMergedLocalBytes(fed);
                 }
             }
             // Straight into the reducer's input buffer, with no block in between.

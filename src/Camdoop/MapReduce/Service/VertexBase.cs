@@ -1,6 +1,7 @@
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Service;
@@ -65,6 +66,9 @@ public abstract class VertexBase
 
     internal bool IsDirty;
 
+    /// <summary>What merging here costs a simulator that prices compute: a vertex merges, a root reduces.</summary>
+    protected virtual ComputeWork Work => ComputeWork.Merge;
+
     protected StreamMerger? Merger => _merger;
 
     /// <summary>Inputs of the merger: one per child, then the local runs (or what stands for them).</summary>
@@ -110,6 +114,7 @@ public abstract class VertexBase
             case ReceiveOutcome.Accepted:
                 AggregatedBytes += fresh.Length;
                 counters.DataBytesReceived += fresh.Length;
+                transport.Context.Compute(Work, fresh.Length);
                 if (_merger is null)
                 {
                     child.Stash(fresh, transport.Buffers);
@@ -209,14 +214,14 @@ public abstract class VertexBase
             int input = _children.Length + i;
             if (merger.NeedsData(input) && _locals[i].TryLendTo(merger, input))
             {
-                CountLocalBytes(_locals[i].Length);
+                CountMergedLocalBytes(_locals[i].Length);
                 changed = true;
                 continue;
             }
             while (merger.NeedsData(input))
             {
                 int fed = _locals[i].Feed(merger, input, block);
-                CountLocalBytes(fed);
+                CountMergedLocalBytes(fed);
                 changed = true;
             }
         }
@@ -228,6 +233,16 @@ public abstract class VertexBase
     {
         AggregatedBytes += bytes;
         Owner.Transport.Counters.LocalBytes += bytes;
+    }
+
+    /// <summary>
+    /// Counts bytes of a local map run handed to this vertex's merger and declares the work (per block, or once for
+    /// a run lent whole): a run sent on as it is costs no merging.
+    /// </summary>
+    protected void CountMergedLocalBytes(long bytes)
+    {
+        CountLocalBytes(bytes);
+        Owner.Transport.Context.Compute(Work, bytes);
     }
 
     /// <summary>Recomputes what each child's merger input has consumed and queues window updates worth sending.</summary>
