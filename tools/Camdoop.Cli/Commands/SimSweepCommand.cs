@@ -32,7 +32,8 @@ public static class SimSweepCommand
                       "Figure 8 starts --jobs copies of the S=1 job at once, each with its own data: horizontally partitioned\n" +
                       "(every server maps every copy) at R=1 and R=N, and vertically (each copy on N/K servers of its own, chosen\n" +
                       "from the seed) at R=1 and R=N/K per copy; each copy's time is normalised to the same copy alone on the same\n" +
-                      "servers. The simulator has no compute cost, so a reducer never limits a job as on the paper's testbed.",
+                      "servers. Work costs no simulated time unless --compute prices it: with --compute paper a reducer limits a\n" +
+                      "job as on the paper's testbed (its reduce path at 3.15 Gbit/s).",
         }
             .Option("figure", "6, 7, 8, 9, 10 or table1", "N", "6")
             .Option("torus", "Torus size", "XxYxZ", "8x8x8")
@@ -48,6 +49,8 @@ public static class SimSweepCommand
             .Option("seed", "Random seed", "N", "1")
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
+            .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
+            .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
             .Flag("force", "Run even when the largest run's estimated memory exceeds what this machine has available")
             .Handle(Run);
@@ -78,6 +81,7 @@ public static class SimSweepCommand
             Parallelism = args.Int("parallel", 0, 64),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
+            Compute = CommonOptions.Compute(args),
         };
         if (!args.Flag("force"))
         {
@@ -158,6 +162,7 @@ public static class SimSweepCommand
             Parallelism = args.Int("parallel", 0, 64),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
+            Compute = CommonOptions.Compute(args),
         };
         if (!args.Flag("force"))
         {
@@ -214,6 +219,7 @@ public static class SimSweepCommand
             ReplicatedOutput = args.Flag("replicated-output"),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
+            Compute = CommonOptions.Compute(args),
             MemoryBytes = args.Flag("force") ? 0 : MemoryCheck.Available,
         };
         if (torus.Count < 8)
@@ -271,6 +277,7 @@ public static class SimSweepCommand
             Parallelism = args.Int("parallel", 0, 64),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
+            Compute = CommonOptions.Compute(args),
         };
         if (!args.Flag("force"))
         {
