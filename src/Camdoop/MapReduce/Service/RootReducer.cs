@@ -34,6 +34,7 @@ public sealed class RootReducer : VertexBase
     // children that keeps the reducer at seven inputs, inside the merger's eight-lane fast path.
     private StreamMerger? _localMerger;
     private bool _localDone;
+    private long _localCharged;
 
     public RootReducer(ServerJob owner, int reduceTask, Coordinate home, InboundStream[] children, LocalRun[] locals, ReduceOutput output)
         : base(owner, reduceTask, JobPlacement.RootTree, home, children, locals, ModeFor(owner.Job))
@@ -59,24 +60,31 @@ public sealed class RootReducer : VertexBase
         bool changed = false;
         while (merger.NeedsData(input))
         {
-            var local = _localMerger ??= new StreamMerger(Owner.Job, Locals.Count,
-                Owner.Job.IsAssociativeCommutative ? MergeMode.Combine : MergeMode.Merge, Owner.MergerInitialInputBytes);
+            if (_localMerger is null)
+            {
+                _localMerger = new StreamMerger(Owner.Job, Locals.Count,
+                    Owner.Job.IsAssociativeCommutative ? MergeMode.Combine : MergeMode.Merge, Owner.MergerInitialInputBytes);
+                _localCharged = 0;
+            }
+            var local = _localMerger;
             for (int i = 0; i < Locals.Count; i++)
             {
                 if (local.NeedsData(i) && Locals[i].TryLendTo(local, i))
                 {
                     // An in-memory run is read where it lies.
-                    CountMergedLocalBytes(Locals[i].Length);
+                    CountLocalBytes(Locals[i].Length);
                     continue;
                 }
                 while (local.NeedsData(i))
                 {
                     int fed = Locals[i].Feed(local, i, Owner.Options.LocalBlockBytes);
-                    CountMergedLocalBytes(fed);
+                    CountLocalBytes(fed);
                 }
             }
             // Straight into the reducer's input buffer, with no block in between.
             var status = local.Drain(merger.AppendSpace(input, LocalBlockBytes), out int written);
+            // Merging the local runs into one input is a vertex's kind of work; the reduce comes after.
+            DeclareWork(local, ref _localCharged, ComputeWork.Merge);
             merger.CommitAppend(input, written);
             changed = true;
             if (status == DrainStatus.Completed)
@@ -164,6 +172,7 @@ public sealed class RootReducer : VertexBase
                 break; // the replica's window is full: its acks pump again
             }
             var status = merger.Drain(space, out int written);
+            DeclareMergeWork();
             _output.Write(space[..written]);
             if (replica is not null)
             {

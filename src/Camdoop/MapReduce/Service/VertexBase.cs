@@ -26,6 +26,7 @@ public abstract class VertexBase
     private readonly LocalRun[] _locals;
     private readonly MergeMode _mode;
     private StreamMerger? _merger;
+    private long _mergerCharged;
 
     protected VertexBase(ServerJob owner, int reduceTask, int treeIndex, Coordinate home, InboundStream[] children, LocalRun[] locals, MergeMode mode)
     {
@@ -114,7 +115,6 @@ public abstract class VertexBase
             case ReceiveOutcome.Accepted:
                 AggregatedBytes += fresh.Length;
                 counters.DataBytesReceived += fresh.Length;
-                transport.Context.Compute(Work, fresh.Length);
                 if (_merger is null)
                 {
                     child.Stash(fresh, transport.Buffers);
@@ -198,6 +198,7 @@ public abstract class VertexBase
             }
         }
         _merger = merger;
+        _mergerCharged = 0;
         return merger;
     }
 
@@ -214,14 +215,14 @@ public abstract class VertexBase
             int input = _children.Length + i;
             if (merger.NeedsData(input) && _locals[i].TryLendTo(merger, input))
             {
-                CountMergedLocalBytes(_locals[i].Length);
+                CountLocalBytes(_locals[i].Length);
                 changed = true;
                 continue;
             }
             while (merger.NeedsData(input))
             {
                 int fed = _locals[i].Feed(merger, input, block);
-                CountMergedLocalBytes(fed);
+                CountLocalBytes(fed);
                 changed = true;
             }
         }
@@ -236,13 +237,27 @@ public abstract class VertexBase
     }
 
     /// <summary>
-    /// Counts bytes of a local map run handed to this vertex's merger and declares the work (per block, or once for
-    /// a run lent whole): a run sent on as it is costs no merging.
+    /// Declares the input <paramref name="merger"/> read since the last call (<paramref name="charged"/> holds what was
+    /// declared of it): work is priced as the merge does it, not when bytes arrive or a local run is lent whole, so a
+    /// simulated server's core is busy in step with its merge. Called after every drain, before anything drained is sent.
     /// </summary>
-    protected void CountMergedLocalBytes(long bytes)
+    protected void DeclareWork(StreamMerger merger, ref long charged, ComputeWork kind)
     {
-        CountLocalBytes(bytes);
-        Owner.Transport.Context.Compute(Work, bytes);
+        long consumed = merger.ConsumedBytes;
+        if (consumed > charged)
+        {
+            Owner.Transport.Context.Compute(kind, consumed - charged);
+            charged = consumed;
+        }
+    }
+
+    /// <summary><see cref="DeclareWork"/> for this vertex's own merger.</summary>
+    protected void DeclareMergeWork()
+    {
+        if (_merger is not null)
+        {
+            DeclareWork(_merger, ref _mergerCharged, Work);
+        }
     }
 
     /// <summary>Recomputes what each child's merger input has consumed and queues window updates worth sending.</summary>
