@@ -44,7 +44,7 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
 
     public Torus Torus { get; }
 
-    public long Now => _driver.Now;
+    public long Now => _driver.NowOf(this);
 
     public long UnixTimeMilliseconds => _driver.UnixTimeMilliseconds;
 

@@ -95,6 +95,18 @@ internal sealed class SimulationPartition : INodeDriver
         }
     }
 
+    // After declaring work a service's clock reads the end of it: a root that reduces its last bytes completes when
+    // that work does, and timers it sets then count from there.
+    long INodeDriver.NowOf(NodeHost host)
+    {
+        if (Simulation.Options.Compute is null)
+        {
+            return _now;
+        }
+        long free = Simulation.ComputeOf(Simulation.Torus.IndexOf(host.Self))!.BusyUntil;
+        return free > _now ? free : _now;
+    }
+
     /// <summary>When server <paramref name="index"/>'s core is free: frames it hands its links start no earlier.</summary>
     public long ComputeFreeAt(int index) => Simulation.ComputeOf(index)?.BusyUntil ?? 0;
 
