@@ -50,7 +50,9 @@ public static class CommonOptions
         }
         catch (Exception ex) when (ex is IOException or InvalidDataException or UnauthorizedAccessException)
         {
-            throw new CliException($"{args.CommandPath}: {ex.Message}");
+            // "camdoop: sim run: ...", as every other error that is not a usage error.
+            string command = args.CommandPath.StartsWith("camdoop ", StringComparison.Ordinal) ? args.CommandPath["camdoop ".Length..] : args.CommandPath;
+            throw new CliException($"{command}: {ex.Message}");
         }
     }
 
