@@ -116,7 +116,7 @@ public static class SimSweepCommand
         string sizes = figure == Figure.Figure10
             ? string.Join(" and ", options.InputSizes!.Select(b => Units.Bytes(b))) + " per server, S=0, R=1"
             : $"{Units.Bytes(options.BytesPerServer)} per server";
-        Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {sizes}, {options.Trees.Name()} trees), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {sizes}, {options.Trees.Name()} trees{ComputeNote(options.Compute)}), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.WriteLine($"{"panel",-8} {"input",9} {"S",6} {"R",5} {"mode",-18} {"time",12} {"switch 1G",12} {"switch 6G",12} {"1G 1:4",12}");
         foreach (var r in rows)
@@ -145,6 +145,9 @@ public static class SimSweepCommand
         }
         return rows.All(r => r.Completed) ? 0 : 1;
     }
+
+    /// <summary>", compute paper" (or calibrated) for a header line; nothing when work is free.</summary>
+    private static string ComputeNote(ComputeModel? compute) => compute is null ? "" : $", compute {ComputeModel.Name(compute.Mode)}";
 
     private static long ParseSize(string text) =>
         Units.TryParseBytes(text, out long bytes) ? bytes : throw new FormatException(text);
@@ -191,7 +194,7 @@ public static class SimSweepCommand
         string md = Path.Combine(outDir, "table1.md");
         string table = Table1.ToMarkdown(rows, "simulated");
         File.WriteAllText(md, table);
-        Console.Out.WriteLine($"Table 1 on {torus} ({torus.Count} servers, {Units.Bytes(bytes)} per server and job, 1 Gbps links, {options.Trees.Name()} trees), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Table 1 on {torus} ({torus.Count} servers, {Units.Bytes(bytes)} per server and job, 1 Gbps links, {options.Trees.Name()} trees{ComputeNote(options.Compute)}), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.Write(table);
         Console.Out.WriteLine($"wrote {csv}");
@@ -252,7 +255,7 @@ public static class SimSweepCommand
         string svg = Path.Combine(outDir, "figure9.svg");
         FailureSweep.Chart(rows, torus).Save(svg);
 
-        Console.Out.WriteLine($"Figure 9 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Trees.Name()} trees), {rows.Count} failure runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Figure 9 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Trees.Name()} trees{ComputeNote(options.Compute)}), {rows.Count} failure runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.WriteLine($"{"R",5} {"failed",-15} {"server",-9} {"at",6} {"T",11} {"time",11} {"stretch",8} {"detected",10} {"sent again",11} {"verified",8}");
         foreach (var r in rows)
@@ -308,7 +311,7 @@ public static class SimSweepCommand
         string svg = Path.Combine(outDir, "figure8.svg");
         ConcurrencySweep.Chart(rows, torus).Save(svg);
 
-        Console.Out.WriteLine($"Figure 8 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Jobs} jobs at once, {options.Trees.Name()} trees) in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Figure 8 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Jobs} jobs at once, {options.Trees.Name()} trees{ComputeNote(options.Compute)}) in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.WriteLine($"{"placement",-11} {"R",5} {"job",4} {"servers",8} {"alone",11} {"at once",11} {"normalised",10} {"verified",8}");
         foreach (var r in rows)
