@@ -34,6 +34,25 @@ public sealed class SimComputeTests : IDisposable
     }
 
     [Fact]
+    public void TwoReducerBoundJobsAtOnceTakeLittleLongerThanOne()
+    {
+        // Figure 8's horizontal R=1 point (the paper: at most 1.07x): each job is bound by its own root's reduce at
+        // 3.15 Gbit/s, the roots are apart, and the links have room for both.
+        var result = CliRunner.Run("sim", "run", "--torus", "3x3x3", "--output-ratio", "1", "--input-per-server", "1MB",
+            "--concurrent", "2", "--compute", "paper", "--verify", "--json");
+        Assert.True(result.ExitCode == 0, result.ToString());
+        using var json = JsonDocument.Parse(result.Stdout);
+        var jobs = json.RootElement.GetProperty("jobs").EnumerateArray().ToList();
+        Assert.Equal(2, jobs.Count);
+        foreach (var job in jobs)
+        {
+            Assert.True(job.GetProperty("verified").GetBoolean());
+            Assert.InRange(job.GetProperty("normalizedTime").GetDouble(), 0.99, 1.1);
+        }
+        Assert.Equal("paper", json.RootElement.GetProperty("compute").GetProperty("mode").GetString());
+    }
+
+    [Fact]
     public void CalibrateWritesARatesFileThatSimRunReads()
     {
         string rates = Path.Combine(_directory, "rates.json");
