@@ -82,4 +82,11 @@ public interface INodeContext
     /// the thread pool; in the simulator both run inline, at no cost in virtual time.
     /// </summary>
     void RunOffLoop(Action work, Action then);
+
+    /// <summary>
+    /// Declares that the service has just done <paramref name="bytes"/> bytes of <paramref name="kind"/> work on the
+    /// event loop. On a real server it does nothing (the CPU time was real); a simulator may charge it in virtual time,
+    /// making this server's later events wait and its frames leave no earlier than the work ends.
+    /// </summary>
+    void Compute(ComputeWork kind, long bytes);
 }

@@ -11,6 +11,12 @@ public interface INodeDriver
     long Now { get; }
 
     /// <summary>
+    /// The clock as <paramref name="host"/>'s services see it: <see cref="Now"/>, or later in a simulator where the
+    /// work they declared (<see cref="Compute"/>) has moved the server's own time on.
+    /// </summary>
+    long NowOf(NodeHost host) => Now;
+
+    /// <summary>
     /// Wall-clock time in milliseconds since the Unix epoch, for timestamps people read (when a dataset was created),
     /// never for timing. The simulator derives it from virtual time.
     /// </summary>
@@ -29,5 +35,13 @@ public interface INodeDriver
     {
         work();
         then();
+    }
+
+    /// <summary>
+    /// Prices work a service on <paramref name="host"/> declared (see <see cref="INodeContext.Compute"/>). A real
+    /// event loop does nothing: the work already took its CPU time.
+    /// </summary>
+    void Compute(NodeHost host, ComputeWork kind, long bytes)
+    {
     }
 }

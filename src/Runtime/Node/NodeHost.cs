@@ -44,7 +44,7 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
 
     public Torus Torus { get; }
 
-    public long Now => _driver.Now;
+    public long Now => _driver.NowOf(this);
 
     public long UnixTimeMilliseconds => _driver.UnixTimeMilliseconds;
 
@@ -163,6 +163,14 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
         ArgumentNullException.ThrowIfNull(work);
         ArgumentNullException.ThrowIfNull(then);
         _driver.RunOffLoop(this, work, then);
+    }
+
+    public void Compute(ComputeWork kind, long bytes)
+    {
+        if (bytes > 0)
+        {
+            _driver.Compute(this, kind, bytes);
+        }
     }
 
     /// <summary>Runs a service callback; with fault isolation on, an exception is logged and counted instead of escaping.</summary>

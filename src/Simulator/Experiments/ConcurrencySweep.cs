@@ -28,6 +28,9 @@ public sealed record ConcurrencySweepOptions
     public CamdoopServiceOptions? Service { get; init; }
 
     public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
+
+    /// <summary>How servers' work is priced in virtual time (null: free, as in the Camdoop paper's simulator).</summary>
+    public ComputeModel? Compute { get; init; }
 }
 
 /// <summary>One job of one configuration of the Figure 8 sweep: its time at once, alone, and their ratio.</summary>
@@ -91,6 +94,7 @@ public static class ConcurrencySweep
                 ReduceTasks = r,
                 Mode = options.Mode,
                 Trees = options.Trees,
+                Compute = options.Compute,
                 Service = options.Service,
                 Verify = options.Verify,
                 SimulationThreads = options.Parallelism,

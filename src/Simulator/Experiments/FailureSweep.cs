@@ -37,6 +37,9 @@ public sealed record FailureSweepOptions
     public CamdoopServiceOptions? Service { get; init; }
 
     public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
+
+    /// <summary>How servers' work is priced in virtual time (null: free, as in the Camdoop paper's simulator).</summary>
+    public ComputeModel? Compute { get; init; }
 }
 
 /// <summary>One run of the Figure 9 sweep: what failed when, the time against the failure-free T, and what recovery cost.</summary>
@@ -120,6 +123,7 @@ public static class FailureSweep
                 ReduceTasks = r,
                 Service = options.Service,
                 Trees = options.Trees,
+                Compute = options.Compute,
                 NodeBeacons = true,
                 SimulationThreads = 1,
             };

@@ -142,6 +142,7 @@ public static partial class FigureSweep
             ReduceTasks = _groups[g].R,
             Service = options.Service,
             Trees = options.Trees,
+            Compute = options.Compute,
             DataRoot = options.DataRoot,
         };
 

@@ -47,6 +47,9 @@ public sealed record SweepOptions
     /// <summary>The six disjoint trees every run uses.</summary>
     public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
 
+    /// <summary>How servers' work is priced in virtual time (null: free, as in the Camdoop paper's simulator).</summary>
+    public ComputeModel? Compute { get; init; }
+
     public string? DataRoot { get; init; }
 }
 

@@ -214,6 +214,7 @@ public static class JobSimulation
         Seed = options.Seed,
         LinkRateBitsPerSecond = options.LinkRateBitsPerSecond,
         LossRate = options.LossRate,
+        Compute = options.Compute?.Rates,
         LogSink = options.LogSink,
         DataRoot = options.DataRoot,
         Threads = options.SimulationThreads > 0 ? options.SimulationThreads : Environment.ProcessorCount,
@@ -326,6 +327,7 @@ public static class JobSimulation
             Events = sim.EventsProcessed,
             FrameEvents = sim.FrameEventsProcessed,
             SimulationCpuSeconds = 0,
+            Compute = options.Compute is null ? null : ComputeReport.Of(options.Compute, sim, maps, t0, last),
         };
     }
 

@@ -60,6 +60,12 @@ public sealed record JobSimulationOptions
 
     public long LinkRateBitsPerSecond { get; init; } = 1_000_000_000;
 
+    /// <summary>
+    /// How servers' merge and reduce work is priced in virtual time, and the rate the map phase is modelled at (it
+    /// still runs outside virtual time); null: work is free, as in the Camdoop paper's simulator.
+    /// </summary>
+    public ComputeModel? Compute { get; init; }
+
     /// <summary>Service settings of every server (memory budget, windows, timeouts); null keeps the defaults.</summary>
     public CamdoopServiceOptions? Service { get; init; }
 

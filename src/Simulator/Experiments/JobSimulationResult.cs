@@ -233,6 +233,11 @@ public sealed record JobSimulationResult
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<ConcurrentJobResult>? Jobs { get; init; }
 
+    /// <summary>How work was priced and what it cost (null when compute was off).</summary>
+    [JsonPropertyName("compute")]
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public ComputeReport? Compute { get; init; }
+
     /// <summary>The machine whose wall-clock and CPU times these are (null in results built by hand).</summary>
     [JsonPropertyName("machine")]
     public HostMachine? Machine { get; init; }

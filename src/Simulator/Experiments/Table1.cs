@@ -38,6 +38,9 @@ public sealed record Table1Options
 
     public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
 
+    /// <summary>How servers' work is priced in virtual time (null: free, as in the Camdoop paper's simulator).</summary>
+    public ComputeModel? Compute { get; init; }
+
     public CamdoopServiceOptions? Service { get; init; }
 
     /// <summary>Simulation threads per run (0 = every core).</summary>
@@ -87,6 +90,7 @@ public static class Table1
                     Seed = options.Seed,
                     ReduceTasks = r,
                     Trees = options.Trees,
+                    Compute = options.Compute,
                     Service = options.Service,
                     Verify = true,
                     SimulationThreads = options.Parallelism > 0 ? options.Parallelism : Environment.ProcessorCount,

@@ -1,4 +1,5 @@
 using Camdoop.Cli.CommandLine;
+using Camdoop.Experiments;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
@@ -22,6 +23,38 @@ public static class CommonOptions
     public const string TreesHelp = "shallow (search-improved, 7.7 hops on 8x8x8) | paper (the paper's trees, 10.8 hops)";
 
     public const string MaxWindowHelp = "Largest receive window per shuffle stream (noagg at low S is sensitive to it; Camdoop is not)";
+
+    public const string ComputeHelp = "off (work is free, as in the paper) | paper (the paper's rates: reduce path 3.15 Gbit/s) | calibrated (rates measured here by camdoop calibrate)";
+
+    public const string ComputeRatesHelp = "With --compute calibrated: the rates file (default ~/.camdoop/compute-rates.json)";
+
+    private static readonly IReadOnlyDictionary<string, ComputeMode> ComputeModes = new Dictionary<string, ComputeMode>(StringComparer.Ordinal)
+    {
+        ["off"] = ComputeMode.Off,
+        ["paper"] = ComputeMode.Paper,
+        ["calibrated"] = ComputeMode.Calibrated,
+    };
+
+    /// <summary>How a simulation prices work (--compute, --compute-rates); null for off. A bad rates file is one line, exit 1.</summary>
+    public static ComputeModel? Compute(ParsedArguments args)
+    {
+        var mode = args.Choice("compute", ComputeModes);
+        string? rates = args.String("compute-rates");
+        if (rates is not null && mode != ComputeMode.Calibrated)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --compute-rates needs --compute calibrated");
+        }
+        try
+        {
+            return ComputeModel.For(mode, rates);
+        }
+        catch (Exception ex) when (ex is IOException or InvalidDataException or UnauthorizedAccessException)
+        {
+            // "camdoop: sim run: ...", as every other error that is not a usage error.
+            string command = args.CommandPath.StartsWith("camdoop ", StringComparison.Ordinal) ? args.CommandPath["camdoop ".Length..] : args.CommandPath;
+            throw new CliException($"{command}: {ex.Message}");
+        }
+    }
 
     /// <summary>The Camdoop service settings of a simulation: the defaults with --max-window.</summary>
     public static CamdoopServiceOptions ServiceOptions(ParsedArguments args)

@@ -13,6 +13,7 @@ public static class RootCommand
         };
         root.Add(DemoCommand.Create());
         root.Add(new Command("sim", "Run the packet-level simulator: jobs, sweeps, ping.").Add(SimRunCommand.Create()).Add(SimSweepCommand.Create()).Add(SimPingCommand.Create()));
+        root.Add(CalibrateCommand.Create());
         root.Add(DatagenCommand.Create());
         root.Add(NodeCommand.Create());
         root.Add(TestbedCommand.Create());

@@ -22,7 +22,9 @@ public static class SimRunCommand
             Details = "Without --input the job's generated data set is used (synthetic at --output-ratio, Indy sort records,\n" +
                       "Zipf text for wordcount, item/score lines for topk). With --input PATH the job runs on your data: one\n" +
                       "file split across the servers at line (or 100-byte record) boundaries, or a directory of\n" +
-                      "server-NNNNN.input files. Time is simulated (no compute cost, as in the paper).\n" +
+                      "server-NNNNN.input files. Time is simulated; work costs no time (as in the paper) unless --compute\n" +
+                      "prices it: merge and reduce then occupy each server's core at the chosen rates, and the map phase's\n" +
+                      "modelled time is reported apart.\n" +
                       "With --fail the job first runs without failures (its time is T), then again with them: servers\n" +
                       "detect them by their beacons as real nodes do, take over what failed servers ran and resume from\n" +
                       "the last key received; the report says what failed, when it was detected, what was sent again and\n" +
@@ -51,6 +53,8 @@ public static class SimRunCommand
             .Option("placement", "With --concurrent: horizontal (every server maps every copy) | vertical (each copy on its own servers)", "HOW", "horizontal")
             .Option("servers-per-job", "With --placement vertical: servers of each copy, chosen from the seed; 0 = N/K", "M", "0")
             .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
+            .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
+            .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
@@ -90,6 +94,7 @@ public static class SimRunCommand
             Verify = args.Flag("verify"),
             ReplicateOutput = args.Flag("replicate-output"),
             Service = CommonOptions.ServiceOptions(args),
+            Compute = CommonOptions.Compute(args),
         };
     }
 
@@ -287,6 +292,14 @@ public static class SimRunCommand
         Line("frames: data / acks / dropped", $"{r.DataFrames} / {r.AckFrames} / {r.FramesDropped}");
         Line("retransmitted bytes / timeouts", $"{Units.Bytes(r.RetransmittedBytes)} / {r.Timeouts}");
         Line("aggregated bytes per server", $"min {Units.Bytes(r.AggregatedBytes.Min)}, median {Units.Bytes(r.AggregatedBytes.Median)}, max {Units.Bytes(r.AggregatedBytes.Max)}");
+        if (r.Compute is { } c)
+        {
+            Line("compute", string.Create(CultureInfo.InvariantCulture,
+                $"{c.Mode}: map {c.MapGbps:0.##} Gbit/s x {c.MapCores} cores, merge {c.MergeGbps:0.##}, reduce {c.ReduceGbps:0.##} Gbit/s"));
+            Line("  busiest server's core", string.Create(CultureInfo.InvariantCulture,
+                $"{c.BusiestServer}, busy {c.BusiestServerBusyFraction:P0} of the shuffle (merge {S(c.BusiestServerMergeSeconds)}, reduce {S(c.BusiestServerReduceSeconds)})"));
+            Line("  map phase (modelled, apart)", S(c.MapSeconds));
+        }
         Line("shuffle buffers per server, peak", $"min {Units.Bytes(r.ShuffleBufferPeakBytes.Min)}, median {Units.Bytes(r.ShuffleBufferPeakBytes.Median)}, max {Units.Bytes(r.ShuffleBufferPeakBytes.Max)}");
         foreach (var f in r.Failures)
         {

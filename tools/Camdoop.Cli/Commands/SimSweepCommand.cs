@@ -32,7 +32,8 @@ public static class SimSweepCommand
                       "Figure 8 starts --jobs copies of the S=1 job at once, each with its own data: horizontally partitioned\n" +
                       "(every server maps every copy) at R=1 and R=N, and vertically (each copy on N/K servers of its own, chosen\n" +
                       "from the seed) at R=1 and R=N/K per copy; each copy's time is normalised to the same copy alone on the same\n" +
-                      "servers. The simulator has no compute cost, so a reducer never limits a job as on the paper's testbed.",
+                      "servers. Work costs no simulated time unless --compute prices it: with --compute paper a reducer limits a\n" +
+                      "job as on the paper's testbed (its reduce path at 3.15 Gbit/s).",
         }
             .Option("figure", "6, 7, 8, 9, 10 or table1", "N", "6")
             .Option("torus", "Torus size", "XxYxZ", "8x8x8")
@@ -48,6 +49,8 @@ public static class SimSweepCommand
             .Option("seed", "Random seed", "N", "1")
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
+            .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
+            .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
             .Flag("force", "Run even when the largest run's estimated memory exceeds what this machine has available")
             .Handle(Run);
@@ -78,6 +81,7 @@ public static class SimSweepCommand
             Parallelism = args.Int("parallel", 0, 64),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
+            Compute = CommonOptions.Compute(args),
         };
         if (!args.Flag("force"))
         {
@@ -112,7 +116,7 @@ public static class SimSweepCommand
         string sizes = figure == Figure.Figure10
             ? string.Join(" and ", options.InputSizes!.Select(b => Units.Bytes(b))) + " per server, S=0, R=1"
             : $"{Units.Bytes(options.BytesPerServer)} per server";
-        Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {sizes}, {options.Trees.Name()} trees), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {sizes}, {options.Trees.Name()} trees{ComputeNote(options.Compute)}), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.WriteLine($"{"panel",-8} {"input",9} {"S",6} {"R",5} {"mode",-18} {"time",12} {"switch 1G",12} {"switch 6G",12} {"1G 1:4",12}");
         foreach (var r in rows)
@@ -142,6 +146,9 @@ public static class SimSweepCommand
         return rows.All(r => r.Completed) ? 0 : 1;
     }
 
+    /// <summary>", compute paper" (or calibrated) for a header line; nothing when work is free.</summary>
+    private static string ComputeNote(ComputeModel? compute) => compute is null ? "" : $", compute {ComputeModel.Name(compute.Mode)}";
+
     private static long ParseSize(string text) =>
         Units.TryParseBytes(text, out long bytes) ? bytes : throw new FormatException(text);
 
@@ -158,6 +165,7 @@ public static class SimSweepCommand
             Parallelism = args.Int("parallel", 0, 64),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
+            Compute = CommonOptions.Compute(args),
         };
         if (!args.Flag("force"))
         {
@@ -186,7 +194,7 @@ public static class SimSweepCommand
         string md = Path.Combine(outDir, "table1.md");
         string table = Table1.ToMarkdown(rows, "simulated");
         File.WriteAllText(md, table);
-        Console.Out.WriteLine($"Table 1 on {torus} ({torus.Count} servers, {Units.Bytes(bytes)} per server and job, 1 Gbps links, {options.Trees.Name()} trees), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Table 1 on {torus} ({torus.Count} servers, {Units.Bytes(bytes)} per server and job, 1 Gbps links, {options.Trees.Name()} trees{ComputeNote(options.Compute)}), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.Write(table);
         Console.Out.WriteLine($"wrote {csv}");
@@ -214,6 +222,7 @@ public static class SimSweepCommand
             ReplicatedOutput = args.Flag("replicated-output"),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
+            Compute = CommonOptions.Compute(args),
             MemoryBytes = args.Flag("force") ? 0 : MemoryCheck.Available,
         };
         if (torus.Count < 8)
@@ -246,7 +255,7 @@ public static class SimSweepCommand
         string svg = Path.Combine(outDir, "figure9.svg");
         FailureSweep.Chart(rows, torus).Save(svg);
 
-        Console.Out.WriteLine($"Figure 9 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Trees.Name()} trees), {rows.Count} failure runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Figure 9 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Trees.Name()} trees{ComputeNote(options.Compute)}), {rows.Count} failure runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.WriteLine($"{"R",5} {"failed",-15} {"server",-9} {"at",6} {"T",11} {"time",11} {"stretch",8} {"detected",10} {"sent again",11} {"verified",8}");
         foreach (var r in rows)
@@ -271,6 +280,7 @@ public static class SimSweepCommand
             Parallelism = args.Int("parallel", 0, 64),
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
+            Compute = CommonOptions.Compute(args),
         };
         if (!args.Flag("force"))
         {
@@ -301,7 +311,7 @@ public static class SimSweepCommand
         string svg = Path.Combine(outDir, "figure8.svg");
         ConcurrencySweep.Chart(rows, torus).Save(svg);
 
-        Console.Out.WriteLine($"Figure 8 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Jobs} jobs at once, {options.Trees.Name()} trees) in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Figure 8 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Jobs} jobs at once, {options.Trees.Name()} trees{ComputeNote(options.Compute)}) in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.WriteLine($"{"placement",-11} {"R",5} {"job",4} {"servers",8} {"alone",11} {"at once",11} {"normalised",10} {"verified",8}");
         foreach (var r in rows)

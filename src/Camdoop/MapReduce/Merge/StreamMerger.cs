@@ -77,6 +77,25 @@ public sealed partial class StreamMerger
     /// <summary>Bytes appended over all inputs since the last reset.</summary>
     public long InputBytes { get; private set; }
 
+    /// <summary>
+    /// Bytes of input the merge has read since the last reset: taken in, less what still waits in the inputs and what
+    /// <see cref="ResetInput"/> discarded. Summed over the inputs on each call (a few per drain), not kept per record.
+    /// </summary>
+    public long ConsumedBytes
+    {
+        get
+        {
+            long waiting = 0;
+            foreach (ref readonly var s in _inputs.AsSpan())
+            {
+                waiting += s.LiveBytes;
+            }
+            return InputBytes - _discardedBytes - waiting;
+        }
+    }
+
+    private long _discardedBytes;
+
     /// <summary>Records consumed from all inputs.</summary>
     public long InputRecords
     {
@@ -264,6 +283,7 @@ public sealed partial class StreamMerger
     {
         ref var s = ref _inputs[input];
         bool hadHead = s.HasHead;
+        _discardedBytes += s.LiveBytes;
         s.DiscardBytes();
         _heads.Clear(input);
         if (!_live.Contains(input))
@@ -326,6 +346,7 @@ public sealed partial class StreamMerger
         _pending.Clear();
         _lastEmitted.Clear();
         InputBytes = 0;
+        _discardedBytes = 0;
         OutputBytes = 0;
         OutputRecords = 0;
     }

@@ -1,5 +1,6 @@
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Service;
@@ -33,6 +34,7 @@ public sealed class RootReducer : VertexBase
     // children that keeps the reducer at seven inputs, inside the merger's eight-lane fast path.
     private StreamMerger? _localMerger;
     private bool _localDone;
+    private long _localCharged;
 
     public RootReducer(ServerJob owner, int reduceTask, Coordinate home, InboundStream[] children, LocalRun[] locals, ReduceOutput output)
         : base(owner, reduceTask, JobPlacement.RootTree, home, children, locals, ModeFor(owner.Job))
@@ -42,6 +44,8 @@ public sealed class RootReducer : VertexBase
 
     private static MergeMode ModeFor(Jobs.IMapReduceJob job) =>
         job.IsAssociativeCommutative && job.ReduceIsIdentity ? MergeMode.Combine : MergeMode.Reduce;
+
+    protected override ComputeWork Work => ComputeWork.Reduce;
 
     protected override int MergerInputs => Children.Count + (Locals.Count > 0 ? 1 : 0);
 
@@ -56,8 +60,13 @@ public sealed class RootReducer : VertexBase
         bool changed = false;
         while (merger.NeedsData(input))
         {
-            var local = _localMerger ??= new StreamMerger(Owner.Job, Locals.Count,
-                Owner.Job.IsAssociativeCommutative ? MergeMode.Combine : MergeMode.Merge, Owner.MergerInitialInputBytes);
+            if (_localMerger is null)
+            {
+                _localMerger = new StreamMerger(Owner.Job, Locals.Count,
+                    Owner.Job.IsAssociativeCommutative ? MergeMode.Combine : MergeMode.Merge, Owner.MergerInitialInputBytes);
+                _localCharged = 0;
+            }
+            var local = _localMerger;
             for (int i = 0; i < Locals.Count; i++)
             {
                 if (local.NeedsData(i) && Locals[i].TryLendTo(local, i))
@@ -74,6 +83,8 @@ public sealed class RootReducer : VertexBase
             }
             // Straight into the reducer's input buffer, with no block in between.
             var status = local.Drain(merger.AppendSpace(input, LocalBlockBytes), out int written);
+            // Merging the local runs into one input is a vertex's kind of work; the reduce comes after.
+            DeclareWork(local, ref _localCharged, ComputeWork.Merge);
             merger.CommitAppend(input, written);
             changed = true;
             if (status == DrainStatus.Completed)
@@ -161,6 +172,7 @@ public sealed class RootReducer : VertexBase
                 break; // the replica's window is full: its acks pump again
             }
             var status = merger.Drain(space, out int written);
+            DeclareMergeWork();
             _output.Write(space[..written]);
             if (replica is not null)
             {

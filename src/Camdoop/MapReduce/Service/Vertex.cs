@@ -170,6 +170,7 @@ public sealed class Vertex : VertexBase
             {
                 status = merger.Drain(space, out written);
             }
+            DeclareMergeWork();
             Output.CommitDrained(written);
             if (_drop is null)
             {

@@ -1,6 +1,7 @@
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Service;
@@ -25,6 +26,7 @@ public abstract class VertexBase
     private readonly LocalRun[] _locals;
     private readonly MergeMode _mode;
     private StreamMerger? _merger;
+    private long _mergerCharged;
 
     protected VertexBase(ServerJob owner, int reduceTask, int treeIndex, Coordinate home, InboundStream[] children, LocalRun[] locals, MergeMode mode)
     {
@@ -64,6 +66,9 @@ public abstract class VertexBase
     public bool IsFinished { get; protected set; }
 
     internal bool IsDirty;
+
+    /// <summary>What merging here costs a simulator that prices compute: a vertex merges, a root reduces.</summary>
+    protected virtual ComputeWork Work => ComputeWork.Merge;
 
     protected StreamMerger? Merger => _merger;
 
@@ -193,6 +198,7 @@ public abstract class VertexBase
             }
         }
         _merger = merger;
+        _mergerCharged = 0;
         return merger;
     }
 
@@ -228,6 +234,30 @@ public abstract class VertexBase
     {
         AggregatedBytes += bytes;
         Owner.Transport.Counters.LocalBytes += bytes;
+    }
+
+    /// <summary>
+    /// Declares the input <paramref name="merger"/> read since the last call (<paramref name="charged"/> holds what was
+    /// declared of it): work is priced as the merge does it, not when bytes arrive or a local run is lent whole, so a
+    /// simulated server's core is busy in step with its merge. Called after every drain, before anything drained is sent.
+    /// </summary>
+    protected void DeclareWork(StreamMerger merger, ref long charged, ComputeWork kind)
+    {
+        long consumed = merger.ConsumedBytes;
+        if (consumed > charged)
+        {
+            Owner.Transport.Context.Compute(kind, consumed - charged);
+            charged = consumed;
+        }
+    }
+
+    /// <summary><see cref="DeclareWork"/> for this vertex's own merger.</summary>
+    protected void DeclareMergeWork()
+    {
+        if (_merger is not null)
+        {
+            DeclareWork(_merger, ref _mergerCharged, Work);
+        }
     }
 
     /// <summary>Recomputes what each child's merger input has consumed and queues window updates worth sending.</summary>

@@ -14,4 +14,7 @@ public enum EventKind : byte
 
     /// <summary>A frame reaches the receiving node (after propagation and forwarding latency).</summary>
     FrameArrival = 3,
+
+    /// <summary>A server's core has finished the work it was charged: the events that waited for it run.</summary>
+    ComputeDone = 4,
 }

@@ -108,10 +108,12 @@ public sealed class SimulatedLink : ILinkTransport
             return false;
         }
         int length = frame.Length;
-        _ring[_ringTail++ & _ringMask] = new Slot(frame, length);
+        // A frame the host hands over while its core is busy (work just charged) leaves when the work ends.
+        long notBefore = Sender.ComputeFreeAt(FromIndex);
+        _ring[_ringTail++ & _ringMask] = new Slot(frame, length, notBefore);
         if (queued == 0)
         {
-            Sender.ScheduleTransmitComplete(this, length);
+            Sender.ScheduleTransmitComplete(this, length, notBefore);
         }
         return true;
     }
@@ -146,7 +148,8 @@ public sealed class SimulatedLink : ILinkTransport
         }
         if (_ringTail != _ringHead)
         {
-            sender.ScheduleTransmitComplete(this, _ring[_ringHead & _ringMask].Length);
+            ref readonly var next = ref _ring[_ringHead & _ringMask];
+            sender.ScheduleTransmitComplete(this, next.Length, next.NotBefore);
         }
     }
 
@@ -224,5 +227,5 @@ public sealed class SimulatedLink : ILinkTransport
         _wireMask = bigger.Length - 1;
     }
 
-    private readonly record struct Slot(Frame? Frame, int Length);
+    private readonly record struct Slot(Frame? Frame, int Length, long NotBefore);
 }

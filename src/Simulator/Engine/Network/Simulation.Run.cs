@@ -33,7 +33,8 @@ public sealed partial class Simulation
             long total = _actionsRun;
             foreach (var p in _partitions)
             {
-                total += p.EventsOf(EventKind.Timer) + p.EventsOf(EventKind.TransmitComplete) + p.EventsOf(EventKind.FrameArrival);
+                total += p.EventsOf(EventKind.Timer) + p.EventsOf(EventKind.TransmitComplete) + p.EventsOf(EventKind.FrameArrival)
+                    + p.EventsOf(EventKind.ComputeDone);
             }
             return total;
         }

@@ -42,6 +42,7 @@ public sealed partial class Simulation : IDisposable
     private readonly NodeHost?[] _hosts;
     private readonly int[] _boots;
     private readonly bool[] _failed;
+    private readonly ServerCompute[]? _compute;
     private readonly SimulatedLink[] _links;
     private readonly SimulationPartition[] _partitions;
     private readonly int _framesKeptFree;
@@ -69,6 +70,14 @@ public sealed partial class Simulation : IDisposable
         _hosts = new NodeHost?[n];
         _boots = new int[n];
         _failed = new bool[n];
+        if (options.Compute is not null)
+        {
+            _compute = new ServerCompute[n];
+            for (int i = 0; i < n; i++)
+            {
+                _compute[i] = new ServerCompute();
+            }
+        }
         Random = new Xoshiro256StarStar(options.Seed);
         var lossRoot = Random.Fork(ulong.MaxValue);
         Trace = options.TraceEvents ? new EventTrace(options.TraceLines) : null;
@@ -243,6 +252,15 @@ public sealed partial class Simulation : IDisposable
             Directory.Delete(RunDirectory, recursive: true);
         }
     }
+
+    /// <summary>Nanoseconds of work server <paramref name="index"/> was charged (0 when compute is not priced).</summary>
+    public long ComputeBusy(int index) => _compute?[index].BusyTotal ?? 0;
+
+    /// <summary>Nanoseconds of <paramref name="kind"/> work server <paramref name="index"/> was charged.</summary>
+    public long ComputeBusy(int index, ComputeWork kind) => _compute?[index].BusyOf(kind) ?? 0;
+
+    /// <summary>The server's core when compute is priced, else null.</summary>
+    internal ServerCompute? ComputeOf(int index) => _compute?[index];
 
     internal SimulatedLink LinkAt(int index) => _links[index];
 

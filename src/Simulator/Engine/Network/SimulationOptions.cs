@@ -43,6 +43,12 @@ public sealed record SimulationOptions
     /// <summary>Options of every node; <see cref="NodeOptions.DataDirectory"/> is replaced by the node's own directory.</summary>
     public NodeOptions Node { get; init; } = DefaultNodeOptions;
 
+    /// <summary>
+    /// Rates at which servers do the work their services declare (map, merge, reduce), or null to make that work
+    /// free in virtual time (the default, as in the Camdoop paper's simulator).
+    /// </summary>
+    public ComputeRates? Compute { get; init; }
+
     /// <summary>Initial random loss probability on every directed link.</summary>
     public double LossRate { get; init; }
 
@@ -87,6 +93,7 @@ public sealed record SimulationOptions
             throw new ArgumentOutOfRangeException(nameof(LossRate), LossRate, "a loss rate is a probability");
         }
         ArgumentOutOfRangeException.ThrowIfNegative(TraceLines);
+        Compute?.Validate();
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(Threads);
     }
 }

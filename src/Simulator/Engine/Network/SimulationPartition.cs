@@ -15,7 +15,7 @@ namespace Camdoop.Simulator.Network;
 internal sealed class SimulationPartition : INodeDriver
 {
     private readonly EventQueue _queue = new(4096);
-    private readonly long[] _eventsByKind = new long[4];
+    private readonly long[] _eventsByKind = new long[5];
     private readonly List<OutboundArrival> _outbox = [];
     private readonly Lock _inboxLock = new();
     private List<OutboundArrival> _inbox = [];
@@ -81,8 +81,39 @@ internal sealed class SimulationPartition : INodeDriver
 
     void INodeDriver.Log(Coordinate node, LogLevel level, string message) => Simulation.Log(_now, node, level, message);
 
-    public void ScheduleTransmitComplete(SimulatedLink link, int frameLength) =>
-        _queue.Push(_now + Simulation.SerialisationTime(frameLength), NextOrder(link.Index), SimEvent.ForLink(EventKind.TransmitComplete, link.Index, link.Epoch));
+    void INodeDriver.Compute(NodeHost host, ComputeWork kind, long bytes)
+    {
+        var rates = Simulation.Options.Compute;
+        if (rates is null)
+        {
+            return;
+        }
+        int index = Simulation.Torus.IndexOf(host.Self);
+        if (Simulation.IsCurrentHost(index, host))
+        {
+            Simulation.ComputeOf(index)!.Charge(_now, kind, rates.CostNs(kind, bytes));
+        }
+    }
+
+    // After declaring work a service's clock reads the end of it: a root that reduces its last bytes completes when
+    // that work does, and timers it sets then count from there.
+    long INodeDriver.NowOf(NodeHost host)
+    {
+        if (Simulation.Options.Compute is null)
+        {
+            return _now;
+        }
+        long free = Simulation.ComputeOf(Simulation.Torus.IndexOf(host.Self))!.BusyUntil;
+        return free > _now ? free : _now;
+    }
+
+    /// <summary>When server <paramref name="index"/>'s core is free: frames it hands its links start no earlier.</summary>
+    public long ComputeFreeAt(int index) => Simulation.ComputeOf(index)?.BusyUntil ?? 0;
+
+    /// <summary>The frame at the head of <paramref name="link"/>'s ring starts serialising now, or at <paramref name="notBefore"/> if later.</summary>
+    public void ScheduleTransmitComplete(SimulatedLink link, int frameLength, long notBefore) =>
+        _queue.Push(Math.Max(_now, notBefore) + Simulation.SerialisationTime(frameLength), NextOrder(link.Index),
+            SimEvent.ForLink(EventKind.TransmitComplete, link.Index, link.Epoch));
 
     /// <summary>
     /// The frame has left on <paramref name="link"/>: it arrives a fixed delay from now. Arrivals are scheduled in
@@ -196,13 +227,74 @@ internal sealed class SimulationPartition : INodeDriver
                 OnTransmitComplete(Simulation.LinkAt(ev.Target), ev.Epoch);
                 break;
             case EventKind.FrameArrival:
-                OnArrival(Simulation.LinkAt(ev.Target), ev.Epoch);
+                if (!Deferred(Simulation.LinkAt(ev.Target).ToIndex, ev))
+                {
+                    OnArrival(Simulation.LinkAt(ev.Target), ev.Epoch);
+                }
+                break;
+            case EventKind.ComputeDone:
+                OnComputeDone(ev.Target);
                 break;
             default:
-                OnTimer(ev.Target, ev.Epoch, ev.Arg);
+                if (!Deferred(ev.Target, ev))
+                {
+                    OnTimer(ev.Target, ev.Epoch, ev.Arg);
+                }
                 break;
         }
         return true;
+    }
+
+    /// <summary>
+    /// Holds <paramref name="ev"/> back when server <paramref name="node"/>'s core is busy, or events that fell due
+    /// earlier still wait for it (they keep their order), and makes sure a wake-up is due when the core is free.
+    /// </summary>
+    private bool Deferred(int node, in SimEvent ev)
+    {
+        var compute = Simulation.ComputeOf(node);
+        if (compute is null || !compute.IsBusy(_now))
+        {
+            return false;
+        }
+        if (compute.Backlog.Count == 0)
+        {
+            ScheduleWake(node, compute.BusyUntil);
+        }
+        compute.Backlog.Enqueue(ev);
+        return true;
+    }
+
+    // The wake-up is an event of the server's timer entity, which only this partition schedules: the same order
+    // whatever the split.
+    private void ScheduleWake(int node, long time) =>
+        _queue.Push(time, NextOrder(Simulation.TimerEntity(node)), new SimEvent(EventKind.ComputeDone, node, 0, 0));
+
+    /// <summary>The core is free: run the events that waited, in order, until one of them makes it busy again.</summary>
+    private void OnComputeDone(int node)
+    {
+        var compute = Simulation.ComputeOf(node)!;
+        var backlog = compute.Backlog;
+        while (backlog.Count > 0)
+        {
+            if (compute.BusyUntil > _now)
+            {
+                ScheduleWake(node, compute.BusyUntil);
+                return;
+            }
+            var ev = backlog.Dequeue();
+            switch (ev.Kind)
+            {
+                case EventKind.TransmitComplete:
+                    NotifyTransmitReady(Simulation.LinkAt(ev.Target), ev.Epoch);
+                    break;
+                case EventKind.FrameArrival:
+                    OnArrival(Simulation.LinkAt(ev.Target), ev.Epoch);
+                    break;
+                default:
+                    OnTimer(ev.Target, ev.Epoch, ev.Arg);
+                    break;
+            }
+        }
     }
 
     public void Clear()
@@ -234,8 +326,17 @@ internal sealed class SimulationPartition : INodeDriver
         }
         trace?.Record(_now, EventKind.TransmitComplete, link.FromIndex, (int)link.Port, link.HeadLength(wire: false));
         link.CompleteTransmit();
+        // The NIC moves on to its next frame at once; refilling its ring is the host's work and waits for its core.
+        if (!Deferred(link.FromIndex, SimEvent.ForLink(EventKind.TransmitComplete, link.Index, epoch)))
+        {
+            NotifyTransmitReady(link, epoch);
+        }
+    }
+
+    private void NotifyTransmitReady(SimulatedLink link, int epoch)
+    {
         int from = link.FromIndex;
-        if (!Simulation.IsFailed(from))
+        if (epoch == link.Epoch && !Simulation.IsFailed(from))
         {
             Simulation.HostAt(from).OnTransmitReady(link.Port);
         }

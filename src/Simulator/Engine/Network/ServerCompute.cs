@@ -1,0 +1,34 @@
+using Camdoop.Runtime.Node;
+using Camdoop.Simulator.Events;
+
+namespace Camdoop.Simulator.Network;
+
+/// <summary>
+/// One server's event-loop core when compute is priced (<see cref="SimulationOptions.Compute"/>): when it is free
+/// again, and the server's events that fell due while it was busy, in the order they fell due. Touched only by the
+/// partition that owns the server.
+/// </summary>
+internal sealed class ServerCompute
+{
+    private readonly long[] _busyByKind = new long[3];
+
+    /// <summary>Virtual time at which the work charged so far ends.</summary>
+    public long BusyUntil { get; private set; }
+
+    /// <summary>Events of this server waiting for the core (a wake-up event is due whenever it is not empty).</summary>
+    public Queue<SimEvent> Backlog { get; } = new();
+
+    /// <summary>Nanoseconds of work charged, all kinds.</summary>
+    public long BusyTotal { get; private set; }
+
+    public long BusyOf(ComputeWork kind) => _busyByKind[(int)kind];
+
+    public bool IsBusy(long now) => BusyUntil > now || Backlog.Count > 0;
+
+    public void Charge(long now, ComputeWork kind, long costNs)
+    {
+        BusyUntil = Math.Max(BusyUntil, now) + costNs;
+        BusyTotal += costNs;
+        _busyByKind[(int)kind] += costNs;
+    }
+}
