@@ -235,7 +235,7 @@ internal sealed class SimulationPartition : INodeDriver
         trace?.Record(_now, EventKind.TransmitComplete, link.FromIndex, (int)link.Port, link.HeadLength(wire: false));
         link.CompleteTransmit();
         int from = link.FromIndex;
-        if (!Simulation.IsFailed(from))
+        if (from < Simulation.ServerCount && !Simulation.IsFailed(from))
         {
             Simulation.HostAt(from).OnTransmitReady(link.Port);
         }
@@ -253,9 +253,17 @@ internal sealed class SimulationPartition : INodeDriver
         trace?.Record(_now, EventKind.FrameArrival, link.ToIndex, (int)link.ToPort, link.HeadLength(wire: true));
         int to = link.ToIndex;
         var frame = link.Arrive(Simulation.IsFailed(to));
-        if (frame is not null)
+        if (frame is null)
+        {
+            return;
+        }
+        if (to < Simulation.ServerCount)
         {
             Simulation.HostAt(to).OnFrameReceived(link.ToPort, frame);
+        }
+        else
+        {
+            Simulation.SwitchAt(to).OnFrame(frame);
         }
     }
 
