@@ -1,3 +1,4 @@
+using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Runtime.Transport.Tcp;
@@ -28,7 +29,10 @@ public sealed class TcpConnection
     /// <summary>Waiting for room in its port's queue.</summary>
     internal bool Blocked { get; set; }
 
-    internal bool TimerArmed { get; set; }
+    /// <summary>The retransmission timer set, and the deadline it was set for (long.MaxValue: none).</summary>
+    internal TimerHandle Timer { get; set; }
+
+    internal long TimerDue { get; set; } = long.MaxValue;
 
     internal Action? OnTimer { get; set; }
 }

@@ -150,13 +150,14 @@ public sealed class TcpSender
         if (ack > _una)
         {
             long acked = ack - _una;
+            long flightBefore = BytesInFlight;
             _una = ack;
             if (_next < _una)
             {
                 _next = _una;
             }
             _source.Acknowledged(Math.Min(ack, _source.Available));
-            OnNewAck(ack, acked);
+            OnNewAck(ack, acked, flightBefore);
             RtoDeadline = _una < _highSent ? now + _rto : long.MaxValue;
         }
         else if (ack == _una && _una < _highSent)
@@ -190,7 +191,7 @@ public sealed class TcpSender
         RtoDeadline = now + _rto;
     }
 
-    private void OnNewAck(long ack, long acked)
+    private void OnNewAck(long ack, long acked, long flightBefore)
     {
         _dupAcks = 0;
         if (_inRecovery)
@@ -211,10 +212,15 @@ public sealed class TcpSender
         }
         if (_cwnd < _ssthresh)
         {
-            _cwnd += Math.Min(acked, 2L * _mss); // slow start, appropriate byte counting with L = 2
+            if (flightBefore * 2 >= _cwnd)
+            {
+                _cwnd += Math.Min(acked, 2L * _mss); // slow start, appropriate byte counting with L = 2
+            }
         }
-        else
+        else if (flightBefore + _mss >= _cwnd)
         {
+            // Only a window that limited the sending grows (RFC 7661): a sender held back by its NIC would otherwise
+            // grow a window it never uses, and halving it would not slow it down.
             _avoidanceCredit += acked;
             if (_avoidanceCredit >= _cwnd)
             {

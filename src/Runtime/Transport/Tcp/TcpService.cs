@@ -213,21 +213,28 @@ public sealed class TcpService : IService
         return true;
     }
 
-    /// <summary>One timer per connection, re-armed lazily: it fires at the deadline it was set for and looks again.</summary>
+    /// <summary>
+    /// One timer per connection, re-armed lazily: a deadline that moves later leaves the timer to fire and look again;
+    /// one that moves earlier (the timeout shrank after backing off) replaces it.
+    /// </summary>
     private void ArmTimer(TcpConnection connection)
     {
         long deadline = connection.Sender.RtoDeadline;
-        if (connection.TimerArmed || deadline == long.MaxValue)
+        if (deadline == long.MaxValue || deadline >= connection.TimerDue)
         {
             return;
         }
-        connection.TimerArmed = true;
-        _context.SetTimer(Math.Max(0, deadline - _context.Now), connection.OnTimer!);
+        if (connection.TimerDue != long.MaxValue)
+        {
+            _context.CancelTimer(connection.Timer);
+        }
+        connection.TimerDue = deadline;
+        connection.Timer = _context.SetTimer(Math.Max(0, deadline - _context.Now), connection.OnTimer!);
     }
 
     private void OnTimer(TcpConnection connection)
     {
-        connection.TimerArmed = false;
+        connection.TimerDue = long.MaxValue;
         if (!_connections.ContainsKey(connection.Id))
         {
             return;
@@ -236,13 +243,10 @@ public sealed class TcpService : IService
         if (_context.Now >= sender.RtoDeadline)
         {
             sender.OnTimeout(_context.Now);
-            if (connection.Blocked)
+            if (!connection.Blocked)
             {
-                ArmTimer(connection);
-                return;
+                Pump(connection);
             }
-            Pump(connection);
-            return;
         }
         ArmTimer(connection);
     }

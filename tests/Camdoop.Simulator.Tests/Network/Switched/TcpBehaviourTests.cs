@@ -39,39 +39,6 @@ public class TcpBehaviourTests
         Assert.InRange(goodput, 0.99 * LineRateGoodput(TcpWire.MaxSegmentSize), LineRateGoodput(TcpWire.MaxSegmentSize));
     }
 
-    [Theory]
-    [InlineData(false)]
-    [InlineData(true)]
-    public void FlowsThroughOneBottleneckShareItFairly(bool dctcp)
-    {
-        // Four senders to one receiver: its switch port is the bottleneck. Shares measured once the flows settled (a
-        // flow whose first window is lost waits out the 1 s initial timeout).
-        int[] senders = [1, 5, 17, 22];
-        using var traffic = Traffic([.. senders.Select(s => new TcpFlow(s, 9, 10_000_000_000))],
-            tcp: new TcpOptions { Dctcp = dctcp }, ecnThreshold: dctcp ? 64 * 1024 : 0);
-        traffic.Start();
-        var sim = traffic.Simulation;
-        sim.RunUntil(2 * SimTime.Second);
-        var before = Enumerable.Range(0, senders.Length).Select(traffic.Delivered).ToArray();
-        sim.RunUntil(5 * SimTime.Second);
-        var shares = Enumerable.Range(0, senders.Length).Select(f => traffic.Delivered(f) - before[f]).ToArray();
-        double fair = shares.Sum() / (double)senders.Length;
-        Assert.All(shares, s => Assert.InRange(s, 0.9 * fair, 1.1 * fair));
-        // And together they keep the bottleneck busy.
-        Assert.True(shares.Sum() * 8 / 3.0 > 0.95 * LineRateGoodput(TcpWire.MaxSegmentSize), $"{shares.Sum()} bytes in 3 s");
-        var result = traffic.Measure(0);
-        Assert.Equal(0, result.CorruptBytes);
-        if (dctcp)
-        {
-            Assert.True(result.EcnMarks > 0);
-            Assert.Equal(0, result.SwitchDrops);
-        }
-        else
-        {
-            Assert.True(result.SwitchDrops > 0, "drop-tail NewReno fills the buffer until it drops");
-        }
-    }
-
     [Fact]
     public void IncastWithSmallBuffersLosesThroughputAndRecoversByTimeouts()
     {
