@@ -267,9 +267,9 @@ public sealed class TcpSender
             return;
         }
         long reduced = _options.Dctcp ? (long)(_cwnd * (1 - (_alpha / 2))) : _cwnd / 2;
+        // The growth credit stays: a small window reduced every round would otherwise never grow again.
         _cwnd = Math.Max(reduced, _mss);
         _ssthresh = _cwnd;
-        _avoidanceCredit = 0;
     }
 
     /// <summary>DCTCP: the fraction of bytes acknowledged with ECN echo, folded into alpha once per window.</summary>

@@ -14,6 +14,10 @@ namespace Camdoop.Runtime.Transport.Tcp;
 /// </summary>
 public sealed class TcpService : IService
 {
+    // Queue slots data segments leave free on a port, so that a server that sends and receives at once can still
+    // acknowledge: a dropped acknowledgement stalls the sender until a later one (or a timeout) covers it.
+    private const int AckReserve = 4;
+
     private readonly TcpOptions _options;
     private readonly Func<Coordinate, uint, ITcpStreamSink?> _accept;
     private readonly Dictionary<uint, TcpConnection> _connections = [];
@@ -103,7 +107,7 @@ public sealed class TcpService : IService
     {
         var blocked = _blocked[(int)port];
         int turns = blocked.Count;
-        while (turns-- > 0 && _context.QueueSpace(Id, port) > 0)
+        while (turns-- > 0 && _context.QueueSpace(Id, port) > AckReserve)
         {
             var connection = blocked.Dequeue();
             connection.Blocked = false;
@@ -190,7 +194,7 @@ public sealed class TcpService : IService
 
     private bool TrySendSegment(TcpConnection connection, long sequence, int length, bool fin)
     {
-        if (_context.QueueSpace(Id, connection.Port) == 0)
+        if (_context.QueueSpace(Id, connection.Port) <= AckReserve)
         {
             return false;
         }
