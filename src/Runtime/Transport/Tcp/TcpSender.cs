@@ -31,8 +31,14 @@ public sealed class TcpSender
     private long _markedInWindow;
     private long _reducedUntil = -1;
 
-    public TcpSender(TcpOptions options, ITcpStreamSource source)
+    private readonly ulong _jitterSeed;
+
+    /// <param name="options">How the connection behaves.</param>
+    /// <param name="source">The bytes it sends.</param>
+    /// <param name="jitterSeed">Spreads this connection's backed-off timeouts (any value; differs per connection).</param>
+    public TcpSender(TcpOptions options, ITcpStreamSource source, ulong jitterSeed = 0)
     {
+        _jitterSeed = jitterSeed;
         _options = options;
         _source = source;
         _mss = options.SegmentSize;
@@ -188,7 +194,7 @@ public sealed class TcpSender
         _dupAcks = 0;
         _recover = _highSent;
         _rto = Math.Min(_rto * 2, _options.MaxRto);
-        RtoDeadline = now + _rto;
+        RtoDeadline = now + _rto + Jitter();
     }
 
     private void OnNewAck(long ack, long acked, long flightBefore)
@@ -293,6 +299,18 @@ public sealed class TcpSender
             _markedInWindow = 0;
             _windowEnd = Math.Max(_highSent, ack + 1);
         }
+    }
+
+    /// <summary>
+    /// Up to a quarter of the timeout, different for every connection and timeout: flows that lost their windows
+    /// together would otherwise time out, resend and lose together again, for ever in a deterministic simulation
+    /// (a real stack's timer granularity and differing round-trip estimates keep them apart).
+    /// </summary>
+    private long Jitter()
+    {
+        ulong h = (_jitterSeed + ((ulong)Timeouts * 0x9E3779B97F4A7C15UL)) * 0xBF58476D1CE4E5B9UL;
+        h ^= h >> 31;
+        return (long)((ulong)(_rto / 4) * (h >> 40) >> 24);
     }
 
     private void SampleRtt(long rtt)

@@ -74,7 +74,8 @@ public sealed class TcpService : IService
         }
         uint id = ++_nextId;
         var port = _nics[(int)(Mix(id, peer) % (uint)_nics.Count)];
-        var connection = new TcpConnection(id, peer, port, new TcpSender(_options, source));
+        ulong seed = ((ulong)(uint)_context.Torus.IndexOf(_context.Self) << 32) ^ ((ulong)(uint)_context.Torus.IndexOf(peer) << 12) ^ id;
+        var connection = new TcpConnection(id, peer, port, new TcpSender(_options, source, seed));
         connection.OnTimer = () => OnTimer(connection);
         _connections.Add(id, connection);
         Pump(connection);

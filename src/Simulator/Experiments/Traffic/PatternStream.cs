@@ -4,9 +4,10 @@ namespace Camdoop.Experiments.Traffic;
 
 /// <summary>
 /// A stream of <see cref="Length"/> bytes whose value at every offset is a function of the flow and the offset, so
-/// the receiving end can check each byte it is handed without either end storing the stream.
+/// the receiving end can check each byte it is handed without either end storing the stream. Unchecked, the bytes
+/// are left as the frame buffer had them (measuring the simulator rather than the pattern's loops).
 /// </summary>
-public sealed class PatternSource(int flow, long length) : ITcpStreamSource
+public sealed class PatternSource(int flow, long length, bool check = true) : ITcpStreamSource
 {
     public long Length { get; } = length;
 
@@ -16,6 +17,10 @@ public sealed class PatternSource(int flow, long length) : ITcpStreamSource
 
     public void Read(long offset, Span<byte> destination)
     {
+        if (!check)
+        {
+            return;
+        }
         for (int i = 0; i < destination.Length; i++)
         {
             destination[i] = PatternSink.ByteAt(flow, offset + i);
@@ -27,8 +32,8 @@ public sealed class PatternSource(int flow, long length) : ITcpStreamSource
     }
 }
 
-/// <summary>Counts and checks the bytes of a <see cref="PatternSource"/> as they arrive, in order.</summary>
-public sealed class PatternSink(int flow, Action<int> ended) : ITcpStreamSink
+/// <summary>Counts and (unless told not to) checks the bytes of a <see cref="PatternSource"/> as they arrive, in order.</summary>
+public sealed class PatternSink(int flow, Action<int> ended, bool check = true) : ITcpStreamSink
 {
     public long Received { get; private set; }
 
@@ -41,6 +46,11 @@ public sealed class PatternSink(int flow, Action<int> ended) : ITcpStreamSink
 
     public void OnData(ReadOnlySpan<byte> data)
     {
+        if (!check)
+        {
+            Received += data.Length;
+            return;
+        }
         for (int i = 0; i < data.Length; i++)
         {
             if (data[i] != ByteAt(flow, Received + i))

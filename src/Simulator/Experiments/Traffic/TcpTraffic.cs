@@ -59,7 +59,7 @@ public sealed class TcpTraffic : IDisposable
             {
                 _completion[f] = host.Now;
                 Interlocked.Increment(ref _done);
-            });
+            }, options.CheckBytes);
         })));
     }
 
@@ -82,7 +82,7 @@ public sealed class TcpTraffic : IDisposable
             {
                 if (flows[i].Source == server)
                 {
-                    _connections[i] = tcp.Open(Simulation.Torus.CoordinateOf(flows[i].Destination), new PatternSource(i, flows[i].Bytes));
+                    _connections[i] = tcp.Open(Simulation.Torus.CoordinateOf(flows[i].Destination), new PatternSource(i, flows[i].Bytes, _options.CheckBytes));
                 }
             }
         });

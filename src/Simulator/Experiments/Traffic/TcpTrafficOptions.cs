@@ -20,6 +20,9 @@ public sealed record TcpTrafficOptions
 
     public int Threads { get; init; } = 1;
 
+    /// <summary>Whether every byte carries a pattern the receiver checks (off for speed measurements).</summary>
+    public bool CheckBytes { get; init; } = true;
+
     public ulong Seed { get; init; } = 1;
 
     /// <summary>Virtual time after which a run gives up.</summary>
