@@ -10,7 +10,8 @@ namespace Camdoop.Benchmarks.Simulator;
 /// <summary>
 /// Speed of the switched simulation: 512 servers behind one switch, TCP incast (every server sends 2 MB to one)
 /// and a random permutation, one thread. Prints CSV: packet-hops and events per CPU-second.
-/// Usage: <c>switch-speed [servers-torus, default 8x8x8] [MB per flow, default 2] [min RTO ms, default 200]</c>.
+/// Usage: <c>switch-speed [servers-torus, default 8x8x8] [MB per flow, default 2] [min RTO ms, default 200] [newreno|dctcp]</c>
+/// (DCTCP marks at 64 KiB of queue).
 /// </summary>
 public static class SwitchedSpeedBenchmark
 {
@@ -19,7 +20,8 @@ public static class SwitchedSpeedBenchmark
         var torus = Torus.Parse(args.Length > 0 ? args[0] : "8x8x8");
         long bytes = (long)(double.Parse(args.Length > 1 ? args[1] : "2", CultureInfo.InvariantCulture) * 1_000_000);
         long minRto = (long)(double.Parse(args.Length > 2 ? args[2] : "200", CultureInfo.InvariantCulture) * SimTime.Millisecond);
-        var tcp = new TcpOptions { MinRto = minRto };
+        bool dctcp = args.Length > 3 && args[3] == "dctcp";
+        var tcp = new TcpOptions { MinRto = minRto, Dctcp = dctcp };
         output.WriteLine("load,servers,flows,payload_bytes,simulated_s,packet_hops,server_frames,events,cpu_s,hops_per_cpu_s,events_per_cpu_s,timeouts,fast_retransmits,segments_resent,switch_drops,corrupt");
         foreach (var (name, flows) in new[]
         {
@@ -30,7 +32,7 @@ public static class SwitchedSpeedBenchmark
             using var traffic = new TcpTraffic(new TcpTrafficOptions
             {
                 Torus = torus,
-                Network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch },
+                Network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch, EcnThresholdBytes = dctcp ? 64 * 1024 : 0 },
                 Tcp = tcp,
                 Flows = flows,
                 CheckBytes = false,
