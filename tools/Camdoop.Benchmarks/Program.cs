@@ -1,5 +1,6 @@
 using BenchmarkDotNet.Running;
 using Camdoop.Benchmarks.Links;
+using Camdoop.Benchmarks.Simulator;
 
 namespace Camdoop.Benchmarks;
 
@@ -7,13 +8,18 @@ public static class Program
 {
     /// <summary>
     /// BenchmarkDotNet benchmarks (e.g. --filter '*FrameCodec*'), or `link-probe [options]` for the raw-Ethernet
-    /// link throughput probe, which needs two network namespaces and so cannot run under BenchmarkDotNet.
+    /// link throughput probe, which needs two network namespaces and so cannot run under BenchmarkDotNet, or
+    /// `switch-speed [torus] [MB] [min RTO ms]` for the speed of the switched simulation under TCP incast and permutation.
     /// </summary>
     public static int Main(string[] args)
     {
         if (args.Length > 0 && args[0] == "link-probe")
         {
             return LinkThroughputBenchmark.Run(args[1..], Console.Out);
+        }
+        if (args.Length > 0 && args[0] == "switch-speed")
+        {
+            return SwitchedSpeedBenchmark.Run(args[1..], Console.Out);
         }
         BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args);
         return 0;

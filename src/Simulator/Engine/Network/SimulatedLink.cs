@@ -20,8 +20,8 @@ public sealed class SimulatedLink : ILinkTransport
 {
     private readonly int _ringDepth;
     private readonly Xoshiro256StarStar _loss;
-    private readonly Slot[] _ring;
-    private readonly int _ringMask;
+    private Slot[] _ring;
+    private int _ringMask;
     private int _ringHead;
     private int _ringTail;
     private Frame?[] _wire;
@@ -32,9 +32,19 @@ public sealed class SimulatedLink : ILinkTransport
     private long _receiveDrops;
 
     internal SimulatedLink(Simulation sim, int index, Coordinate from, Port port, Coordinate to, int ringDepth, double lossRate, Xoshiro256StarStar loss)
+        : this(index, index / Ports.Count, from, port, sim.Torus.IndexOf(to), to, port.Opposite(), ringDepth, lossRate, loss)
+    {
+    }
+
+    /// <summary>
+    /// A link direction between any two nodes of a switched network (servers, then switches, by node index); a
+    /// switch's end names its port number as <see cref="Port"/>. The ring grows up to <paramref name="ringDepth"/>
+    /// frames: a switch port's queue is bounded in bytes by its switch instead.
+    /// </summary>
+    internal SimulatedLink(int index, int fromNode, Coordinate from, Port port, int toNode, Coordinate to, Port toPort, int ringDepth, double lossRate, Xoshiro256StarStar loss)
     {
         _ringDepth = ringDepth;
-        _ring = new Slot[Math.Max(4, (int)BitOperations.RoundUpToPowerOf2((uint)ringDepth))];
+        _ring = new Slot[Math.Max(4, (int)BitOperations.RoundUpToPowerOf2((uint)Math.Min(ringDepth, 16)))];
         _ringMask = _ring.Length - 1;
         _wire = new Frame?[16];
         _wireMask = _wire.Length - 1;
@@ -43,12 +53,13 @@ public sealed class SimulatedLink : ILinkTransport
         From = from;
         Port = port;
         To = to;
-        FromIndex = index / Ports.Count;
-        ToIndex = sim.Torus.IndexOf(to);
+        ToPort = toPort;
+        FromIndex = fromNode;
+        ToIndex = toNode;
         LossRate = lossRate;
     }
 
-    /// <summary>Position in <see cref="Simulation.Links"/>: server index x 6 + port.</summary>
+    /// <summary>Position in <see cref="Simulation.Links"/>: server index x 6 + port (a switch's ports come after every server's).</summary>
     public int Index { get; }
 
     public Coordinate From { get; }
@@ -58,11 +69,16 @@ public sealed class SimulatedLink : ILinkTransport
     public Coordinate To { get; }
 
     /// <summary>The port the frames come in on at <see cref="To"/>.</summary>
-    public Port ToPort => Port.Opposite();
+    public Port ToPort { get; }
 
+    /// <summary>Node index of the sender: a server's torus index, or a switch's (after every server's).</summary>
     public int FromIndex { get; }
 
+    /// <summary>Node index of the receiver.</summary>
     public int ToIndex { get; }
+
+    /// <summary>Names the switch ends for <see cref="ToString"/> (null on a torus link).</summary>
+    internal string? Label { get; set; }
 
     /// <summary>The other direction of the same cable.</summary>
     public SimulatedLink Peer { get; internal set; } = null!;
@@ -90,6 +106,9 @@ public sealed class SimulatedLink : ILinkTransport
     /// <summary>Frames in the transmit ring, the one being serialised included.</summary>
     public int Queued => _ringTail - _ringHead;
 
+    /// <summary>Bytes of the frames in the transmit ring (a switch port's queue length).</summary>
+    public int QueuedBytes { get; private set; }
+
     /// <summary>Frames serialised and not yet handed to the receiver.</summary>
     public int InFlight => _wireTail - _wireHead;
 
@@ -107,9 +126,14 @@ public sealed class SimulatedLink : ILinkTransport
         {
             return false;
         }
+        if (queued == _ring.Length)
+        {
+            GrowRing();
+        }
         int length = frame.Length;
         // A frame the host hands over while its core is busy (work just charged) leaves when the work ends.
         long notBefore = Sender.ComputeFreeAt(FromIndex);
+        QueuedBytes += length;
         _ring[_ringTail++ & _ringMask] = new Slot(frame, length, notBefore);
         if (queued == 0)
         {
@@ -118,7 +142,7 @@ public sealed class SimulatedLink : ILinkTransport
         return true;
     }
 
-    public override string ToString() => $"{From} {Port.Name()} -> {To}";
+    public override string ToString() => Label ?? $"{From} {Port.Name()} -> {To}";
 
     /// <summary>Length of the frame the next event concerns (for the trace): the oldest on the wire, or the one being serialised.</summary>
     internal int HeadLength(bool wire) => wire
@@ -133,6 +157,7 @@ public sealed class SimulatedLink : ILinkTransport
         int length = head.Length;
         head = default;
         _ringHead++;
+        QueuedBytes -= length;
         var sender = Sender;
         Frames++;
         Bytes += length;
@@ -201,6 +226,7 @@ public sealed class SimulatedLink : ILinkTransport
         }
         _ringHead = _ringTail = 0;
         _wireHead = _wireTail = 0;
+        QueuedBytes = 0;
     }
 
     private bool ShouldDrop(Frame frame)
@@ -212,6 +238,19 @@ public sealed class SimulatedLink : ILinkTransport
         }
         var filter = Sender.Simulation.DropFilter;
         return filter is not null && filter(this, frame);
+    }
+
+    private void GrowRing()
+    {
+        var bigger = new Slot[_ring.Length * 2];
+        for (int i = _ringHead; i != _ringTail; i++)
+        {
+            bigger[i - _ringHead] = _ring[i & _ringMask];
+        }
+        _ringTail -= _ringHead;
+        _ringHead = 0;
+        _ring = bigger;
+        _ringMask = bigger.Length - 1;
     }
 
     private void GrowWire()

@@ -120,7 +120,7 @@ public sealed partial class Simulation
         Workers.ForEachPartition(p =>
         {
             var partition = _partitions[p];
-            for (int i = 0; i < _partitionOf.Length; i++)
+            for (int i = 0; i < _hosts.Length; i++)
             {
                 if (ReferenceEquals(_partitionOf[i], partition))
                 {

@@ -44,6 +44,7 @@ public sealed partial class Simulation : IDisposable
     private readonly bool[] _failed;
     private readonly ServerCompute[]? _compute;
     private readonly SimulatedLink[] _links;
+    private readonly SimulatedSwitch[] _switches;
     private readonly SimulationPartition[] _partitions;
     private readonly int _framesKeptFree;
     private readonly SimulationPartition[] _partitionOf;
@@ -67,9 +68,11 @@ public sealed partial class Simulation : IDisposable
         {
             throw new ArgumentException($"a {Torus} torus has more servers than the simulator can order events for", nameof(options));
         }
+        var fabric = options.Network is null ? null : SwitchFabric.Build(options.Network, n);
+        int nodes = n + (fabric?.SwitchCount ?? 0);
         _hosts = new NodeHost?[n];
         _boots = new int[n];
-        _failed = new bool[n];
+        _failed = new bool[nodes];
         if (options.Compute is not null)
         {
             _compute = new ServerCompute[n];
@@ -93,16 +96,27 @@ public sealed partial class Simulation : IDisposable
         int count = options.Threads == 1 ? 1 : Math.Min(n, options.Threads * PartitionsPerThread);
         _partitions = new SimulationPartition[count];
         _framesKeptFree = Math.Max(FramesKeptFreePerServer, FramesKeptFreePerServer * n / count);
-        _partitionOf = new SimulationPartition[n];
+        _partitionOf = new SimulationPartition[nodes];
         for (int p = 0; p < count; p++)
         {
             _partitions[p] = new SimulationPartition(this, p);
         }
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < nodes; i++)
         {
-            _partitionOf[i] = _partitions[(int)((long)i * count / n)];
+            _partitionOf[i] = _partitions[(int)((long)i * count / nodes)];
         }
 
+        if (fabric is not null)
+        {
+            (_links, _switches) = BuildSwitchedLinks(fabric, lossRoot);
+            if ((long)_links.Length + n > EventOrder.MaxEntity)
+            {
+                throw new ArgumentException($"a network of {_links.Length} link directions is more than the simulator can order events for", nameof(options));
+            }
+            RunDirectory = RunDirectoryUnder(options);
+            return;
+        }
+        _switches = [];
         _links = new SimulatedLink[n * Ports.Count];
         for (int i = 0; i < n; i++)
         {
@@ -120,9 +134,7 @@ public sealed partial class Simulation : IDisposable
             link.Sender = _partitionOf[link.FromIndex];
             link.Receiver = _partitionOf[link.ToIndex];
         }
-        string root = options.DataRoot ?? Path.Combine(Path.GetTempPath(), "camdoop-sim");
-        RunDirectory = Path.Combine(root, string.Create(CultureInfo.InvariantCulture,
-            $"run-{Environment.ProcessId}-{Interlocked.Increment(ref s_runs)}-{DateTime.UtcNow.Ticks:x}"));
+        RunDirectory = RunDirectoryUnder(options);
     }
 
     public SimulationOptions Options => _options;
@@ -153,8 +165,14 @@ public sealed partial class Simulation : IDisposable
     /// <summary>The event trace, when <see cref="SimulationOptions.TraceEvents"/> is on (the run then uses one thread).</summary>
     public EventTrace? Trace { get; }
 
-    /// <summary>Every directed link, indexed by server index x 6 + port.</summary>
+    /// <summary>Every directed link, indexed by server index x 6 + port, then (switched networks) every switch port's.</summary>
     public IReadOnlyList<SimulatedLink> Links => _links;
+
+    /// <summary>The switches of a switched network (none on the torus).</summary>
+    public IReadOnlyList<SimulatedSwitch> Switches => _switches;
+
+    /// <summary>How the servers are wired.</summary>
+    public NetworkKind Network => _options.Network?.Kind ?? NetworkKind.Torus;
 
     /// <summary>Warnings and errors logged by any node (at most <see cref="SimulationOptions.MaxKeptWarnings"/>).</summary>
     public IReadOnlyList<LogEntry> Warnings => _warnings;
@@ -260,11 +278,16 @@ public sealed partial class Simulation : IDisposable
     public long ComputeBusy(int index, ComputeWork kind) => _compute?[index].BusyOf(kind) ?? 0;
 
     /// <summary>The server's core when compute is priced, else null.</summary>
-    internal ServerCompute? ComputeOf(int index) => _compute?[index];
+    internal ServerCompute? ComputeOf(int index) => _compute is not null && index < _compute.Length ? _compute[index] : null;
 
     internal SimulatedLink LinkAt(int index) => _links[index];
 
     internal NodeHost HostAt(int index) => _hosts[index]!;
+
+    /// <summary>Servers; node indices from here on are switches.</summary>
+    internal int ServerCount => _hosts.Length;
+
+    internal SimulatedSwitch SwitchAt(int node) => _switches[node - _hosts.Length];
 
     internal bool IsFailed(int index) => _failed[index];
 
@@ -303,6 +326,13 @@ public sealed partial class Simulation : IDisposable
         }
     }
 
+    private static string RunDirectoryUnder(SimulationOptions options)
+    {
+        string root = options.DataRoot ?? Path.Combine(Path.GetTempPath(), "camdoop-sim");
+        return Path.Combine(root, string.Create(CultureInfo.InvariantCulture,
+            $"run-{Environment.ProcessId}-{Interlocked.Increment(ref s_runs)}-{DateTime.UtcNow.Ticks:x}"));
+    }
+
     private int IndexOf(Coordinate c)
     {
         if (!Torus.Contains(c))
@@ -318,7 +348,13 @@ public sealed partial class Simulation : IDisposable
         var c = Torus.CoordinateOf(index);
         string directory = DataDirectoryOf(c); // the host creates it when a service first asks for it
         var partition = _partitionOf[index];
-        var host = new NodeHost(c, Torus, partition, partition.Frames, _options.Node with { DataDirectory = directory });
+        var nodeOptions = _options.Node with { DataDirectory = directory };
+        if (_switches.Length > 0)
+        {
+            // No neighbour answers a beacon across a switch: a NIC's link is up while its cable has carrier.
+            nodeOptions = nodeOptions with { BeaconInterval = long.MaxValue / 8, BeaconMisses = 1 };
+        }
+        var host = new NodeHost(c, Torus, partition, partition.Frames, nodeOptions);
         foreach (var port in Ports.All)
         {
             host.Attach(port, _links[(index * Ports.Count) + (int)port]);

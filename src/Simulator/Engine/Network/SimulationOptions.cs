@@ -22,7 +22,14 @@ public sealed record SimulationOptions
         BeaconMisses = 3,
     };
 
+    /// <summary>Names the servers (and sizes the torus when there is no switched network).</summary>
     public required Torus Torus { get; init; }
+
+    /// <summary>
+    /// A switched network in place of the torus's cables (null: the torus). The servers keep their coordinates;
+    /// their NICs are cabled to switches, and liveness beacons, which mean nothing across a switch, are not sent.
+    /// </summary>
+    public SwitchedNetworkOptions? Network { get; init; }
 
     /// <summary>Seeds <see cref="Simulation.Random"/> and the loss injection; same seed and inputs, same run.</summary>
     public ulong Seed { get; init; } = 1;
@@ -88,6 +95,7 @@ public sealed record SimulationOptions
         ArgumentOutOfRangeException.ThrowIfNegative(FramingOverheadBytes);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(TransmitRingDepth);
         ArgumentNullException.ThrowIfNull(Node);
+        Network?.Validate();
         if (LossRate is < 0 or > 1 || double.IsNaN(LossRate))
         {
             throw new ArgumentOutOfRangeException(nameof(LossRate), LossRate, "a loss rate is a probability");

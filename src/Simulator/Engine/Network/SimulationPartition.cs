@@ -336,7 +336,7 @@ internal sealed class SimulationPartition : INodeDriver
     private void NotifyTransmitReady(SimulatedLink link, int epoch)
     {
         int from = link.FromIndex;
-        if (epoch == link.Epoch && !Simulation.IsFailed(from))
+        if (epoch == link.Epoch && from < Simulation.ServerCount && !Simulation.IsFailed(from))
         {
             Simulation.HostAt(from).OnTransmitReady(link.Port);
         }
@@ -354,9 +354,17 @@ internal sealed class SimulationPartition : INodeDriver
         trace?.Record(_now, EventKind.FrameArrival, link.ToIndex, (int)link.ToPort, link.HeadLength(wire: true));
         int to = link.ToIndex;
         var frame = link.Arrive(Simulation.IsFailed(to));
-        if (frame is not null)
+        if (frame is null)
+        {
+            return;
+        }
+        if (to < Simulation.ServerCount)
         {
             Simulation.HostAt(to).OnFrameReceived(link.ToPort, frame);
+        }
+        else
+        {
+            Simulation.SwitchAt(to).OnFrame(frame);
         }
     }
 

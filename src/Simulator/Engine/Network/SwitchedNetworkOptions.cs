@@ -1,0 +1,54 @@
+namespace Camdoop.Simulator.Network;
+
+/// <summary>
+/// A switched network in place of the torus: its shape, the servers' NICs and the switches' output queues. Every
+/// cable has the torus links' rate, propagation and forwarding latency (<see cref="SimulationOptions"/>).
+/// </summary>
+public sealed record SwitchedNetworkOptions
+{
+    public NetworkKind Kind { get; init; } = NetworkKind.Switch;
+
+    /// <summary>NICs per server, each cabled to the server's switch: 1, or 6 teamed (the "Switch (6 Gbps)" case).</summary>
+    public int NicsPerServer { get; init; } = 1;
+
+    /// <summary>
+    /// Bytes a switch port's output queue holds, the frame being serialised included; a frame that does not fit is
+    /// dropped (drop-tail). 256 KiB, 28 jumbo frames, is a shallow-buffered data-centre switch's share per port.
+    /// </summary>
+    public int PortBufferBytes { get; init; } = 256 * 1024;
+
+    /// <summary>
+    /// Queue length in bytes at or above which a switch marks an ECN-capable frame "congestion experienced" as it
+    /// joins the queue (the instantaneous threshold DCTCP expects); 0 turns marking off.
+    /// </summary>
+    public int EcnThresholdBytes { get; init; }
+
+    /// <summary>Servers per rack (<see cref="NetworkKind.Racks"/>).</summary>
+    public int RackSize { get; init; } = 40;
+
+    /// <summary>Rack downlink to uplink capacity (<see cref="NetworkKind.Racks"/>): 4 means 1:4 oversubscribed.</summary>
+    public int Oversubscription { get; init; } = 4;
+
+    /// <summary>Ports per switch of a <see cref="NetworkKind.FatTree"/> (even); 0 picks the smallest that holds every server.</summary>
+    public int FatTreeK { get; init; }
+
+    internal void Validate()
+    {
+        if (Kind == NetworkKind.Torus)
+        {
+            throw new ArgumentException("a switched network is a switch, racks or a fat tree");
+        }
+        if (NicsPerServer is not (1 or 6))
+        {
+            throw new ArgumentOutOfRangeException(nameof(NicsPerServer), NicsPerServer, "a server has 1 NIC or 6 teamed");
+        }
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(PortBufferBytes);
+        ArgumentOutOfRangeException.ThrowIfNegative(EcnThresholdBytes);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(RackSize);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(Oversubscription);
+        if (FatTreeK < 0 || FatTreeK % 2 != 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(FatTreeK), FatTreeK, "a fat tree's k is even (0 picks one)");
+        }
+    }
+}
