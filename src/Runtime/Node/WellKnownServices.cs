@@ -9,4 +9,5 @@ public static class WellKnownServices
     public const byte Camdoop = 3;
     public const byte ChunkStore = 4;
     public const byte JobControl = 5;
+    public const byte Monitoring = 6;
 }
