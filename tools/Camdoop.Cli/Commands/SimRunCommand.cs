@@ -4,6 +4,7 @@ using Camdoop.Cli.CommandLine;
 using Camdoop.Experiments;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
+using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
 
@@ -51,6 +52,9 @@ public static class SimRunCommand
             .Option("placement", "With --concurrent: horizontal (every server maps every copy) | vertical (each copy on its own servers)", "HOW", "horizontal")
             .Option("servers-per-job", "With --placement vertical: servers of each copy, chosen from the seed; 0 = N/K", "M", "0")
             .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
+            .Option("query", "Ask a monitoring query while the job runs, repeatable: select ... from TABLE ... every INTERVAL (simulated time; docs/monitoring.md)", "QUERY")
+            .Option("query-from", "The server that asks the queries", "X,Y,Z", "0,0,0")
+            .Option("query-out", "Write each query's rounds as query-K.csv here", "DIR")
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
@@ -90,7 +94,34 @@ public static class SimRunCommand
             Verify = args.Flag("verify"),
             ReplicateOutput = args.Flag("replicate-output"),
             Service = CommonOptions.ServiceOptions(args),
+            Queries = Queries(args),
+            QueryFrom = QueryFrom(args, torus),
         };
+    }
+
+    /// <summary>The --query texts, each checked: a bad one is one clear line before anything runs.</summary>
+    private static List<string> Queries(ParsedArguments args)
+    {
+        var queries = args.Strings("query").ToList();
+        foreach (var query in queries)
+        {
+            try
+            {
+                SimulatedQueries.Check(query);
+            }
+            catch (ArgumentException e)
+            {
+                throw CliException.Usage($"sim run: --query: {e.InnerException?.Message ?? e.Message}");
+            }
+        }
+        return queries;
+    }
+
+    private static Coordinate QueryFrom(ParsedArguments args, Torus torus)
+    {
+        string text = args.Required("query-from");
+        return Coordinate.TryParse(text, out var from) && torus.Contains(from) ? from
+            : throw CliException.Usage($"sim run: --query-from '{text}' is not a server of the {torus} torus (give X,Y,Z)");
     }
 
     // --map-output: whether the runs go to disk; auto (null) decides by the input's size.
@@ -155,6 +186,14 @@ public static class SimRunCommand
         else
         {
             Console.Out.Write(Describe(result));
+            Console.Out.Write(QueryReport.Describe(result.Queries));
+        }
+        if (args.String("query-out") is { } queryOut)
+        {
+            foreach (var path in QueryReport.WriteCsv(result.Queries, queryOut))
+            {
+                Console.Error.WriteLine($"wrote {path}");
+            }
         }
         if (!result.Completed)
         {

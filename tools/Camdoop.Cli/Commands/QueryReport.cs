@@ -1,0 +1,52 @@
+using System.Globalization;
+using System.Text;
+using Camdoop.Experiments;
+
+namespace Camdoop.Cli.Commands;
+
+/// <summary>How `sim run --query` shows and records its queries' rounds: a table per round, and a CSV per query.</summary>
+internal static class QueryReport
+{
+    public static string Describe(IReadOnlyList<SimulatedQueryResult> queries)
+    {
+        var text = new StringBuilder();
+        foreach (var query in queries)
+        {
+            text.AppendLine(CultureInfo.InvariantCulture, $"\nquery from {query.From}: {query.Query}");
+            foreach (var round in query.Rounds)
+            {
+                text.AppendLine(CultureInfo.InvariantCulture, $"  round {round.Round} at {round.StartedNs / 1e6:0.###} ms: {round.Servers} servers, {round.LatencyNs / 1e3:0.#} us to the asking server");
+                text.Append(TextTable.Format(query.Columns, round.Rows, "    "));
+            }
+        }
+        return text.ToString();
+    }
+
+    /// <summary>Writes query-K.csv (K from 1) under <paramref name="directory"/>: round, start, latency, servers, then the result's columns.</summary>
+    public static List<string> WriteCsv(IReadOnlyList<SimulatedQueryResult> queries, string directory)
+    {
+        Directory.CreateDirectory(directory);
+        var paths = new List<string>();
+        for (int k = 0; k < queries.Count; k++)
+        {
+            var query = queries[k];
+            var csv = new StringBuilder();
+            csv.AppendLine(string.Join(",", new[] { "round", "started_ms", "latency_us", "servers" }.Concat(query.Columns).Select(Csv)));
+            foreach (var round in query.Rounds)
+            {
+                foreach (var row in round.Rows)
+                {
+                    string head = string.Create(CultureInfo.InvariantCulture, $"{round.Round},{round.StartedNs / 1e6:0.###},{round.LatencyNs / 1e3:0.#},{round.Servers}");
+                    csv.AppendLine(head + "," + string.Join(",", row.Select(Csv)));
+                }
+            }
+            string path = Path.Combine(directory, $"query-{k + 1}.csv");
+            File.WriteAllText(path, csv.ToString());
+            paths.Add(path);
+        }
+        return paths;
+    }
+
+    private static string Csv(string value) =>
+        value.Contains(',', StringComparison.Ordinal) || value.Contains('"', StringComparison.Ordinal) ? $"\"{value.Replace("\"", "\"\"", StringComparison.Ordinal)}\"" : value;
+}
