@@ -165,7 +165,7 @@ public static class JobSimulation
         if (queries.Any)
         {
             // One more round after the job: the queries see its end state.
-            sim.RunFor(queries.LongestInterval + (queries.LongestInterval / 2));
+            sim.RunFor(options.QueryTailNs > 0 ? options.QueryTailNs : queries.LongestInterval + (queries.LongestInterval / 2));
         }
         double cpuSeconds = cpu.Seconds(sim);
         options.Inspect?.Invoke(sim, services);

@@ -58,6 +58,9 @@ public sealed record JobSimulationOptions
     /// <summary>Monitoring queries asked while the job runs, every one from <see cref="QueryFrom"/> (see <see cref="SimulatedQueries"/>).</summary>
     public IReadOnlyList<string> Queries { get; init; } = [];
 
+    /// <summary>How long to keep asking <see cref="Queries"/> after the job ends; 0: one and a half of the longest interval (one more round).</summary>
+    public long QueryTailNs { get; init; }
+
     /// <summary>The server that asks <see cref="Queries"/>.</summary>
     public Coordinate QueryFrom { get; init; }
 

@@ -54,6 +54,7 @@ public static class SimRunCommand
             .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
             .Option("query", "Ask a monitoring query while the job runs, repeatable: select ... from TABLE ... every INTERVAL (simulated time; docs/monitoring.md)", "QUERY")
             .Option("query-from", "The server that asks the queries", "X,Y,Z", "0,0,0")
+            .Option("query-for", "Keep asking the queries this long after the job ends; without it, one more round", "DURATION")
             .Option("query-out", "Write each query's rounds as query-K.csv here", "DIR")
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
@@ -96,6 +97,7 @@ public static class SimRunCommand
             Service = CommonOptions.ServiceOptions(args),
             Queries = Queries(args),
             QueryFrom = QueryFrom(args, torus),
+            QueryTailNs = args.Has("query-for") ? args.Nanoseconds("query-for") : 0,
         };
     }
 
