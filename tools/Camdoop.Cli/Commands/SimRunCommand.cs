@@ -167,6 +167,10 @@ public static class SimRunCommand
         int copies = args.Int("concurrent", 1, 64);
         var placement = args.Choice("placement", Placements);
         int serversPerJob = args.Int("servers-per-job", 0, options.Torus.Count);
+        if ((copies > 1 || placement == JobPartitioning.Vertical) && options.Queries.Count > 0)
+        {
+            throw CliException.Usage("sim run: --query watches one job; leave out --concurrent and --placement");
+        }
         if (copies > 1 && failures.Count > 0)
         {
             throw CliException.Usage("sim run: --fail injects failures into one job; leave out --concurrent");
@@ -250,7 +254,8 @@ public static class SimRunCommand
     internal static JobSimulationResult RunWithFailures(JobSimulationOptions options, IReadOnlyList<FailureRequest> requests)
     {
         using var input = Prepare(options, "sim run: map");
-        var baseline = Execute(options with { NodeBeacons = true, Verify = false }, "sim run: without failures", input);
+        // The queries watch the run with failures only.
+        var baseline = Execute(options with { NodeBeacons = true, Verify = false, Queries = [] }, "sim run: without failures", input);
         if (!baseline.Completed)
         {
             throw new CliException($"sim run: the job did not complete without failures: {string.Join("; ", baseline.Errors)}");
