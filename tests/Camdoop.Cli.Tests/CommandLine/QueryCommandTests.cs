@@ -27,8 +27,15 @@ public sealed class QueryCommandTests
     [Fact]
     public void SimRunPrintsEveryRoundOfAQuery()
     {
-        var result = CliRunner.Run("sim", "run", "--torus", "2x2x2", "--input-per-server", "2KB", "--query", "select count(*) as links from links where up = 1 every 1ms", "--query-for", "2500us");
+        string directory = Directory.CreateTempSubdirectory("camdoop-query-").FullName;
+        var result = CliRunner.Run("sim", "run", "--torus", "2x2x2", "--input-per-server", "2KB", "--query", "select count(*) as links from links where up = 1 every 1ms", "--query-for", "2500us", "--query-out", directory);
         Assert.True(result.ExitCode == 0, result.ToString());
+        var csv = File.ReadAllLines(Path.Combine(directory, "query-1.csv"));
+        Assert.Equal("round,started_ms,latency_us,servers,links", csv[0]);
+        Assert.All(csv.Skip(1), line => Assert.EndsWith(",8,48", line, StringComparison.Ordinal));
+        Assert.True(csv.Length >= 4, string.Join('\n', csv));
+        Assert.Contains("<svg", File.ReadAllText(Path.Combine(directory, "query-1.svg")), StringComparison.Ordinal);
+        Directory.Delete(directory, recursive: true);
         Assert.Contains("query from 0,0,0: select count(*) as links from links where up = 1 every 1ms", result.Stdout, StringComparison.Ordinal);
         // Every link of the 2x2x2 cube is up: 8 servers x 6 ports.
         Assert.Contains("round 2 at 1 ms: 8 servers", result.Stdout, StringComparison.Ordinal);

@@ -1,10 +1,11 @@
 using System.Globalization;
 using System.Text;
 using Camdoop.Experiments;
+using Camdoop.Experiments.Reports;
 
 namespace Camdoop.Cli.Commands;
 
-/// <summary>How `sim run --query` shows and records its queries' rounds: a table per round, and a CSV per query.</summary>
+/// <summary>How `sim run --query` shows and records its queries' rounds: a table per round, a CSV and a chart per query.</summary>
 internal static class QueryReport
 {
     public static string Describe(IReadOnlyList<SimulatedQueryResult> queries)
@@ -43,9 +44,43 @@ internal static class QueryReport
             string path = Path.Combine(directory, $"query-{k + 1}.csv");
             File.WriteAllText(path, csv.ToString());
             paths.Add(path);
+            if (Chart(query) is { } chart)
+            {
+                string svg = Path.ChangeExtension(path, ".svg");
+                chart.Save(svg);
+                paths.Add(svg);
+            }
         }
         return paths;
     }
+
+    /// <summary>
+    /// The query's last column over simulated time, one line per value of its first column when that is text (a
+    /// port, a server, a service), else one line; null when the last column is not a number or there is one round.
+    /// </summary>
+    private static SvgLineChart? Chart(SimulatedQueryResult query)
+    {
+        var rows = query.Rounds.SelectMany(r => r.Rows.Select(row => (r.StartedNs, Row: row))).ToList();
+        if (query.Rounds.Count < 2 || rows.Count == 0 || !rows.All(r => IsNumber(r.Row[^1])))
+        {
+            return null;
+        }
+        bool bySeries = query.Columns.Count > 1 && !IsNumber(rows[0].Row[0]);
+        var chart = new SvgLineChart
+        {
+            Title = query.Query,
+            XLabel = "simulated time (ms)",
+            YLabel = query.Columns[^1],
+            LogY = false,
+        };
+        foreach (var group in rows.GroupBy(r => bySeries ? r.Row[0] : query.Columns[^1]).OrderBy(g => g.Key, StringComparer.Ordinal))
+        {
+            chart.Series.Add(new ChartSeries(group.Key, [.. group.Select(r => (r.StartedNs / 1e6, double.Parse(r.Row[^1], CultureInfo.InvariantCulture)))]));
+        }
+        return chart;
+    }
+
+    private static bool IsNumber(string value) => double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out _);
 
     private static string Csv(string value) =>
         value.Contains(',', StringComparison.Ordinal) || value.Contains('"', StringComparison.Ordinal) ? $"\"{value.Replace("\"", "\"\"", StringComparison.Ordinal)}\"" : value;

@@ -55,7 +55,7 @@ public static class SimRunCommand
             .Option("query", "Ask a monitoring query while the job runs, repeatable: select ... from TABLE ... every INTERVAL (simulated time; docs/monitoring.md)", "QUERY")
             .Option("query-from", "The server that asks the queries", "X,Y,Z", "0,0,0")
             .Option("query-for", "Keep asking the queries this long after the job ends; without it, one more round", "DURATION")
-            .Option("query-out", "Write each query's rounds as query-K.csv here", "DIR")
+            .Option("query-out", "Write each query's rounds as query-K.csv here, and a chart of its last column as query-K.svg", "DIR")
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
