@@ -3,6 +3,7 @@ using Camdoop.ChunkStore;
 using Camdoop.FrontEnd.Jobs;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.KeyRouting;
+using Camdoop.Monitoring.Service;
 using Camdoop.Runtime.Hosting;
 
 namespace Camdoop.FrontEnd;
@@ -23,7 +24,11 @@ public sealed class FrontEndNode
         Ping = loop.Host.GetService<PingService>() ?? throw new InvalidOperationException("the front-end needs the ping service");
         Store = loop.Host.GetService<ChunkStoreService>() ?? throw new InvalidOperationException("the front-end needs the chunk store");
         Jobs = loop.Host.GetService<JobControlService>();
+        Monitor = loop.Host.GetService<MonitorService>();
     }
+
+    /// <summary>The monitoring service, when the server runs it.</summary>
+    public MonitorService? Monitor { get; }
 
     public NodeEventLoop Loop { get; }
 

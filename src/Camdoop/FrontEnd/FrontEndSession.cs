@@ -36,6 +36,7 @@ public sealed partial class FrontEndSession : IFrontEndSession
             HelloRequest => HelloAsync(replies, cancellation),
             StatusRequest => StatusAsync(replies, cancellation),
             PingRequest ping => PingAsync(ping, replies, cancellation),
+            QueryRequest query => QueryAsync(query, replies, cancellation),
             _ => HandleMoreAsync(request, replies, cancellation),
         };
     }

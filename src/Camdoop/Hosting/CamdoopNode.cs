@@ -9,6 +9,7 @@ using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Monitoring.Service;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
@@ -31,6 +32,7 @@ public sealed class CamdoopNode : IDisposable
     private readonly DateTime _startedUtc = DateTime.UtcNow;
     private Timer? _statusTimer;
     private int _statusBusy;
+    private readonly ProcessStats _processStats;
     private bool _stopped;
 
     private CamdoopNode(NodeSettings settings, NodeLog log, NodeEventLoop loop)
@@ -39,6 +41,7 @@ public sealed class CamdoopNode : IDisposable
         _log = log;
         Loop = loop;
         StatusPath = Path.Combine(settings.DataDirectory, "status.json");
+        _processStats = new ProcessStats(settings.DataDirectory);
     }
 
     public NodeSettings Settings => _settings;
@@ -136,6 +139,7 @@ public sealed class CamdoopNode : IDisposable
         CamdoopService.Install(host);
         // Job control loads every job this server runs (and checks those its front-end takes) through this catalog.
         JobControlService.Install(host, new JobControlOptions { Jobs = JobCatalog.ForServer(_settings.JobAssemblyDirectory) });
+        host.Register(new MonitorService(_processStats));
     }
 
     private void OpenLinks(FramePool pool)
@@ -195,6 +199,8 @@ public sealed class CamdoopNode : IDisposable
         }
         try
         {
+            // Sampled here, off the event loop: they are system calls, which a service must not make.
+            _processStats.Sample();
             WriteStatus("running");
         }
         // a failed status write is logged; the server keeps running
@@ -295,6 +301,22 @@ public sealed class CamdoopNode : IDisposable
             };
             AddMalformedByReason(values, c);
             counters["camdoop"] = values;
+        }
+        if (host.GetService<MonitorService>() is { } monitor)
+        {
+            var m = monitor.Counters;
+            counters["monitor"] = new Dictionary<string, long>(StringComparer.Ordinal)
+            {
+                ["rounds"] = m.Rounds,
+                ["resultFramesSent"] = m.ResultFramesSent,
+                ["resultBytesSent"] = m.ResultBytesSent,
+                ["resultBytesReceived"] = m.ResultBytesReceived,
+                ["lateResults"] = m.LateResults,
+                ["incomplete"] = m.Incomplete,
+                ["malformed"] = m.Malformed,
+                ["dropped"] = m.Dropped,
+                ["queriesAsked"] = monitor.Running,
+            };
         }
         if (host.GetService<JobControlService>() is { } jobs)
         {

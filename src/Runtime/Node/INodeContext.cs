@@ -70,6 +70,12 @@ public interface INodeContext
     /// <summary>Hands a received key-routed frame, whose destination is this server, to its service.</summary>
     void Deliver(in InboundFrame frame);
 
+    /// <summary>What service <paramref name="serviceId"/>'s queue on <paramref name="port"/> admitted and sent so far.</summary>
+    ServiceQueueCounters QueueCounters(byte serviceId, Port port);
+
+    /// <summary>The node's services, in registration order.</summary>
+    IReadOnlyList<IService> Services { get; }
+
     T? GetService<T>()
         where T : class, IService;
 

@@ -11,6 +11,18 @@ public sealed class NodeCounters
     public long[] FramesReceived { get; } = new long[Ports.Count];
     public long[] BytesReceived { get; } = new long[Ports.Count];
 
+    /// <summary>
+    /// Per port, nanoseconds during which frames waited in the port's queues for its link: the time the link was the
+    /// bottleneck. Accumulated when the backlog empties; <see cref="BacklogSince"/> holds an open interval.
+    /// </summary>
+    public long[] BacklogNs { get; } = new long[Ports.Count];
+
+    /// <summary>Per port, when the current backlog began (node clock), or -1 when the port's queues are empty.</summary>
+    public long[] BacklogSince { get; } = [-1, -1, -1, -1, -1, -1];
+
+    /// <summary>Per port, frames dropped there: forwarded frames refused by a full transit queue or an expired TTL, and frames flushed when the link went down.</summary>
+    public long[] PortDrops { get; } = new long[Ports.Count];
+
     /// <summary>Received frames rejected, by <see cref="FrameError"/>.</summary>
     public long[] Rejected { get; } = new long[FrameErrors.Count];
 
@@ -47,4 +59,11 @@ public sealed class NodeCounters
     }
 
     public long RejectedFor(FrameError error) => Rejected[(int)error];
+
+    /// <summary>Backlog time on <paramref name="port"/> up to <paramref name="now"/>, the open interval included.</summary>
+    public long BacklogAt(Port port, long now)
+    {
+        long since = BacklogSince[(int)port];
+        return BacklogNs[(int)port] + (since >= 0 ? Math.Max(0, now - since) : 0);
+    }
 }

@@ -27,6 +27,10 @@ public sealed partial class NodeHost
         }
     }
 
+    /// <summary>What service <paramref name="serviceId"/>'s queue on <paramref name="port"/> admitted and sent (zeros for an unknown service).</summary>
+    public ServiceQueueCounters QueueCounters(byte serviceId, Port port) =>
+        _services[serviceId] is null ? default : _portQueues[(int)port][_queueSlot[serviceId]].Counters;
+
     /// <summary>Frames waiting in the service's queue on <paramref name="port"/>.</summary>
     public int QueueLength(byte serviceId, Port port) =>
         _services[serviceId] is null ? 0 : _portQueues[(int)port][_queueSlot[serviceId]].Count;
@@ -66,6 +70,7 @@ public sealed partial class NodeHost
         if (_halted || !CanCarry(port, frame.Header.ServiceId))
         {
             Counters.ForwardDropped++;
+            Counters.PortDrops[(int)port]++;
             return SendStatus.LinkDown;
         }
         if (ReferenceEquals(_dispatchConsumed, buffer))
@@ -78,11 +83,13 @@ public sealed partial class NodeHost
         {
             // Transit frames are not pushed back: the end-to-end transport recovers them.
             Counters.ForwardDropped++;
+            Counters.PortDrops[(int)port]++;
             return SendStatus.QueueFull;
         }
         if (!FrameCodec.TryDecrementTtl(buffer.Span))
         {
             Counters.ForwardDropped++;
+            Counters.PortDrops[(int)port]++;
             Counters.Rejected[(int)FrameError.TtlExpired]++;
             return SendStatus.TtlExpired;
         }
@@ -188,16 +195,46 @@ public sealed partial class NodeHost
                 {
                     Counters.FramesSent[p]++;
                     Counters.BytesSent[p] += length;
+                    q.CountSent(length);
                 }
                 else
                 {
                     head.Release();
                 }
             }
+            // The loop stops with a full scan of empty queues, or with the link full: only then can frames wait.
+            MarkBacklog(p, idle < queues.Count && AnyWaiting(queues));
         }
         finally
         {
             _pumping = false;
+        }
+    }
+
+    private static bool AnyWaiting(List<ServiceQueue> queues)
+    {
+        foreach (var q in queues)
+        {
+            if (q.Count > 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /// <summary>Opens or closes the port's backlog interval (<see cref="NodeCounters.BacklogNs"/>).</summary>
+    private void MarkBacklog(int port, bool waiting)
+    {
+        long since = Counters.BacklogSince[port];
+        if (waiting && since < 0)
+        {
+            Counters.BacklogSince[port] = Now;
+        }
+        else if (!waiting && since >= 0)
+        {
+            Counters.BacklogNs[port] += Math.Max(0, Now - since);
+            Counters.BacklogSince[port] = -1;
         }
     }
 
@@ -222,9 +259,12 @@ public sealed partial class NodeHost
     {
         foreach (var q in _portQueues[(int)port])
         {
-            Counters.QueueFlushed += q.Flush();
+            int flushed = q.Flush();
+            Counters.QueueFlushed += flushed;
+            Counters.PortDrops[(int)port] += flushed;
             q.WantsReadyNotice = false;
         }
+        MarkBacklog((int)port, false);
     }
 
     public void OnTransmitReady(Port port)

@@ -33,13 +33,38 @@ internal sealed class ServiceQueue
     /// <summary>Set when a send was refused for lack of space; cleared when the service is told there is room.</summary>
     public bool WantsReadyNotice { get; set; }
 
-    public bool TryEnqueue(Frame frame) => _local.TryEnqueue(frame);
+    /// <summary>What went through this queue: frames and bytes admitted (originated and transit) and sent.</summary>
+    public ServiceQueueCounters Counters => new(_framesQueued, _bytesQueued, _framesSent, _bytesSent, Count);
 
-    public bool TryEnqueueTransit(Frame frame) => _transit.TryEnqueue(frame);
+    private long _framesQueued;
+    private long _bytesQueued;
+    private long _framesSent;
+    private long _bytesSent;
+
+    public bool TryEnqueue(Frame frame) => Admitted(_local.TryEnqueue(frame), frame);
+
+    public bool TryEnqueueTransit(Frame frame) => Admitted(_transit.TryEnqueue(frame), frame);
 
     public Frame Peek() => _transit.Count > 0 ? _transit.Peek() : _local.Peek();
 
     public Frame Dequeue() => _transit.Count > 0 ? _transit.Dequeue() : _local.Dequeue();
+
+    /// <summary>Counts a frame the link took from this queue.</summary>
+    public void CountSent(int length)
+    {
+        _framesSent++;
+        _bytesSent += length;
+    }
+
+    private bool Admitted(bool queued, Frame frame)
+    {
+        if (queued)
+        {
+            _framesQueued++;
+            _bytesQueued += frame.Length;
+        }
+        return queued;
+    }
 
     /// <summary>Releases every queued frame; returns how many.</summary>
     public int Flush() => _transit.Flush() + _local.Flush();

@@ -10,4 +10,5 @@ public static class WellKnownServices
     public const byte ChunkStore = 4;
     public const byte JobControl = 5;
     public const byte Tcp = 6;
+    public const byte Monitoring = 7;
 }

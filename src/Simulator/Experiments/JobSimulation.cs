@@ -61,10 +61,12 @@ public static class JobSimulation
         var serviceOptions = options.Service ?? new CamdoopServiceOptions();
         var services = new CamdoopService[n];
         var watch = options.Failures.Count > 0 ? new FailureWatch() : null;
+        var queries = new SimulatedQueries(options.Queries, options.QueryFrom);
         using var sim = new Simulation(simOptions, host =>
         {
             var router = KeyRoutingService.Install(host);
             services[torus.IndexOf(host.Self)] = CamdoopService.Install(host, serviceOptions);
+            queries.Install(host);
             watch?.Attach(router, host);
         });
         options.Configure?.Invoke(sim);
@@ -110,6 +112,7 @@ public static class JobSimulation
                 services[s].StartJob(description, mapTasks.Maps(s) ? [maps[s]] : [], mapTasks);
             }
         }));
+        queries.Start(sim, t0);
         foreach (var failure in options.Failures)
         {
             long at = t0 + failure.AtNanoseconds;
@@ -159,6 +162,11 @@ public static class JobSimulation
         completed &= failures.Count == 0 && completions.Count == options.ReduceTasks;
         progress?.Report(new JobSimulationProgress("shuffle", 1, $"{completions.Count}/{options.ReduceTasks} reducers done"));
 
+        if (queries.Any)
+        {
+            // One more round after the job: the queries see its end state.
+            sim.RunFor(options.QueryTailNs > 0 ? options.QueryTailNs : queries.LongestInterval + (queries.LongestInterval / 2));
+        }
         double cpuSeconds = cpu.Seconds(sim);
         options.Inspect?.Invoke(sim, services);
         var result = Collect(options, [description], sim, services, [maps], completions, failures, completed, t0, input.InputBytes);
@@ -168,6 +176,7 @@ public static class JobSimulation
         }
         result = result with
         {
+            Queries = queries.Results(),
             SimulationCpuSeconds = cpuSeconds,
             MapWallSeconds = input.WallSeconds,
             MapOutputOnDisk = input.OnDisk,

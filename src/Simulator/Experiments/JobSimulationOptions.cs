@@ -55,6 +55,15 @@ public sealed record JobSimulationOptions
     /// <summary>Run the single-process reference MapReduce over the same input and compare every reduce output (small runs).</summary>
     public bool Verify { get; init; }
 
+    /// <summary>Monitoring queries asked while the job runs, every one from <see cref="QueryFrom"/> (see <see cref="SimulatedQueries"/>).</summary>
+    public IReadOnlyList<string> Queries { get; init; } = [];
+
+    /// <summary>How long to keep asking <see cref="Queries"/> after the job ends; 0: one and a half of the longest interval (one more round).</summary>
+    public long QueryTailNs { get; init; }
+
+    /// <summary>The server that asks <see cref="Queries"/>.</summary>
+    public Coordinate QueryFrom { get; init; }
+
     /// <summary>Random frame loss on every link (the transport must still deliver every byte).</summary>
     public double LossRate { get; init; }
 
@@ -159,6 +168,14 @@ public sealed record JobSimulationOptions
             throw new ArgumentException($"placed roots must be R = {ReduceTasks} distinct servers of the {Torus.Count}");
         }
         Service?.Validate();
+        if (Queries.Count > 0 && !Torus.Contains(QueryFrom))
+        {
+            throw new ArgumentException($"the asking server {QueryFrom.Name} is not in the {Torus} torus");
+        }
+        foreach (var query in Queries)
+        {
+            SimulatedQueries.Check(query);
+        }
     }
 
     /// <summary>The servers that map the job's input, every one when <see cref="MapServers"/> is null.</summary>

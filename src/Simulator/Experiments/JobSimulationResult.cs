@@ -93,6 +93,10 @@ public sealed record JobSimulationResult
     [JsonPropertyName("completed")]
     public required bool Completed { get; init; }
 
+    /// <summary>Monitoring queries asked during the run (<c>sim run --query</c>), with every round's result.</summary>
+    [JsonPropertyName("queries")]
+    public IReadOnlyList<SimulatedQueryResult> Queries { get; init; } = [];
+
     [JsonPropertyName("inputBytes")]
     public required long InputBytes { get; init; }
 

@@ -7,9 +7,10 @@ namespace Camdoop.Cli.Tests.Architecture;
 /// <summary>
 /// The product's layering, read from the compiled assemblies (this project references every one of them through the
 /// CLI). Namespaces must not depend on each other in a cycle, and assemblies may reference only the layers below them:
-/// Runtime &lt;- KeyRouting &lt;- MapReduce &lt;- ChunkStore &lt;- FrontEnd &lt;- Hosting &lt;- camdoop, and
-/// Runtime &lt;- Simulator &lt;- Experiments, where Experiments also uses KeyRouting and MapReduce (to run the Camdoop
-/// service in the simulator) and camdoop uses Experiments.
+/// Runtime &lt;- KeyRouting &lt;- MapReduce &lt;- ChunkStore &lt;- FrontEnd &lt;- Hosting &lt;- camdoop, with Monitoring
+/// beside ChunkStore (on MapReduce, used by FrontEnd), and Runtime &lt;- Simulator &lt;- Experiments, where
+/// Experiments also uses KeyRouting, MapReduce and Monitoring (to run the services in the simulator) and camdoop
+/// uses Experiments.
 /// </summary>
 public sealed class DependencyTests(ITestOutputHelper output)
 {
@@ -17,6 +18,7 @@ public sealed class DependencyTests(ITestOutputHelper output)
     private const string KeyRouting = "Camdoop.KeyRouting";
     private const string MapReduce = "Camdoop.MapReduce";
     private const string ChunkStore = "Camdoop.ChunkStore";
+    private const string Monitoring = "Camdoop.Monitoring";
     private const string FrontEnd = "Camdoop.FrontEnd";
     private const string Hosting = "Camdoop.Hosting";
     private const string Simulator = "Camdoop.Simulator";
@@ -30,11 +32,12 @@ public sealed class DependencyTests(ITestOutputHelper output)
         [KeyRouting] = [Runtime],
         [MapReduce] = [Runtime, KeyRouting],
         [ChunkStore] = [Runtime, KeyRouting, MapReduce],
-        [FrontEnd] = [Runtime, KeyRouting, MapReduce, ChunkStore],
-        [Hosting] = [Runtime, KeyRouting, MapReduce, ChunkStore, FrontEnd],
+        [Monitoring] = [Runtime, KeyRouting, MapReduce],
+        [FrontEnd] = [Runtime, KeyRouting, MapReduce, ChunkStore, Monitoring],
+        [Hosting] = [Runtime, KeyRouting, MapReduce, ChunkStore, Monitoring, FrontEnd],
         [Simulator] = [Runtime],
-        [Experiments] = [Runtime, Simulator, KeyRouting, MapReduce],
-        [Cli] = [Runtime, KeyRouting, MapReduce, ChunkStore, FrontEnd, Hosting, Simulator, Experiments],
+        [Experiments] = [Runtime, Simulator, KeyRouting, MapReduce, Monitoring],
+        [Cli] = [Runtime, KeyRouting, MapReduce, ChunkStore, Monitoring, FrontEnd, Hosting, Simulator, Experiments],
     };
 
     [Fact]

@@ -96,6 +96,19 @@ public class FrontEndWireTests
         yield return new KillReply { Id = 17, JobId = "00000000deadbeef", Was = "shuffling", Servers = 27 };
         yield return new RmRequest { Id = 18, Name = "corpus" };
         yield return new RmReply { Id = 18, Name = "corpus", Replicas = 84, Bytes = 1L << 33, Unanswered = ["2,2,2"] };
+        yield return new QueryRequest { Id = 19, Query = "select port, sum(bytes_sent) from links group by port every 1s", Rounds = 3 };
+        yield return new QueryPart
+        {
+            Id = 19,
+            More = true,
+            Round = 2,
+            Columns = ["port", "sum(bytes_sent)"],
+            Rows = [["+X", "12345"], ["-Z", ""]],
+            Servers = 26,
+            ServersInCube = 27,
+            LatencyNs = 18_400_000,
+        };
+        yield return new QueryReply { Id = 19, Rounds = 3 };
         yield return new AuthChallenge { Id = 0, Protocol = "camdoop-frontend-auth-1", Nonce = Blob.AsMemory(3, 32) };
         yield return new AuthRequest { Id = 15, Nonce = Blob.AsMemory(5, 32), Proof = Blob.AsMemory(40, 32) };
         yield return new AuthReply { Id = 15, Proof = Blob.AsMemory(80, 32) };
@@ -165,7 +178,7 @@ public class FrontEndWireTests
         var requestTypes = typeof(FrontEndRequest).Assembly.GetTypes()
             .Where(t => typeof(FrontEndRequest).IsAssignableFrom(t) && !t.IsAbstract)
             .ToList();
-        Assert.Equal(16, requestTypes.Count);
+        Assert.Equal(17, requestTypes.Count);
         foreach (var type in requestTypes.Where(t => t != typeof(AuthRequest)))
         {
             var request = (FrontEndRequest)Activator.CreateInstance(type)!;

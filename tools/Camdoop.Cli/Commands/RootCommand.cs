@@ -22,6 +22,7 @@ public static class RootCommand
         root.Add(LsCommand.Create());
         root.Add(RmCommand.Create());
         root.Add(PingCommand.Create());
+        root.Add(QueryCommand.Create());
         root.Add(SubmitCommand.Create());
         root.Add(StatusCommand.Create());
         root.Add(CatCommand.Create());

@@ -4,6 +4,7 @@ using Camdoop.Cli.CommandLine;
 using Camdoop.Experiments;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
+using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Commands;
 
@@ -55,6 +56,10 @@ public static class SimRunCommand
             .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
             .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
             .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
+            .Option("query", "Ask a monitoring query while the job runs, repeatable: select ... from TABLE ... every INTERVAL (simulated time; docs/monitoring.md)", "QUERY")
+            .Option("query-from", "The server that asks the queries", "X,Y,Z", "0,0,0")
+            .Option("query-for", "Keep asking the queries this long after the job ends; without it, one more round", "DURATION")
+            .Option("query-out", "Write each query's rounds as query-K.csv here, and a chart of its last column as query-K.svg", "DIR")
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
@@ -95,7 +100,35 @@ public static class SimRunCommand
             ReplicateOutput = args.Flag("replicate-output"),
             Service = CommonOptions.ServiceOptions(args),
             Compute = CommonOptions.Compute(args),
+            Queries = Queries(args),
+            QueryFrom = QueryFrom(args, torus),
+            QueryTailNs = args.Has("query-for") ? args.Nanoseconds("query-for") : 0,
         };
+    }
+
+    /// <summary>The --query texts, each checked: a bad one is one clear line before anything runs.</summary>
+    private static List<string> Queries(ParsedArguments args)
+    {
+        var queries = args.Strings("query").ToList();
+        foreach (var query in queries)
+        {
+            try
+            {
+                SimulatedQueries.Check(query);
+            }
+            catch (ArgumentException e)
+            {
+                throw CliException.Usage($"sim run: --query: {e.InnerException?.Message ?? e.Message}");
+            }
+        }
+        return queries;
+    }
+
+    private static Coordinate QueryFrom(ParsedArguments args, Torus torus)
+    {
+        string text = args.Required("query-from");
+        return Coordinate.TryParse(text, out var from) && torus.Contains(from) ? from
+            : throw CliException.Usage($"sim run: --query-from '{text}' is not a server of the {torus} torus (give X,Y,Z)");
     }
 
     // --map-output: whether the runs go to disk; auto (null) decides by the input's size.
@@ -139,6 +172,10 @@ public static class SimRunCommand
         int copies = args.Int("concurrent", 1, 64);
         var placement = args.Choice("placement", Placements);
         int serversPerJob = args.Int("servers-per-job", 0, options.Torus.Count);
+        if ((copies > 1 || placement == JobPartitioning.Vertical) && options.Queries.Count > 0)
+        {
+            throw CliException.Usage("sim run: --query watches one job; leave out --concurrent and --placement");
+        }
         if (copies > 1 && failures.Count > 0)
         {
             throw CliException.Usage("sim run: --fail injects failures into one job; leave out --concurrent");
@@ -160,6 +197,14 @@ public static class SimRunCommand
         else
         {
             Console.Out.Write(Describe(result));
+            Console.Out.Write(QueryReport.Describe(result.Queries));
+        }
+        if (args.String("query-out") is { } queryOut)
+        {
+            foreach (var path in QueryReport.WriteCsv(result.Queries, queryOut))
+            {
+                Console.Error.WriteLine($"wrote {path}");
+            }
         }
         if (!result.Completed)
         {
@@ -214,7 +259,8 @@ public static class SimRunCommand
     internal static JobSimulationResult RunWithFailures(JobSimulationOptions options, IReadOnlyList<FailureRequest> requests)
     {
         using var input = Prepare(options, "sim run: map");
-        var baseline = Execute(options with { NodeBeacons = true, Verify = false }, "sim run: without failures", input);
+        // The queries watch the run with failures only.
+        var baseline = Execute(options with { NodeBeacons = true, Verify = false, Queries = [] }, "sim run: without failures", input);
         if (!baseline.Completed)
         {
             throw new CliException($"sim run: the job did not complete without failures: {string.Join("; ", baseline.Errors)}");

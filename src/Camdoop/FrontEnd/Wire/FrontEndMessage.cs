@@ -90,7 +90,8 @@ public sealed class FrontEndOperations
         .Add<JobPartRequest>()
         .Add<JobsRequest>()
         .Add<KillRequest>()
-        .Add<RmRequest>();
+        .Add<RmRequest>()
+        .Add<QueryRequest>();
 
     public FrontEndOperations Add<T>()
         where T : FrontEndRequest, new()

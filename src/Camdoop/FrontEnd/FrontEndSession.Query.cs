@@ -1,0 +1,69 @@
+using System.Threading.Channels;
+using Camdoop.FrontEnd.Wire;
+using Camdoop.Monitoring.Queries;
+using Camdoop.Monitoring.Service;
+
+namespace Camdoop.FrontEnd;
+
+// "query": a monitoring query over the whole cube, asked from this server; each round's result streams back as a part.
+public sealed partial class FrontEndSession
+{
+    private const int MaxQueryRounds = 1_000_000;
+
+    private async Task QueryAsync(QueryRequest request, FrontEndReplies replies, CancellationToken cancellation)
+    {
+        string text = Field.Required(request.Query, "query");
+        int rounds = request.Rounds is null ? 0 : Field.InRange(request.Rounds, "rounds", 0, MaxQueryRounds);
+        var monitor = _node.Monitor ?? throw new FrontEndException($"server {_node.Loop.Host.Self} does not run the monitoring service");
+        Query query;
+        try
+        {
+            query = QueryParser.Parse(text);
+        }
+        catch (QueryException e)
+        {
+            throw new FrontEndException(e.Message, e);
+        }
+        // A slow client must not hold rounds without bound: the oldest unsent ones give way.
+        var results = Channel.CreateBounded<QueryRound>(new BoundedChannelOptions(16) { FullMode = BoundedChannelFullMode.DropOldest });
+        uint number = await _node.OnLoop(() => monitor.Ask(query, round =>
+        {
+            results.Writer.TryWrite(round);
+            if (rounds > 0 && round.Round >= rounds)
+            {
+                results.Writer.TryComplete();
+            }
+        }, rounds)).ConfigureAwait(false);
+        long sent = 0;
+        try
+        {
+            await foreach (var round in results.Reader.ReadAllAsync(cancellation).ConfigureAwait(false))
+            {
+                await replies.SendPartAsync(
+                    new QueryPart
+                    {
+                        Round = round.Round,
+                        Columns = [.. round.Columns],
+                        Rows = [.. round.Rows.Select(r => r.Select(v => v.ToString()).ToList())],
+                        Servers = round.Servers,
+                        ServersInCube = round.ServersInCube,
+                        LatencyNs = round.LatencyNs,
+                    },
+                    cancellation).ConfigureAwait(false);
+                sent++;
+            }
+        }
+        finally
+        {
+            try
+            {
+                _node.Loop.Post(() => monitor.Cancel(number));
+            }
+            catch (InvalidOperationException)
+            {
+                // The server is stopping: its queries stop with it.
+            }
+        }
+        await replies.SendAsync(new QueryReply { Rounds = sent }, cancellation).ConfigureAwait(false);
+    }
+}

@@ -1,0 +1,71 @@
+namespace Camdoop.Monitoring.Tables;
+
+/// <summary>The tables every server exposes to monitoring queries (the HONE paper's host tables, for a CamCube server).</summary>
+public static class MonitorTables
+{
+    private static ColumnSchema Num(string name, string description) => new(name, ColumnKind.Number, description);
+
+    private static ColumnSchema Text(string name, string description) => new(name, ColumnKind.Text, description);
+
+    public static TableSchema Links { get; } = new(
+        "links",
+        "one port of one server",
+        Text("server", "the server, x,y,z"),
+        Text("port", "+X, -X, +Y, -Y, +Z or -Z"),
+        Text("neighbour", "the server at the other end, x,y,z"),
+        Num("up", "1 when the link is up (carrier and the neighbour heard), else 0"),
+        Num("frames_sent", "frames the port handed to its link"),
+        Num("bytes_sent", "bytes of those frames"),
+        Num("frames_received", "valid frames received on the port"),
+        Num("bytes_received", "bytes of those frames"),
+        Num("queue_depth", "frames waiting in the port's service queues now"),
+        Num("drops", "frames dropped at the port: forwarded frames refused (full transit queue, TTL) and frames flushed when the link went down"),
+        Num("busy_ns", "nanoseconds during which frames waited for the link (the link was the bottleneck)"));
+
+    public static TableSchema Services { get; } = new(
+        "services",
+        "one service's queue on one port of one server",
+        Text("server", "the server, x,y,z"),
+        Text("service", "the service's name (camdoop, chunkstore, routing, ...)"),
+        Num("service_id", "the service id of its frames"),
+        Text("port", "+X, -X, +Y, -Y, +Z or -Z"),
+        Num("frames_queued", "frames the queue admitted: sent by the service or forwarded for it"),
+        Num("bytes_queued", "bytes of those frames"),
+        Num("frames_sent", "frames the link took from the queue"),
+        Num("bytes_sent", "bytes of those frames"),
+        Num("waiting", "frames waiting in the queue now"));
+
+    public static TableSchema Jobs { get; } = new(
+        "jobs",
+        "one MapReduce job on one server",
+        Text("server", "the server, x,y,z"),
+        Text("job", "the job id, 16 hex digits"),
+        Text("name", "the job's name (wordcount, sort, ...)"),
+        Text("state", "running, finished or failed"),
+        Num("reduce_tasks", "reduce tasks of the job"),
+        Num("vertices", "the job's tree vertices on this server"),
+        Num("vertices_done", "of those, the finished ones"),
+        Num("reduce_tasks_done", "reduce tasks this server completed as their root"),
+        Num("bytes_in", "shuffle bytes this server's vertices and roots received from their children"),
+        Num("bytes_out", "shuffle bytes this server's vertices sent to their parents, acknowledged"),
+        Num("aggregated_bytes", "bytes saved by combining equal keys here"));
+
+    public static TableSchema Servers { get; } = new(
+        "servers",
+        "one server",
+        Text("server", "the server, x,y,z"),
+        Num("links_up", "links that are up"),
+        Num("cpu_ms", "CPU time of the server's process (0 in the simulator: one process hosts every server)"),
+        Num("memory_bytes", "the process's working set (0 in the simulator)"),
+        Num("disk_free_bytes", "free bytes on the data directory's file system (0 in the simulator)"),
+        Num("frames_forwarded", "frames forwarded for other servers"),
+        Num("frames_rejected", "received frames rejected as malformed"),
+        Num("queue_full", "sends refused because a service's queue was full"),
+        Num("service_faults", "service callbacks that failed"),
+        Num("jobs_running", "MapReduce jobs running here"));
+
+    public static IReadOnlyList<TableSchema> All { get; } = [Links, Services, Jobs, Servers];
+
+    public static TableSchema? Find(string name) =>
+        All.FirstOrDefault(t => string.Equals(t.Name, name, StringComparison.OrdinalIgnoreCase));
+}

@@ -1,0 +1,148 @@
+using System.Globalization;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.Monitoring.Tables;
+
+/// <summary>
+/// Reads a server's tables from its own counters when a query asks (once per round, never per frame): the node's
+/// per-port counters, each service queue's counters, the Camdoop service's jobs and the process's latest costs.
+/// Rows are in <see cref="TableSchema.Columns"/> order.
+/// </summary>
+public sealed class NodeTables
+{
+    private readonly INodeContext _context;
+    private readonly IServerStatsSource? _stats;
+    private readonly string _self;
+
+    public NodeTables(INodeContext context, IServerStatsSource? stats)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        _context = context;
+        _stats = stats;
+        _self = context.Self.Name;
+    }
+
+    public void Read(TableSchema table, List<QueryValue[]> rows)
+    {
+        ArgumentNullException.ThrowIfNull(table);
+        ArgumentNullException.ThrowIfNull(rows);
+        if (ReferenceEquals(table, MonitorTables.Links))
+        {
+            ReadLinks(rows);
+        }
+        else if (ReferenceEquals(table, MonitorTables.Services))
+        {
+            ReadServices(rows);
+        }
+        else if (ReferenceEquals(table, MonitorTables.Jobs))
+        {
+            ReadJobs(rows);
+        }
+        else if (ReferenceEquals(table, MonitorTables.Servers))
+        {
+            ReadServer(rows);
+        }
+        else
+        {
+            throw new ArgumentException($"'{table.Name}' is not a monitoring table", nameof(table));
+        }
+    }
+
+    private void ReadLinks(List<QueryValue[]> rows)
+    {
+        var c = _context.Counters;
+        long now = _context.Now;
+        foreach (var port in Ports.All)
+        {
+            int p = (int)port;
+            int waiting = 0;
+            foreach (var service in _context.Services)
+            {
+                waiting += _context.QueueCounters(service.Id, port).Waiting;
+            }
+            rows.Add(
+            [
+                _self, port.Name(), _context.Torus.Neighbour(_context.Self, port).Name, _context.IsLinkUp(port) ? 1 : 0,
+                c.FramesSent[p], c.BytesSent[p], c.FramesReceived[p], c.BytesReceived[p], waiting, c.PortDrops[p],
+                c.BacklogAt(port, now),
+            ]);
+        }
+    }
+
+    private void ReadServices(List<QueryValue[]> rows)
+    {
+        foreach (var service in _context.Services)
+        {
+            foreach (var port in Ports.All)
+            {
+                var q = _context.QueueCounters(service.Id, port);
+                rows.Add([_self, service.Name, service.Id, port.Name(), q.FramesQueued, q.BytesQueued, q.FramesSent, q.BytesSent, q.Waiting]);
+            }
+        }
+    }
+
+    private void ReadJobs(List<QueryValue[]> rows)
+    {
+        var camdoop = _context.GetService<CamdoopService>();
+        if (camdoop is null)
+        {
+            return;
+        }
+        foreach (var job in camdoop.Jobs)
+        {
+            int vertices = 0;
+            int done = 0;
+            long bytesIn = 0;
+            long bytesOut = 0;
+            foreach (var v in job.Vertices)
+            {
+                vertices++;
+                done += v.IsFinished ? 1 : 0;
+                bytesOut += v.Output.Acknowledged;
+                foreach (var child in v.Children)
+                {
+                    bytesIn += child.Received;
+                }
+            }
+            foreach (var root in job.RootReducers)
+            {
+                foreach (var child in root.Children)
+                {
+                    bytesIn += child.Received;
+                }
+            }
+            string state = job.Failure is not null ? "failed" : job.IsFinished ? "finished" : "running";
+            rows.Add(
+            [
+                _self, job.JobId.ToString("x16", CultureInfo.InvariantCulture), job.Job.Name, state,
+                job.Description.ReduceTasks, vertices, done, job.CompletedReduceTasks.Count, bytesIn, bytesOut, job.AggregatedBytes,
+            ]);
+        }
+    }
+
+    private void ReadServer(List<QueryValue[]> rows)
+    {
+        var c = _context.Counters;
+        int up = 0;
+        foreach (var port in Ports.All)
+        {
+            up += _context.IsLinkUp(port) ? 1 : 0;
+        }
+        var stats = _stats?.Latest ?? default;
+        int running = 0;
+        if (_context.GetService<CamdoopService>() is { } camdoop)
+        {
+            foreach (var job in camdoop.Jobs)
+            {
+                running += job.IsFinished || job.Failure is not null ? 0 : 1;
+            }
+        }
+        rows.Add(
+        [
+            _self, up, stats.CpuMilliseconds, stats.MemoryBytes, stats.DiskFreeBytes, c.FramesForwarded, c.TotalRejected,
+            c.QueueFull, c.ServiceFaults, running,
+        ]);
+    }
+}
