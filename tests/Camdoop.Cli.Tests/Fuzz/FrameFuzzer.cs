@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Cli.Tests.Fuzz;
@@ -154,7 +155,8 @@ internal sealed class FrameFuzzer
                 }
             case FuzzKind.UnknownService:
                 {
-                    byte service = (byte)r.Next(6, 256);
+                    // Any id above the product's last service (the flood probe's 250 runs only in the link benchmark).
+                    byte service = (byte)r.Next(WellKnownServices.Monitoring + 1, 256);
                     return Real(frame, service, FrameFlags.None, 1, _neighbour, _target, RandomPayload(r.Next(0, 200)));
                 }
             case FuzzKind.Oversize:
