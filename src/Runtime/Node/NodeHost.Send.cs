@@ -69,8 +69,7 @@ public sealed partial class NodeHost
         var buffer = frame.Buffer;
         if (_halted || !CanCarry(port, frame.Header.ServiceId))
         {
-            Counters.ForwardDropped++;
-            Counters.PortDrops[(int)port]++;
+            CountForwardDrop(port);
             return SendStatus.LinkDown;
         }
         if (ReferenceEquals(_dispatchConsumed, buffer))
@@ -82,14 +81,12 @@ public sealed partial class NodeHost
         if (queue.TransitSpace == 0)
         {
             // Transit frames are not pushed back: the end-to-end transport recovers them.
-            Counters.ForwardDropped++;
-            Counters.PortDrops[(int)port]++;
+            CountForwardDrop(port);
             return SendStatus.QueueFull;
         }
         if (!FrameCodec.TryDecrementTtl(buffer.Span))
         {
-            Counters.ForwardDropped++;
-            Counters.PortDrops[(int)port]++;
+            CountForwardDrop(port);
             Counters.Rejected[(int)FrameError.TtlExpired]++;
             return SendStatus.TtlExpired;
         }
@@ -209,6 +206,13 @@ public sealed partial class NodeHost
         {
             _pumping = false;
         }
+    }
+
+    /// <summary>A transit frame this server did not forward on <paramref name="port"/>.</summary>
+    private void CountForwardDrop(Port port)
+    {
+        Counters.ForwardDropped++;
+        Counters.PortDrops[(int)port]++;
     }
 
     private static bool AnyWaiting(List<ServiceQueue> queues)
