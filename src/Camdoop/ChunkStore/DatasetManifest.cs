@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using System.Text;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Records;
+using Camdoop.Runtime.Topology;
 
 namespace Camdoop.ChunkStore;
 
@@ -134,6 +135,38 @@ public sealed record DatasetManifest
             CreatedUnixMs = created,
             Chunks = chunks,
         };
+    }
+
+    /// <summary>
+    /// A dataset held whole in memory, one chunk per input (chunk i at index i), with its manifest: what to write to a
+    /// chunk store, chunks first, when the data is not uploaded through a front-end.
+    /// </summary>
+    public static (DatasetManifest Manifest, IReadOnlyList<(ChunkMeta Meta, byte[] Bytes)> Chunks) FromInputs(
+        Torus torus, string name, IReadOnlyList<byte[]> inputs, DatasetFormat format = DatasetFormat.Text, int recordSize = 0, ulong nonce = 0)
+    {
+        ArgumentNullException.ThrowIfNull(inputs);
+        long total = inputs.Sum(x => (long)x.Length);
+        var chunks = inputs.Select((bytes, i) => (new ChunkMeta
+        {
+            Id = ChunkPlacement.ChunkId(torus, name, i, nonce),
+            Length = bytes.Length,
+            Checksum = XxHash64.Hash(bytes),
+            Dataset = name,
+            Index = i,
+            Count = inputs.Count,
+            DatasetBytes = total,
+            Format = format,
+            RecordSize = recordSize,
+        }, bytes)).ToList();
+        var manifest = new DatasetManifest
+        {
+            Name = name,
+            Format = format,
+            RecordSize = recordSize,
+            TotalBytes = total,
+            Chunks = chunks.Select(c => new ManifestChunk(c.Item1.Id, c.Item1.Length, c.Item1.Checksum)).ToList(),
+        };
+        return (manifest, chunks);
     }
 
     /// <summary>The manifest as a chunk: its metadata carries the dataset summary that listings show.</summary>

@@ -3,7 +3,6 @@ using Camdoop.FrontEnd.Jobs;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
@@ -53,24 +52,11 @@ internal sealed class JobControlCube : IDisposable
     /// <summary>Stores each input as one chunk (chunk i's primary is server i) and the manifest; returns the manifest.</summary>
     public DatasetManifest Put(string name, IReadOnlyList<byte[]> inputs)
     {
-        var chunks = new List<ManifestChunk>();
-        for (int i = 0; i < inputs.Count; i++)
+        var (manifest, chunks) = DatasetManifest.FromInputs(Cube, name, inputs);
+        foreach (var (meta, bytes) in chunks)
         {
-            var bytes = inputs[i];
-            var meta = new ChunkMeta
-            {
-                Id = ChunkPlacement.ChunkId(Cube, name, i, nonce: 0),
-                Length = bytes.Length,
-                Checksum = XxHash64.Hash(bytes),
-                Dataset = name,
-                Index = i,
-                Count = inputs.Count,
-                DatasetBytes = inputs.Sum(x => (long)x.Length),
-            };
             Write(meta, bytes);
-            chunks.Add(new ManifestChunk(meta.Id, meta.Length, meta.Checksum));
         }
-        var manifest = new DatasetManifest { Name = name, TotalBytes = chunks.Sum(c => c.Length), Chunks = chunks };
         var (m, b) = manifest.ToChunk();
         Write(m, b);
         return manifest;

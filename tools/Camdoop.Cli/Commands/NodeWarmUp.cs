@@ -5,7 +5,6 @@ using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
@@ -87,38 +86,15 @@ public static class NodeWarmUp
     {
         var generator = new DatasetGenerator(new DatasetOptions { Kind = kind, Servers = Cube.Count, BytesPerServer = bytesPerServer, Seed = 1 });
         var inputs = Enumerable.Range(0, Cube.Count).Select(generator.GenerateServer).ToArray();
-        var chunks = new List<ManifestChunk>();
-        for (int i = 0; i < inputs.Length; i++)
+        var (manifest, chunks) = DatasetManifest.FromInputs(Cube, name, inputs, format, format == DatasetFormat.Records ? SortJob.RecordBytes : 0);
+        foreach (var (meta, bytes) in chunks)
         {
-            var meta = new ChunkMeta
-            {
-                Id = ChunkPlacement.ChunkId(Cube, name, i, nonce: 0),
-                Length = inputs[i].Length,
-                Checksum = XxHash64.Hash(inputs[i]),
-                Dataset = name,
-                Index = i,
-                Count = inputs.Length,
-                DatasetBytes = inputs.Sum(x => (long)x.Length),
-                Format = format,
-                RecordSize = RecordSize(format),
-            };
-            Write(sim, meta, inputs[i]);
-            chunks.Add(new ManifestChunk(meta.Id, meta.Length, meta.Checksum));
+            Write(sim, meta, bytes);
         }
-        var manifest = new DatasetManifest
-        {
-            Name = name,
-            Format = format,
-            RecordSize = RecordSize(format),
-            TotalBytes = chunks.Sum(c => c.Length),
-            Chunks = chunks,
-        };
         var (m, b) = manifest.ToChunk();
         Write(sim, m, b);
         return manifest;
     }
-
-    private static int RecordSize(DatasetFormat format) => format == DatasetFormat.Records ? SortJob.RecordBytes : 0;
 
     private static void Write(Simulation sim, ChunkMeta meta, byte[] bytes)
     {
