@@ -19,5 +19,21 @@ public static class EventOrder
 
     public static ulong Of(int entity, long sequence) => ((ulong)(uint)entity << SequenceBits) | (ulong)sequence;
 
+    /// <summary>
+    /// The key of an event at <paramref name="time"/> with the entities ranked by a permutation that changes with the
+    /// time (a bijection on entity ids for each time, so simultaneous events still have distinct entities, and one
+    /// entity's events still sort by sequence). Simultaneous frames then reach a switch in an order that varies, as a
+    /// switch's arbiter serves its inputs in turn, instead of the lowest-numbered link always first.
+    /// </summary>
+    public static ulong Of(int entity, long sequence, long time)
+    {
+        ulong h = (ulong)time * 0x9E3779B97F4A7C15UL;
+        h ^= h >> 29;
+        h *= 0xBF58476D1CE4E5B9UL;
+        h ^= h >> 32;
+        ulong ranked = (((uint)entity ^ h) * ((h >> 24) | 1)) & MaxEntity;
+        return (ranked << SequenceBits) | (ulong)sequence;
+    }
+
     public static int EntityOf(ulong order) => (int)(order >> SequenceBits);
 }

@@ -22,11 +22,13 @@ internal sealed class SimulationPartition : INodeDriver
     private List<OutboundArrival> _inboxSpare = [];
     private long _now;
     private long _sequence;
+    private readonly bool _rotateTies;
 
     public SimulationPartition(Simulation simulation, int index)
     {
         Simulation = simulation;
         Index = index;
+        _rotateTies = simulation.Network != NetworkKind.Torus;
     }
 
     public Simulation Simulation { get; }
@@ -58,13 +60,14 @@ internal sealed class SimulationPartition : INodeDriver
         }
     }
 
-    private ulong NextOrder(int entity)
+    private ulong NextOrder(int entity, long time)
     {
         if (_sequence > EventOrder.MaxSequence)
         {
             throw new InvalidOperationException("event sequence numbers exhausted");
         }
-        return EventOrder.Of(entity, _sequence++);
+        // Switched networks rotate which input wins a tie (see EventOrder); the torus keeps its fixed order.
+        return _rotateTies ? EventOrder.Of(entity, _sequence++, time) : EventOrder.Of(entity, _sequence++);
     }
 
     long INodeDriver.Now => _now;
@@ -76,7 +79,8 @@ internal sealed class SimulationPartition : INodeDriver
         {
             return; // a dead incarnation's timer must never reach its successor
         }
-        _queue.Push(Math.Max(dueTime, _now), NextOrder(Simulation.TimerEntity(index)), SimEvent.ForTimer(index, Simulation.BootOf(index), timerId));
+        long time = Math.Max(dueTime, _now);
+        _queue.Push(time, NextOrder(Simulation.TimerEntity(index), time), SimEvent.ForTimer(index, Simulation.BootOf(index), timerId));
     }
 
     void INodeDriver.Log(Coordinate node, LogLevel level, string message) => Simulation.Log(_now, node, level, message);
@@ -111,9 +115,11 @@ internal sealed class SimulationPartition : INodeDriver
     public long ComputeFreeAt(int index) => Simulation.ComputeOf(index)?.BusyUntil ?? 0;
 
     /// <summary>The frame at the head of <paramref name="link"/>'s ring starts serialising now, or at <paramref name="notBefore"/> if later.</summary>
-    public void ScheduleTransmitComplete(SimulatedLink link, int frameLength, long notBefore) =>
-        _queue.Push(Math.Max(_now, notBefore) + Simulation.SerialisationTime(frameLength), NextOrder(link.Index),
-            SimEvent.ForLink(EventKind.TransmitComplete, link.Index, link.Epoch));
+    public void ScheduleTransmitComplete(SimulatedLink link, int frameLength, long notBefore)
+    {
+        long time = Math.Max(_now, notBefore) + Simulation.SerialisationTime(frameLength);
+        _queue.Push(time, NextOrder(link.Index, time), SimEvent.ForLink(EventKind.TransmitComplete, link.Index, link.Epoch));
+    }
 
     /// <summary>
     /// The frame has left on <paramref name="link"/>: it arrives a fixed delay from now. Arrivals are scheduled in
@@ -122,7 +128,7 @@ internal sealed class SimulationPartition : INodeDriver
     public void ScheduleArrival(SimulatedLink link, Frame frame)
     {
         long time = _now + Simulation.ArrivalDelay;
-        ulong order = NextOrder(link.Index);
+        ulong order = NextOrder(link.Index, time);
         if (ReferenceEquals(link.Receiver, this))
         {
             QueueArrival(link, frame, time, order);
@@ -267,7 +273,7 @@ internal sealed class SimulationPartition : INodeDriver
     // The wake-up is an event of the server's timer entity, which only this partition schedules: the same order
     // whatever the split.
     private void ScheduleWake(int node, long time) =>
-        _queue.Push(time, NextOrder(Simulation.TimerEntity(node)), new SimEvent(EventKind.ComputeDone, node, 0, 0));
+        _queue.Push(time, NextOrder(Simulation.TimerEntity(node), time), new SimEvent(EventKind.ComputeDone, node, 0, 0));
 
     /// <summary>The core is free: run the events that waited, in order, until one of them makes it busy again.</summary>
     private void OnComputeDone(int node)

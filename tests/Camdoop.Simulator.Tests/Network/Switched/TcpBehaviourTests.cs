@@ -63,6 +63,27 @@ public class TcpBehaviourTests
         Assert.True(lossy.Duration > 4 * clean.Duration, $"incast {lossy.Duration} ns against {clean.Duration} ns");
     }
 
+    [Theory]
+    [InlineData(false, 0)]
+    [InlineData(true, 64 * 1024)]
+    public void LongFlowsThroughOneBottleneckShareItFairly(bool dctcp, int ecnThreshold)
+    {
+        // Four servers send to a fifth without end; from 2 s (past slow start and the first losses) to 12 s each flow
+        // delivers within 10 % of a quarter of what all four delivered.
+        const int senders = 4;
+        var flows = Enumerable.Range(1, senders).Select(s => new TcpFlow(s, 0, long.MaxValue / 4)).ToList();
+        using var traffic = Traffic(flows, tcp: new TcpOptions { Dctcp = dctcp, MinRto = SimTime.Millisecond }, ecnThreshold: ecnThreshold);
+        traffic.Start();
+        traffic.Simulation.RunUntil(2 * SimTime.Second);
+        var before = Enumerable.Range(0, senders).Select(traffic.Delivered).ToArray();
+        traffic.Simulation.RunUntil(12 * SimTime.Second);
+        var delivered = Enumerable.Range(0, senders).Select(f => traffic.Delivered(f) - before[f]).ToArray();
+        double fair = delivered.Average();
+        Assert.All(delivered, d => Assert.InRange(d, 0.9 * fair, 1.1 * fair));
+        // Together they keep the bottleneck busy.
+        Assert.True(delivered.Sum() * 8 / 10.0 > 0.9 * LineRateGoodput(TcpWire.MaxSegmentSize), $"{delivered.Sum()} bytes in 10 s");
+    }
+
     [Fact]
     public void DctcpKeepsTheIncastQueueShortAndLosesNothing()
     {
