@@ -113,7 +113,7 @@ internal sealed class SimulationPartition : INodeDriver
     /// <summary>The frame at the head of <paramref name="link"/>'s ring starts serialising now, or at <paramref name="notBefore"/> if later.</summary>
     public void ScheduleTransmitComplete(SimulatedLink link, int frameLength, long notBefore) =>
         _queue.Push(Math.Max(_now, notBefore) + Simulation.SerialisationTime(frameLength), NextOrder(link.Index),
-            SimEvent.ForLink(EventKind.TransmitComplete, link.Index, link.Epoch));
+            SimEvent.ForLink(EventKind.TransmitComplete, link.Index, link.Epoch) with { Arg = link.TransmitTicket });
 
     /// <summary>
     /// The frame has left on <paramref name="link"/>: it arrives a fixed delay from now. Arrivals are scheduled in
@@ -224,7 +224,12 @@ internal sealed class SimulationPartition : INodeDriver
         switch (kind)
         {
             case EventKind.TransmitComplete:
-                OnTransmitComplete(Simulation.LinkAt(ev.Target), ev.Epoch);
+                var link = Simulation.LinkAt(ev.Target);
+                // A coalescing link that woke early (its trigger filled) rescheduled its head: the old event is void.
+                if (ev.Arg == link.TransmitTicket)
+                {
+                    OnTransmitComplete(link, ev.Epoch);
+                }
                 break;
             case EventKind.FrameArrival:
                 if (!Deferred(Simulation.LinkAt(ev.Target).ToIndex, ev))
