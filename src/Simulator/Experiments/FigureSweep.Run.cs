@@ -143,6 +143,7 @@ public static partial class FigureSweep
             Service = options.Service,
             Trees = options.Trees,
             Compute = options.Compute,
+            Energy = options.Energy,
             DataRoot = options.DataRoot,
         };
 
@@ -231,7 +232,7 @@ public static partial class FigureSweep
             {
                 _rows.Add(new SweepRow(figure.ToString(), panel, bytes, s, res.OutputRatio, r, res.Mode, res.Trees, res.ShuffleReduceSeconds, res.LowerBounds,
                     res.IntermediateBytes, res.OutputBytes, res.DataByteHops, res.LinkBytes, res.AggregatedBytes, res.Completed,
-                    res.SimulationWallSeconds, res.SimulationCpuSeconds, res.Events));
+                    res.SimulationWallSeconds, res.SimulationCpuSeconds, res.Events, res.Energy));
             }
         }
     }

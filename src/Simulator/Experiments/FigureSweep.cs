@@ -3,6 +3,7 @@ using Camdoop.Experiments.Reports;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
+using Camdoop.Simulator.Energy;
 
 namespace Camdoop.Experiments;
 
@@ -50,6 +51,9 @@ public sealed record SweepOptions
     /// <summary>How servers' work is priced in virtual time (null: free, as in the Camdoop paper's simulator).</summary>
     public ComputeModel? Compute { get; init; }
 
+    /// <summary>The energy model every run's network accounts under (null: energy is not measured).</summary>
+    public EnergyModel? Energy { get; init; }
+
     public string? DataRoot { get; init; }
 }
 
@@ -76,7 +80,8 @@ public sealed record SweepRow(
     bool Completed,
     double SimulationWallSeconds,
     double SimulationCpuSeconds,
-    long Events);
+    long Events,
+    NetworkEnergy? Energy = null);
 
 /// <summary>
 /// Reproduces Figures 6, 7 and 10 of the paper on a simulated torus (8x8x8 with 2 MB per server by default):
@@ -142,16 +147,26 @@ public static partial class FigureSweep
     public static CsvTable ToCsv(IEnumerable<SweepRow> rows)
     {
         ArgumentNullException.ThrowIfNull(rows);
-        var table = new CsvTable("figure", "panel", "requestedS", "outputRatio", "reduceTasks", "mode", "trees", "shuffleReduceSeconds",
+        // With energy measured (SweepOptions.Energy), each run's network energy follows its other columns.
+        bool energy = rows.Any(r => r.Energy is not null);
+        string[] header = ["figure", "panel", "requestedS", "outputRatio", "reduceTasks", "mode", "trees", "shuffleReduceSeconds",
             "switch1G", "switch6G", "switch1GOversub", "intermediateBytes", "outputBytes", "dataByteHops", "linkBytes",
             "aggregatedMin", "aggregatedMedian", "aggregatedMax", "completed", "simulationWallSeconds", "simulationCpuSeconds", "events",
-            "bytesPerServer");
+            "bytesPerServer"];
+        string[] energyHeader = ["energyModel", "energyJoules", "energyTorusJoules", "energyNicJoules", "energySwitchJoules",
+            "energyLegacyJoules", "lowPowerShare", "wakes"];
+        var table = new CsvTable(energy ? [.. header, .. energyHeader] : header);
         foreach (var r in rows)
         {
-            table.Add(r.Figure, r.Panel, r.RequestedOutputRatio, r.OutputRatio, r.ReduceTasks, r.Mode, r.Trees, r.ShuffleReduceSeconds,
+            object[] values = [r.Figure, r.Panel, r.RequestedOutputRatio, r.OutputRatio, r.ReduceTasks, r.Mode, r.Trees, r.ShuffleReduceSeconds,
                 r.LowerBounds.Switch1G, r.LowerBounds.Switch6G, r.LowerBounds.Switch1GOversubscribed, r.IntermediateBytes, r.OutputBytes,
                 r.DataByteHops, r.LinkBytes, r.AggregatedBytes.Min, r.AggregatedBytes.Median, r.AggregatedBytes.Max, r.Completed,
-                r.SimulationWallSeconds, r.SimulationCpuSeconds, r.Events, r.BytesPerServer);
+                r.SimulationWallSeconds, r.SimulationCpuSeconds, r.Events, r.BytesPerServer];
+            var e = r.Energy;
+            table.Add(energy
+                ? [.. values, e?.Model ?? "", e?.Joules ?? 0, e?.ByKind.TorusLinks ?? 0, e?.ByKind.ServerNics ?? 0, e?.ByKind.SwitchPorts ?? 0,
+                    e?.LegacyJoules ?? 0, e?.LowPowerShare ?? 0, e?.Wakes ?? 0]
+                : values);
         }
         return table;
     }
@@ -191,12 +206,46 @@ public static partial class FigureSweep
         return charts;
     }
 
-    /// <summary>Writes one SVG per panel into <paramref name="directory"/>; returns the paths.</summary>
+    /// <summary>
+    /// With energy measured, one more chart per panel: each mode's network energy for the job, and what legacy
+    /// Ethernet would have drawn over the same time (dashed).
+    /// </summary>
+    public static IReadOnlyList<SvgLineChart> EnergyCharts(IEnumerable<SweepRow> rows)
+    {
+        ArgumentNullException.ThrowIfNull(rows);
+        var charts = new List<SvgLineChart>();
+        foreach (var panel in rows.Where(r => r.Energy is not null).GroupBy(r => (r.Figure, r.Panel)))
+        {
+            bool byS = panel.Key.Figure == nameof(Figure.Figure6);
+            bool bySize = panel.Key.Figure == nameof(Figure.Figure10);
+            double X(SweepRow r) => byS ? r.RequestedOutputRatio : bySize ? Math.Log10(r.BytesPerServer / 1024.0) : Math.Log2(r.ReduceTasks);
+            string model = panel.First().Energy!.Model;
+            var chart = new SvgLineChart
+            {
+                Title = $"{(byS ? "Figure 6" : bySize ? "Figure 10" : "Figure 7")} energy: {panel.Key.Panel}",
+                XLabel = byS ? "output ratio S" : bySize ? "input per server (KB, log scale)" : "number of reduce tasks R (log scale)",
+                XTickFormat = byS ? null
+                    : bySize ? x => Math.Round(Math.Pow(10, x)).ToString(CultureInfo.InvariantCulture) + " KB"
+                    : x => Math.Round(Math.Pow(2, x)).ToString(CultureInfo.InvariantCulture),
+                YLabel = $"network energy for the job (J, {model})",
+            };
+            foreach (var mode in panel.Select(r => r.Mode).Distinct())
+            {
+                var runs = panel.Where(r => r.Mode == mode).OrderBy(X).ToList();
+                chart.Series.Add(new ChartSeries($"{ModeName(mode)} ({model})", runs.Select(r => (X(r), r.Energy!.Joules)).ToList()));
+                chart.Series.Add(new ChartSeries($"{ModeName(mode)}, legacy", runs.Select(r => (X(r), r.Energy!.LegacyJoules)).ToList(), Dashed: true));
+            }
+            charts.Add(chart);
+        }
+        return charts;
+    }
+
+    /// <summary>Writes one SVG per panel into <paramref name="directory"/> (and one of energy, when measured); returns the paths.</summary>
     public static IReadOnlyList<string> WriteCharts(IEnumerable<SweepRow> rows, string directory, string prefix = "")
     {
         Directory.CreateDirectory(directory);
         var paths = new List<string>();
-        foreach (var chart in Charts(rows))
+        foreach (var chart in Charts(rows).Concat(EnergyCharts(rows)))
         {
             string name = prefix + chart.Title.Replace(": ", "-", StringComparison.Ordinal).Replace(",", "", StringComparison.Ordinal).Replace(' ', '-').Replace('=', '-').ToLowerInvariant() + ".svg";
             string path = Path.Combine(directory, name);

@@ -162,6 +162,8 @@ public static class JobSimulation
         completed &= failures.Count == 0 && completions.Count == options.ReduceTasks;
         progress?.Report(new JobSimulationProgress("shuffle", 1, $"{completions.Count}/{options.ReduceTasks} reducers done"));
 
+        // The job's energy ends with it, before the queries' last round.
+        var energy = options.Energy is null ? null : sim.MeasureEnergy(JobEnd(sim, completions));
         if (queries.Any)
         {
             // One more round after the job: the queries see its end state.
@@ -177,6 +179,7 @@ public static class JobSimulation
         result = result with
         {
             Queries = queries.Results(),
+            Energy = energy,
             SimulationCpuSeconds = cpuSeconds,
             MapWallSeconds = input.WallSeconds,
             MapOutputOnDisk = input.OnDisk,
@@ -223,6 +226,7 @@ public static class JobSimulation
         Seed = options.Seed,
         LinkRateBitsPerSecond = options.LinkRateBitsPerSecond,
         LossRate = options.LossRate,
+        Energy = options.Energy,
         Compute = options.Compute?.Rates,
         LogSink = options.LogSink,
         DataRoot = options.DataRoot,
@@ -233,6 +237,10 @@ public static class JobSimulation
             ? SimulationOptions.DefaultNodeOptions
             : SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * SimTime.Millisecond },
     };
+
+    /// <summary>When the last reducer finished (now, if none did): where the job's time and energy end.</summary>
+    private static long JobEnd(Simulation sim, List<ReduceTaskResult> completions) =>
+        completions.Count == 0 ? sim.Now : completions.Max(c => c.CompletedAt);
 
     /// <summary>The built-in job of a generated workload.</summary>
     public static string BuiltInJob(Workload workload) => workload switch
@@ -295,7 +303,7 @@ public static class JobSimulation
             busiestBytes = Math.Max(busiestBytes, link.Bytes);
             busiestTime = Math.Max(busiestTime, link.BusyTime);
         }
-        long last = completions.Count == 0 ? sim.Now : completions.Max(c => c.CompletedAt);
+        long last = JobEnd(sim, completions);
         return new JobSimulationResult
         {
             Torus = torus.ToString(),
@@ -337,6 +345,7 @@ public static class JobSimulation
             FrameEvents = sim.FrameEventsProcessed,
             SimulationCpuSeconds = 0,
             Compute = options.Compute is null ? null : ComputeReport.Of(options.Compute, sim, maps, t0, last),
+            Energy = options.Energy is null ? null : sim.MeasureEnergy(last),
         };
     }
 

@@ -2,6 +2,7 @@ using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
@@ -66,6 +67,9 @@ public sealed record JobSimulationOptions
 
     /// <summary>Random frame loss on every link (the transport must still deliver every byte).</summary>
     public double LossRate { get; init; }
+
+    /// <summary>The energy model the network's ports account under (null: energy is not measured). EEE also delays frames.</summary>
+    public EnergyModel? Energy { get; init; }
 
     public long LinkRateBitsPerSecond { get; init; } = 1_000_000_000;
 

@@ -1,5 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using Camdoop.Simulator.Energy;
 
 namespace Camdoop.Experiments;
 
@@ -241,6 +242,11 @@ public sealed record JobSimulationResult
     [JsonPropertyName("compute")]
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public ComputeReport? Compute { get; init; }
+
+    /// <summary>What the network's ports spent on the job under the chosen energy model (null when not measured).</summary>
+    [JsonPropertyName("energy")]
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public NetworkEnergy? Energy { get; init; }
 
     /// <summary>The machine whose wall-clock and CPU times these are (null in results built by hand).</summary>
     [JsonPropertyName("machine")]

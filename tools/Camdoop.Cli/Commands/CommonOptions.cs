@@ -3,6 +3,7 @@ using Camdoop.Experiments;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Energy;
 
 namespace Camdoop.Cli.Commands;
 
@@ -53,6 +54,26 @@ public static class CommonOptions
             // "camdoop: sim run: ...", as every other error that is not a usage error.
             string command = args.CommandPath.StartsWith("camdoop ", StringComparison.Ordinal) ? args.CommandPath["camdoop ".Length..] : args.CommandPath;
             throw new CliException($"{command}: {ex.Message}");
+        }
+    }
+
+    public const string EnergyHelp = "Account every port's energy (E-EON's EEE model): " + EnergyModel.Syntax;
+
+    /// <summary>The energy model of --energy (null without it); a bad one is one usage line, exit 2.</summary>
+    public static EnergyModel? Energy(ParsedArguments args)
+    {
+        string? text = args.String("energy");
+        if (text is null)
+        {
+            return null;
+        }
+        try
+        {
+            return EnergyModel.Parse(text);
+        }
+        catch (FormatException ex)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --energy {ex.Message}");
         }
     }
 

@@ -54,6 +54,7 @@ public static class SimRunCommand
             .Option("placement", "With --concurrent: horizontal (every server maps every copy) | vertical (each copy on its own servers)", "HOW", "horizontal")
             .Option("servers-per-job", "With --placement vertical: servers of each copy, chosen from the seed; 0 = N/K", "M", "0")
             .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
+            .Option("energy", CommonOptions.EnergyHelp, "MODEL")
             .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
             .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
             .Option("query", "Ask a monitoring query while the job runs, repeatable: select ... from TABLE ... every INTERVAL (simulated time; docs/monitoring.md)", "QUERY")
@@ -92,6 +93,7 @@ public static class SimRunCommand
             Trees = args.Choice("trees", TreeFamilyNames.All),
             Seed = (ulong)args.Long("seed", 0),
             LossRate = args.Double("loss", 0, 0.99),
+            Energy = CommonOptions.Energy(args),
             LinkRateBitsPerSecond = (long)(args.Double("link-rate-gbps", 0.001, 400) * 1e9),
             MapOutputOnDisk = args.Choice("map-output", MapOutputOnDiskChoices)
                 ?? !JobSimulationInput.MapOutputFitsInMemory(inputBytes, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes),
@@ -345,6 +347,14 @@ public static class SimRunCommand
             Line("  busiest server's core", string.Create(CultureInfo.InvariantCulture,
                 $"{c.BusiestServer}, busy {c.BusiestServerBusyFraction:P0} of the shuffle (merge {S(c.BusiestServerMergeSeconds)}, reduce {S(c.BusiestServerReduceSeconds)})"));
             Line("  map phase (modelled, apart)", S(c.MapSeconds));
+        }
+        if (r.Energy is { } e)
+        {
+            Line($"network energy ({e.Model})", string.Create(CultureInfo.InvariantCulture,
+                $"{e.Joules:0.####} J over {S(e.Seconds)}, {e.Joules / Math.Max(e.LegacyJoules, double.Epsilon):P1} of legacy ({e.Ports} ports at {e.WattsPerPort:0.##} W)"));
+            Line("  torus links / NICs / switch ports", string.Create(CultureInfo.InvariantCulture,
+                $"{e.ByKind.TorusLinks:0.####} / {e.ByKind.ServerNics:0.####} / {e.ByKind.SwitchPorts:0.####} J"));
+            Line("  low-power idle / wake-ups", string.Create(CultureInfo.InvariantCulture, $"{e.LowPowerShare:P1} of port time / {e.Wakes:N0}"));
         }
         Line("shuffle buffers per server, peak", $"min {Units.Bytes(r.ShuffleBufferPeakBytes.Min)}, median {Units.Bytes(r.ShuffleBufferPeakBytes.Median)}, max {Units.Bytes(r.ShuffleBufferPeakBytes.Max)}");
         foreach (var f in r.Failures)

@@ -51,12 +51,17 @@ public static class SimSweepCommand
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
             .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
+            .Option("energy", "Figures 6, 7 and 10: also chart and tabulate every run's network energy. " + CommonOptions.EnergyHelp, "MODEL")
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
             .Flag("force", "Run even when the largest run's estimated memory exceeds what this machine has available")
             .Handle(Run);
 
     private static int Run(ParsedArguments args)
     {
+        if (args.Has("energy") && args.Required("figure") is "8" or "9" or "table1")
+        {
+            throw CliException.Usage("sim sweep: --energy charts figures 6, 7 and 10 only");
+        }
         if (args.Required("figure") == "9")
         {
             return RunFigure9(args);
@@ -82,6 +87,7 @@ public static class SimSweepCommand
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
             Compute = CommonOptions.Compute(args),
+            Energy = CommonOptions.Energy(args),
         };
         if (!args.Flag("force"))
         {

@@ -2,6 +2,7 @@ using System.Numerics;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Events;
 
 namespace Camdoop.Simulator.Network;
@@ -119,6 +120,12 @@ public sealed class SimulatedLink : ILinkTransport
     /// <summary>Bumped when the link or its sender fails: events scheduled before that are void.</summary>
     internal int Epoch { get; private set; }
 
+    /// <summary>The transmitter's sleep and wake under EEE (null under any other energy model, or none).</summary>
+    public EeeTransmitter? Eee { get; internal set; }
+
+    /// <summary>Bumped when the head frame's start is moved earlier (coalescing): its older completion event is void.</summary>
+    internal long TransmitTicket { get; private set; }
+
     public bool TrySend(Frame frame)
     {
         int queued = _ringTail - _ringHead;
@@ -137,7 +144,11 @@ public sealed class SimulatedLink : ILinkTransport
         _ring[_ringTail++ & _ringMask] = new Slot(frame, length, notBefore);
         if (queued == 0)
         {
-            Sender.ScheduleTransmitComplete(this, length, notBefore);
+            Sender.ScheduleTransmitComplete(this, length, Eee is null ? notBefore : Eee.StartAfterIdle(Math.Max(Sender.Now, notBefore), 1, _ringDepth));
+        }
+        else if (Eee is not null)
+        {
+            WakeIfTriggered(queued + 1);
         }
         return true;
     }
@@ -162,6 +173,7 @@ public sealed class SimulatedLink : ILinkTransport
         Frames++;
         Bytes += length;
         BusyTime += sender.Simulation.SerialisationTime(length);
+        Eee?.Ended(sender.Now);
         if (ShouldDrop(frame))
         {
             _sendDrops++;
@@ -174,7 +186,20 @@ public sealed class SimulatedLink : ILinkTransport
         if (_ringTail != _ringHead)
         {
             ref readonly var next = ref _ring[_ringHead & _ringMask];
-            sender.ScheduleTransmitComplete(this, next.Length, next.NotBefore);
+            long notBefore = Eee is null ? next.NotBefore : Eee.StartAfterIdle(Math.Max(sender.Now, next.NotBefore), _ringTail - _ringHead, _ringDepth);
+            sender.ScheduleTransmitComplete(this, next.Length, notBefore);
+        }
+    }
+
+    /// <summary>A coalescing link held asleep wakes once enough frames wait: its head then starts earlier than scheduled.</summary>
+    private void WakeIfTriggered(int waiting)
+    {
+        long start = Eee!.OnQueued(Sender.Now, waiting, _ringDepth);
+        if (start >= 0)
+        {
+            TransmitTicket++;
+            ref readonly var head = ref _ring[_ringHead & _ringMask];
+            Sender.ScheduleTransmitComplete(this, head.Length, start);
         }
     }
 
@@ -209,6 +234,7 @@ public sealed class SimulatedLink : ILinkTransport
         _sendDrops += (_ringTail - _ringHead) + (_wireTail - _wireHead);
         ReleaseAll();
         Epoch++;
+        Eee?.Abandon(Sender.Now);
     }
 
     /// <summary>Returns every held frame to the pool without counting it (the simulation is being torn down).</summary>

@@ -113,6 +113,7 @@ public sealed partial class Simulation : IDisposable
             {
                 throw new ArgumentException($"a network of {_links.Length} link directions is more than the simulator can order events for", nameof(options));
             }
+            AttachEnergyModel();
             RunDirectory = RunDirectoryUnder(options);
             return;
         }
@@ -134,6 +135,7 @@ public sealed partial class Simulation : IDisposable
             link.Sender = _partitionOf[link.FromIndex];
             link.Receiver = _partitionOf[link.ToIndex];
         }
+        AttachEnergyModel();
         RunDirectory = RunDirectoryUnder(options);
     }
 

@@ -1,5 +1,6 @@
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Events;
 
 namespace Camdoop.Simulator.Network;
@@ -56,6 +57,12 @@ public sealed record SimulationOptions
     /// </summary>
     public ComputeRates? Compute { get; init; }
 
+    /// <summary>
+    /// The energy model every port accounts under (<see cref="Simulation.MeasureEnergy"/>); null measures none. Under
+    /// EEE, links sleep and wake, which delays frames; legacy and ideal leave every time as it is without one.
+    /// </summary>
+    public EnergyModel? Energy { get; init; }
+
     /// <summary>Initial random loss probability on every directed link.</summary>
     public double LossRate { get; init; }
 
@@ -102,6 +109,7 @@ public sealed record SimulationOptions
         }
         ArgumentOutOfRangeException.ThrowIfNegative(TraceLines);
         Compute?.Validate();
+        Energy?.Validate();
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(Threads);
     }
 }

@@ -118,7 +118,7 @@ internal sealed class SimulationPartition : INodeDriver
     public void ScheduleTransmitComplete(SimulatedLink link, int frameLength, long notBefore)
     {
         long time = Math.Max(_now, notBefore) + Simulation.SerialisationTime(frameLength);
-        _queue.Push(time, NextOrder(link.Index, time), SimEvent.ForLink(EventKind.TransmitComplete, link.Index, link.Epoch));
+        _queue.Push(time, NextOrder(link.Index, time), SimEvent.ForLink(EventKind.TransmitComplete, link.Index, link.Epoch) with { Arg = link.TransmitTicket });
     }
 
     /// <summary>
@@ -230,7 +230,12 @@ internal sealed class SimulationPartition : INodeDriver
         switch (kind)
         {
             case EventKind.TransmitComplete:
-                OnTransmitComplete(Simulation.LinkAt(ev.Target), ev.Epoch);
+                var link = Simulation.LinkAt(ev.Target);
+                // A coalescing link that woke early (its trigger filled) rescheduled its head: the old event is void.
+                if (ev.Arg == link.TransmitTicket)
+                {
+                    OnTransmitComplete(link, ev.Epoch);
+                }
                 break;
             case EventKind.FrameArrival:
                 if (!Deferred(Simulation.LinkAt(ev.Target).ToIndex, ev))

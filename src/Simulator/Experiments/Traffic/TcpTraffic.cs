@@ -47,6 +47,7 @@ public sealed class TcpTraffic : IDisposable
             LinkRateBitsPerSecond = options.LinkRateBitsPerSecond,
             Threads = options.Threads,
             Seed = options.Seed,
+            Energy = options.Energy,
         });
         Simulation.Configure(host => host.Register(new TcpService(options.Tcp, (peer, id) =>
         {

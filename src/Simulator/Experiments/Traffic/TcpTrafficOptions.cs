@@ -1,5 +1,6 @@
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Tcp;
+using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments.Traffic;
@@ -19,6 +20,9 @@ public sealed record TcpTrafficOptions
     public long LinkRateBitsPerSecond { get; init; } = 1_000_000_000;
 
     public int Threads { get; init; } = 1;
+
+    /// <summary>The energy model the network's ports account under (null: not measured).</summary>
+    public EnergyModel? Energy { get; init; }
 
     /// <summary>Whether every byte carries a pattern the receiver checks (off for speed measurements).</summary>
     public bool CheckBytes { get; init; } = true;
