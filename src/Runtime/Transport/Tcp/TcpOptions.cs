@@ -27,6 +27,12 @@ public sealed record TcpOptions
     /// <summary>Out-of-order bytes a receiver keeps per connection; segments beyond are dropped.</summary>
     public int ReorderBufferBytes { get; init; } = 4 * 1024 * 1024;
 
+    /// <summary>
+    /// The receive window every receiver advertises, bytes: a sender never has more than this in flight, whatever its
+    /// congestion window. 0: unlimited (the receiver keeps up).
+    /// </summary>
+    public int ReceiveWindowBytes { get; init; }
+
     public void Validate()
     {
         if (SegmentSize is < 1 or > TcpWire.MaxSegmentSize)
@@ -42,5 +48,9 @@ public sealed record TcpOptions
             throw new ArgumentOutOfRangeException(nameof(DctcpGain), DctcpGain, "a gain is in (0, 1]");
         }
         ArgumentOutOfRangeException.ThrowIfNegative(ReorderBufferBytes);
+        if (ReceiveWindowBytes != 0 && ReceiveWindowBytes < SegmentSize)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ReceiveWindowBytes), ReceiveWindowBytes, "a receive window holds at least one segment (0: unlimited)");
+        }
     }
 }

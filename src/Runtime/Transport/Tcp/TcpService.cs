@@ -48,6 +48,9 @@ public sealed class TcpService : IService
 
     public IReadOnlyCollection<TcpConnection> Connections => _connections.Values;
 
+    /// <summary>Acknowledgements handed to a port.</summary>
+    public long AcksSent { get; private set; }
+
     /// <summary>Acknowledgements not sent because the port's queue was full (a later one covers them).</summary>
     public long AcksDropped { get; private set; }
 
@@ -189,6 +192,10 @@ public sealed class TcpService : IService
         if (_context.TrySend(arrival, ref header, default, bytes) != SendStatus.Queued)
         {
             AcksDropped++;
+        }
+        else
+        {
+            AcksSent++;
         }
         // A receiver that has ended stays: its acknowledgements answer the sender's resent FIN until the sender is done.
     }
