@@ -66,6 +66,19 @@ public sealed class SimTcpCommandTests
         Assert.StartsWith("camdoop", lines[0], StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("--figure", "6", "--networks", "torus,ring")]
+    [InlineData("--figure", "9", "--networks", "switch")]
+    [InlineData("--figure", "8", "--switch-buffer", "1MB")]
+    [InlineData("--figure", "7", "--tcp", "dctcp")]
+    public void BadSweepNetworkFlagsFailWithOneUsageLine(params string[] flags)
+    {
+        var (code, stdout, stderr) = CamdoopProcess.Run(["sim", "sweep", "--torus", "2x2x3", .. flags]);
+        Assert.Equal(2, code);
+        Assert.Equal("", stdout.Trim());
+        Assert.Single(stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
     private static JsonElement Report(string[] args)
     {
         var (code, stdout, stderr) = CamdoopProcess.Run(args);

@@ -63,9 +63,15 @@ public static class SimSweepCommand
     private static int Run(ParsedArguments args)
     {
         var networks = Networks(args);
-        if (args.Required("figure") is "8" or "9" or "table1" && networks.Any(n => n != NetworkKind.Torus))
+        if (args.Required("figure") is "8" or "9" or "table1")
         {
-            throw CliException.Usage("sim sweep: --networks other than torus are for figures 6, 7 and 10");
+            if (networks.Any(n => n != NetworkKind.Torus))
+            {
+                throw CliException.Usage("sim sweep: --networks other than torus are for figures 6, 7 and 10");
+            }
+            // Their runs are on the torus only: a switch or TCP flag would be ignored.
+            SwitchedNetworkFlags.Network(args, NetworkKind.Torus);
+            SwitchedNetworkFlags.Tcp(args, usesTcp: false);
         }
         if (args.Required("figure") == "9")
         {
