@@ -145,7 +145,7 @@ public sealed partial class FrontEndSession
             Job = d.Job.ToString(),
             Input = job.Input.Name,
             Reducers = d.ReduceTasks,
-            Mode = d.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg",
+            Mode = d.Mode.Name(),
             Trees = d.Trees.Name(),
             State = job.State.ToString().ToLowerInvariant(),
             Servers = job.Servers,

@@ -211,7 +211,7 @@ public static class ConcurrentJobSimulation
             JobId = description.JobId.ToString("x16", CultureInfo.InvariantCulture),
             Job = description.Job.ToString(),
             Seed = options.Seed,
-            Mode = description.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg",
+            Mode = description.Mode.Name(),
             ReduceTasks = description.ReduceTasks,
             MapServers = options.MapServerList.Select(s => torus.CoordinateOf(s).ToString()).ToList(),
             Roots = JobPlacement.For(torus, description).RootIndices.Select(s => torus.CoordinateOf(s).ToString()).ToList(),

@@ -27,7 +27,7 @@ public readonly record struct JobSimulationProgress(string Phase, double Fractio
 /// shuffle-and-reduce time, link and hop counts, per-server aggregated bytes, the switch lower bounds over the same
 /// intermediate data, and wall-clock costs. Deterministic for given options.
 /// </summary>
-public static class JobSimulation
+public static partial class JobSimulation
 {
     public static JobSimulationResult Run(JobSimulationOptions options, IProgress<JobSimulationProgress>? progress = null)
     {
@@ -51,6 +51,10 @@ public static class JobSimulation
         if (input.ReduceTasks != options.ReduceTasks || input.MapOutputs.Count != options.Torus.Count)
         {
             throw new ArgumentException($"the input was mapped for R = {input.ReduceTasks} on {input.MapOutputs.Count} servers");
+        }
+        if (options.Mode == ShuffleMode.Tcp)
+        {
+            return RunDirect(options, input, progress);
         }
         var wall = Stopwatch.StartNew();
         var torus = options.Torus;
@@ -310,7 +314,7 @@ public static class JobSimulation
             Servers = n,
             Job = description.Job.ToString(),
             Workload = options.Workload.ToString().ToLowerInvariant(),
-            Mode = description.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg",
+            Mode = description.Mode.Name(),
             ReduceTasks = description.ReduceTasks,
             Trees = description.Trees.Name(),
             Completed = completed,

@@ -1,8 +1,10 @@
+using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Energy;
+using Camdoop.Runtime.Transport.Tcp;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
@@ -72,6 +74,21 @@ public sealed record JobSimulationOptions
     public EnergyModel? Energy { get; init; }
 
     public long LinkRateBitsPerSecond { get; init; } = 1_000_000_000;
+
+    /// <summary>
+    /// A switched network in place of the torus's cables (<see cref="Torus"/> still names the servers and their data);
+    /// null: the torus. The Camdoop modes need the torus, <see cref="ShuffleMode.Tcp"/> a switched network.
+    /// </summary>
+    public SwitchedNetworkOptions? Network { get; init; }
+
+    /// <summary>How every server's TCP behaves (<see cref="ShuffleMode.Tcp"/>).</summary>
+    public TcpOptions Tcp { get; init; } = new();
+
+    /// <summary>Bytes of a TCP stream a server keeps until acknowledged: the socket's send buffer (<see cref="ShuffleMode.Tcp"/>).</summary>
+    public int TcpSendBufferBytes { get; init; } = 128 * 1024;
+
+    /// <summary>The direct shuffle's settings (<see cref="ShuffleMode.Tcp"/>); null keeps the defaults.</summary>
+    public DirectShuffleOptions? Direct { get; init; }
 
     /// <summary>
     /// How servers' merge and reduce work is priced in virtual time, and the rate the map phase is modelled at (it
@@ -172,6 +189,24 @@ public sealed record JobSimulationOptions
             throw new ArgumentException($"placed roots must be R = {ReduceTasks} distinct servers of the {Torus.Count}");
         }
         Service?.Validate();
+        if (Mode == ShuffleMode.Tcp)
+        {
+            if (Network is null)
+            {
+                throw new ArgumentException("mode tcp shuffles through a switch: it needs a switched network (switch, racks or fattree), not the torus");
+            }
+            if (Failures.Count > 0 || ReplicateOutput || Queries.Count > 0)
+            {
+                throw new ArgumentException("mode tcp runs without injected failures, output replicas or monitoring queries");
+            }
+            Tcp.Validate();
+            Direct?.Validate();
+            ArgumentOutOfRangeException.ThrowIfLessThan(TcpSendBufferBytes, Tcp.SegmentSize);
+        }
+        else if (Network is not null)
+        {
+            throw new ArgumentException($"mode {Mode.Name()} shuffles over the torus's trees: on a switched network use mode tcp");
+        }
         if (Queries.Count > 0 && !Torus.Contains(QueryFrom))
         {
             throw new ArgumentException($"the asking server {QueryFrom.Name} is not in the {Torus} torus");

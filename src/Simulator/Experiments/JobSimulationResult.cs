@@ -86,6 +86,10 @@ public sealed record JobSimulationResult
     [JsonPropertyName("reduceTasks")]
     public required int ReduceTasks { get; init; }
 
+    /// <summary>How the servers were wired: torus, switch, racks or fattree.</summary>
+    [JsonPropertyName("network")]
+    public string Network { get; init; } = "torus";
+
     /// <summary>"shallow" or "paper": the tree family the shuffle ran over.</summary>
     [JsonPropertyName("trees")]
     public required string Trees { get; init; }
@@ -237,6 +241,11 @@ public sealed record JobSimulationResult
     [JsonPropertyName("jobs")]
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public IReadOnlyList<ConcurrentJobResult>? Jobs { get; init; }
+
+    /// <summary>The transport and switches of a TCP Camdoop run (null in the Camdoop modes).</summary>
+    [JsonPropertyName("tcp")]
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public TcpRunReport? Tcp { get; init; }
 
     /// <summary>How work was priced and what it cost (null when compute was off).</summary>
     [JsonPropertyName("compute")]

@@ -15,6 +15,7 @@ public static class SimRunCommand
     {
         ["camdoop"] = ShuffleMode.Camdoop,
         ["noagg"] = ShuffleMode.NoAgg,
+        ["tcp"] = ShuffleMode.Tcp,
     };
 
     public static Command Create() =>
@@ -33,13 +34,17 @@ public static class SimRunCommand
                       "With --concurrent K, K copies of the job run at once, copy k with its own data (seed + k): horizontal\n" +
                       "placement maps every copy on every server and keeps their reduce tasks apart; vertical placement gives\n" +
                       "each copy --servers-per-job servers of its own, chosen from the seed. Each copy also runs alone on the\n" +
-                      "same servers, and the report gives each one's time at once and normalised to its time alone.",
+                      "same servers, and the report gives each one's time at once and normalised to its time alone.\n" +
+                      "With --network switch, racks or fattree the servers are wired to switches instead of to each other\n" +
+                      "(--torus still names them and their data) and --mode tcp runs TCP Camdoop: every map output goes\n" +
+                      "straight to its reducer over TCP through the switches and is merged only there; the switch bounds\n" +
+                      "stay in the report beside the simulated time.",
         }
             .Option("torus", "Torus size", "XxYxZ", "3x3x3")
             .Option("job", "synthetic | wordcount | sort | topk[?k=N] | median | PATH.dll#Type", "JOB", "synthetic")
             .Option("output-ratio", "Output ratio S of the synthetic data, 0 (= 1/N) .. 1", "S", "0.5")
             .Option("reducers", "Number of reduce tasks R (1..N)", "R", "1")
-            .Option("mode", "camdoop (on-path aggregation) | noagg (merge only on path)", "MODE", "camdoop")
+            .Option("mode", "camdoop (on-path aggregation) | noagg (merge only on path) | tcp (TCP Camdoop through a switch; needs --network)", "MODE", "camdoop")
             .Option("input-per-server", "Generated input per server", "SIZE", "2MB")
             .Option("input", "Run on this file or directory instead of generated data", "PATH")
             .Option("output", "Write each reduce task's output here as part-NNNNN", "DIR")
@@ -61,6 +66,7 @@ public static class SimRunCommand
             .Option("query-from", "The server that asks the queries", "X,Y,Z", "0,0,0")
             .Option("query-for", "Keep asking the queries this long after the job ends; without it, one more round", "DURATION")
             .Option("query-out", "Write each query's rounds as query-K.csv here, and a chart of its last column as query-K.svg", "DIR")
+            .AddSwitchedNetworkOptions()
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
@@ -79,8 +85,16 @@ public static class SimRunCommand
             throw new CliException($"sim run: input '{input}' does not exist");
         }
         inputBytes = InputBytes(input, args.Bytes("input-per-server") * torus.Count);
+        var mode = args.Choice("mode", Modes);
+        var kind = SwitchedNetworkFlags.Kind(args);
+        SwitchedNetworkFlags.CheckMode(args, mode, kind);
+        var (tcp, sendBuffer, direct) = SwitchedNetworkFlags.Tcp(args, mode == ShuffleMode.Tcp);
         return new JobSimulationOptions
         {
+            Network = SwitchedNetworkFlags.Network(args, kind),
+            Tcp = tcp,
+            TcpSendBufferBytes = sendBuffer,
+            Direct = direct,
             Torus = torus,
             Workload = workload,
             Job = workload == Workload.Files || job.Contains('?', StringComparison.Ordinal) ? job : null,
@@ -89,7 +103,7 @@ public static class SimRunCommand
             OutputRatio = args.Double("output-ratio", 0, 1),
             BytesPerServer = args.Bytes("input-per-server"),
             ReduceTasks = args.Int("reducers", 1, torus.Count),
-            Mode = args.Choice("mode", Modes),
+            Mode = mode,
             Trees = args.Choice("trees", TreeFamilyNames.All),
             Seed = (ulong)args.Long("seed", 0),
             LossRate = args.Double("loss", 0, 0.99),
@@ -174,6 +188,11 @@ public static class SimRunCommand
         int copies = args.Int("concurrent", 1, 64);
         var placement = args.Choice("placement", Placements);
         int serversPerJob = args.Int("servers-per-job", 0, options.Torus.Count);
+        if (options.Mode == ShuffleMode.Tcp && (failures.Count > 0 || copies > 1 || placement == JobPartitioning.Vertical
+            || options.Queries.Count > 0 || options.ReplicateOutput))
+        {
+            throw CliException.Usage("sim run: --mode tcp runs one job without --fail, --concurrent, --placement vertical, --query or --replicate-output");
+        }
         if ((copies > 1 || placement == JobPartitioning.Vertical) && options.Queries.Count > 0)
         {
             throw CliException.Usage("sim run: --query watches one job; leave out --concurrent and --placement");
@@ -327,19 +346,39 @@ public static class SimRunCommand
         var sb = new StringBuilder();
         void Line(string name, string value) => sb.Append(name.PadRight(34)).AppendLine(value);
         string S(double seconds) => Units.Seconds(seconds);
-        Line("job", $"{r.Job} on {r.Torus} ({r.Servers} servers), R={r.ReduceTasks}, mode {r.Mode}, {r.Trees} trees");
+        Line("job", r.Tcp is null
+            ? $"{r.Job} on {r.Torus} ({r.Servers} servers), R={r.ReduceTasks}, mode {r.Mode}, {r.Trees} trees"
+            : $"{r.Job} on {r.Servers} servers named as {r.Torus}, R={r.ReduceTasks}, mode {r.Mode}, network {r.Network}");
         Line("input / intermediate / output", $"{Units.Bytes(r.InputBytes)} / {Units.Bytes(r.IntermediateBytes)} / {Units.Bytes(r.OutputBytes)}");
         Line("output ratio S (achieved)", r.OutputRatio.ToString("0.####", CultureInfo.InvariantCulture));
         Line("shuffle+reduce time (simulated)", S(r.ShuffleReduceSeconds));
         Line("  Switch (1 Gbps) lower bound", S(r.LowerBounds.Switch1G));
         Line("  Switch (6 Gbps) lower bound", S(r.LowerBounds.Switch6G));
         Line("  Switch (1 Gbps, 1:4 oversub.)", S(r.LowerBounds.Switch1GOversubscribed));
-        Line("link bytes / data byte-hops", $"{Units.Bytes(r.LinkBytes)} / {Units.Bytes(r.DataByteHops)}");
+        if (r.Tcp is { } tcp)
+        {
+            double bound = r.Network == "racks" ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
+            Line("  against its network's bound", string.Create(CultureInfo.InvariantCulture, $"{(bound > 0 ? r.ShuffleReduceSeconds / bound : 0):0.000}x"));
+            Line("tcp", string.Create(CultureInfo.InvariantCulture,
+                $"{tcp.CongestionControl}, min RTO {S(tcp.MinRtoSeconds)}, rwnd {(tcp.ReceiveWindowBytes == 0 ? "unlimited" : Units.Bytes(tcp.ReceiveWindowBytes))}, {(tcp.PacingBitsPerSecond == 0 ? "unpaced" : $"paced at {tcp.PacingBitsPerSecond / 1e6:0.###} Mbit/s")}, send buffer {Units.Bytes(tcp.SendBufferBytes)}, {tcp.ConcurrentStreams} streams at once per server"));
+            Line("switches", string.Create(CultureInfo.InvariantCulture,
+                $"{Units.Bytes(tcp.PortBufferBytes)} per port, ECN {(tcp.EcnThresholdBytes == 0 ? "off" : "at " + Units.Bytes(tcp.EcnThresholdBytes))}, {tcp.NicsPerServer} NIC(s) per server"));
+            Line("  drops / ECN marks / peak queue", $"{tcp.SwitchDrops} / {tcp.EcnMarks} / {Units.Bytes(tcp.PeakQueueBytes)}");
+            Line("  connections / fast retransmits", $"{tcp.Connections} / {tcp.FastRetransmits}");
+        }
+        if (r.Tcp is null)
+        {
+            Line("link bytes / data byte-hops", $"{Units.Bytes(r.LinkBytes)} / {Units.Bytes(r.DataByteHops)}");
+        }
+        else
+        {
+            Line("link bytes", Units.Bytes(r.LinkBytes));
+        }
         Line("busiest link", string.Create(CultureInfo.InvariantCulture,
             $"{Units.Bytes(r.BusiestLinkBytes)}, busy {Units.Seconds(r.BusiestLinkBusySeconds)} ({(r.ShuffleReduceSeconds > 0 ? r.BusiestLinkBusySeconds / r.ShuffleReduceSeconds : 0):P0} of the shuffle)"));
         Line("frames: data / acks / dropped", $"{r.DataFrames} / {r.AckFrames} / {r.FramesDropped}");
         Line("retransmitted bytes / timeouts", $"{Units.Bytes(r.RetransmittedBytes)} / {r.Timeouts}");
-        Line("aggregated bytes per server", $"min {Units.Bytes(r.AggregatedBytes.Min)}, median {Units.Bytes(r.AggregatedBytes.Median)}, max {Units.Bytes(r.AggregatedBytes.Max)}");
+        Line(r.Tcp is null ? "aggregated bytes per server" : "reduced bytes per server", $"min {Units.Bytes(r.AggregatedBytes.Min)}, median {Units.Bytes(r.AggregatedBytes.Median)}, max {Units.Bytes(r.AggregatedBytes.Max)}");
         if (r.Compute is { } c)
         {
             Line("compute", string.Create(CultureInfo.InvariantCulture,
@@ -356,7 +395,10 @@ public static class SimRunCommand
                 $"{e.ByKind.TorusLinks:0.####} / {e.ByKind.ServerNics:0.####} / {e.ByKind.SwitchPorts:0.####} J"));
             Line("  low-power idle / wake-ups", string.Create(CultureInfo.InvariantCulture, $"{e.LowPowerShare:P1} of port time / {e.Wakes:N0}"));
         }
-        Line("shuffle buffers per server, peak", $"min {Units.Bytes(r.ShuffleBufferPeakBytes.Min)}, median {Units.Bytes(r.ShuffleBufferPeakBytes.Median)}, max {Units.Bytes(r.ShuffleBufferPeakBytes.Max)}");
+        if (r.Tcp is null)
+        {
+            Line("shuffle buffers per server, peak", $"min {Units.Bytes(r.ShuffleBufferPeakBytes.Min)}, median {Units.Bytes(r.ShuffleBufferPeakBytes.Median)}, max {Units.Bytes(r.ShuffleBufferPeakBytes.Max)}");
+        }
         foreach (var f in r.Failures)
         {
             Line($"failed: {f.What}", string.Create(CultureInfo.InvariantCulture,

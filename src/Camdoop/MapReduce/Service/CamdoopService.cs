@@ -99,6 +99,10 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
         ArgumentNullException.ThrowIfNull(mapTasks);
         var context = Context;
         description.Validate(context.Torus.Count);
+        if (description.Mode == ShuffleMode.Tcp)
+        {
+            throw new ArgumentException("a tcp-mode job runs on the direct shuffle (DirectShuffle.DirectShuffleService), not on the trees", nameof(description));
+        }
         if (_jobs.ContainsKey(description.JobId))
         {
             throw new InvalidOperationException($"job {description.JobId:x16} is already running on {context.Self}");

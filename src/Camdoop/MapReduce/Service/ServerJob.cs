@@ -263,11 +263,15 @@ public sealed partial class ServerJob
     private string? PartPath(int reduceTask) => Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(reduceTask) : null;
 
     /// <summary>part-NNNNN under the output directory (default jobs/&lt;id&gt;/output) of this server's data directory.</summary>
-    public string OutputPath(int reduceTask)
+    public string OutputPath(int reduceTask) => OutputPath(_service.Context.DataDirectory, Description, reduceTask);
+
+    /// <summary>part-NNNNN of <paramref name="description"/>'s job under <paramref name="dataDirectory"/>.</summary>
+    public static string OutputPath(string dataDirectory, JobDescription description, int reduceTask)
     {
-        string directory = Description.Output.Directory.Length > 0
-            ? Path.Combine(_service.Context.DataDirectory, Description.Output.Directory)
-            : Path.Combine(_service.Context.DataDirectory, "jobs", JobId.ToString("x16", System.Globalization.CultureInfo.InvariantCulture), "output");
+        ArgumentNullException.ThrowIfNull(description);
+        string directory = description.Output.Directory.Length > 0
+            ? Path.Combine(dataDirectory, description.Output.Directory)
+            : Path.Combine(dataDirectory, "jobs", description.JobId.ToString("x16", System.Globalization.CultureInfo.InvariantCulture), "output");
         return Path.Combine(directory, ReduceOutput.PartName(reduceTask));
     }
 

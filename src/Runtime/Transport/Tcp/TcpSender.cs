@@ -79,6 +79,12 @@ public sealed class TcpSender
 
     public long SegmentsResent { get; private set; }
 
+    /// <summary>Payload bytes put into segments, resent ones included.</summary>
+    public long PayloadBytesSent { get; private set; }
+
+    /// <summary>Payload bytes of segments sent again.</summary>
+    public long PayloadBytesResent { get; private set; }
+
     public bool InRecovery => _inRecovery;
 
     /// <summary>
@@ -108,7 +114,8 @@ public sealed class TcpSender
         {
             return false; // Nagle: a short segment waits for the data in flight, or for more data
         }
-        return flight == 0 || sequence + Math.Max(length, 1) <= _una + _cwnd;
+        long window = _options.ReceiveWindowBytes > 0 ? Math.Min(_cwnd, _options.ReceiveWindowBytes) : _cwnd;
+        return flight == 0 || sequence + Math.Max(length, 1) <= _una + window;
     }
 
     /// <summary>The segment <see cref="TryNext"/> named has been handed to the link at <paramref name="now"/>.</summary>
@@ -116,9 +123,11 @@ public sealed class TcpSender
     {
         long end = sequence + length + (fin ? 1 : 0);
         SegmentsSent++;
+        PayloadBytesSent += length;
         if (sequence < _highSent)
         {
             SegmentsResent++;
+            PayloadBytesResent += length;
         }
         if (_retransmitFirst && sequence == _una)
         {

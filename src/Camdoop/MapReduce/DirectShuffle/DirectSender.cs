@@ -1,0 +1,88 @@
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+using Camdoop.Runtime.Transport.Streams;
+
+namespace Camdoop.MapReduce.DirectShuffle;
+
+/// <summary>
+/// This server's map output for one reduce task rooted elsewhere, sent straight to the reducer's server over one
+/// stream: the preamble, then the local runs merged into one sorted stream, written as the send buffer has room.
+/// Nothing is combined on the way (there is no way: the stream crosses the switch, not servers).
+/// </summary>
+internal sealed class DirectSender : IStreamWriter
+{
+    private readonly DirectJob _owner;
+    private readonly LocalRunMerge _local;
+    private readonly Action _pump;
+    private IOutboundByteStream? _stream;
+    private bool _preambleSent;
+    private bool _ended;
+    private long _charged;
+
+    public DirectSender(DirectJob owner, int reduceTask, Coordinate reducer, LocalRunMerge local)
+    {
+        _owner = owner;
+        ReduceTask = reduceTask;
+        Reducer = reducer;
+        _local = local;
+        _pump = Pump;
+    }
+
+    public int ReduceTask { get; }
+
+    public Coordinate Reducer { get; }
+
+    /// <summary>Record-stream bytes written (the preamble not counted).</summary>
+    public long BytesWritten { get; private set; }
+
+    public bool IsDelivered { get; private set; }
+
+    public void Start(IStreamTransport transport)
+    {
+        _stream = transport.Open(Reducer, this);
+        Pump();
+    }
+
+    public void OnWritable(IOutboundByteStream stream) => _owner.Run(_pump);
+
+    public void OnDelivered(IOutboundByteStream stream)
+    {
+        IsDelivered = true;
+        _owner.OnSenderDelivered(this);
+    }
+
+    private void Pump()
+    {
+        var stream = _stream!;
+        if (_ended)
+        {
+            return;
+        }
+        if (!_preambleSent)
+        {
+            var space = stream.WriteSpace();
+            if (space.Length < StreamPreamble.Size)
+            {
+                return;
+            }
+            StreamPreamble.Write(space, _owner.JobId, ReduceTask);
+            stream.Commit(StreamPreamble.Size);
+            _preambleSent = true;
+        }
+        while (!_local.IsCompleted)
+        {
+            var space = stream.WriteSpace();
+            if (space.IsEmpty)
+            {
+                return; // the send buffer is full: OnWritable comes back
+            }
+            int written = _local.Drain(space);
+            // Merging the local runs into one stream is a vertex's kind of work (as at a root reducer).
+            _owner.Declare(ComputeWork.Merge, _local.ConsumedBytes, ref _charged);
+            BytesWritten += written;
+            stream.Commit(written);
+        }
+        _ended = true;
+        stream.End();
+    }
+}

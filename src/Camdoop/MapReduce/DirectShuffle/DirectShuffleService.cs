@@ -1,0 +1,88 @@
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.MapPhase;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Topology;
+using Camdoop.Runtime.Transport.Streams;
+
+namespace Camdoop.MapReduce.DirectShuffle;
+
+/// <summary>
+/// The direct shuffle of one server (TCP Camdoop, the Camdoop paper's switched baseline, §5.1): the same map outputs
+/// and merge code as the Camdoop modes, but every map output goes straight to its reducer over a byte stream, and
+/// only the reducer merges. The streams are an <see cref="IStreamTransport"/>: the simulator's packet-level TCP, or
+/// a real server's sockets; nothing here knows which. Single-threaded, on the node's event loop: it acts when a
+/// job starts and when the transport calls back.
+/// </summary>
+public sealed class DirectShuffleService : IStreamAcceptor
+{
+    private readonly Dictionary<ulong, DirectJob> _jobs = [];
+
+    public DirectShuffleService(INodeContext context, IStreamTransport transport, DirectShuffleOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        ArgumentNullException.ThrowIfNull(transport);
+        Options = options ?? new DirectShuffleOptions();
+        Options.Validate();
+        Context = context;
+        Transport = transport;
+        transport.Listen(this);
+    }
+
+    public INodeContext Context { get; }
+
+    public IStreamTransport Transport { get; }
+
+    public DirectShuffleOptions Options { get; }
+
+    public IReadOnlyCollection<DirectJob> Jobs => _jobs.Values;
+
+    /// <summary>Streams read and dropped: for no job or reduce task here, a second from one server, or ended before their preamble.</summary>
+    public long StreamsDropped { get; internal set; }
+
+    /// <summary>Raised (on the event loop) when a reduce task rooted on this server has written its last output byte.</summary>
+    public event Action<ReduceTaskResult>? ReduceTaskCompleted;
+
+    /// <summary>Raised when a job fails on this server (corrupt stream, a job function threw).</summary>
+    public event Action<DirectJob>? JobFailed;
+
+    public DirectJob? GetJob(ulong jobId) => _jobs.GetValueOrDefault(jobId);
+
+    /// <summary>
+    /// Starts this server's part of a job on the outputs of the map tasks that ran here: opens its streams to the
+    /// reducers (a few at a time) and makes ready its own reducers, which take the other servers' streams.
+    /// </summary>
+    public DirectJob StartJob(JobDescription description, IMapReduceJob job, IReadOnlyList<MapOutput> mapOutputs)
+    {
+        ArgumentNullException.ThrowIfNull(description);
+        ArgumentNullException.ThrowIfNull(job);
+        ArgumentNullException.ThrowIfNull(mapOutputs);
+        description.Validate(Context.Torus.Count);
+        if (description.Mode != ShuffleMode.Tcp)
+        {
+            throw new ArgumentException($"the direct shuffle runs jobs of mode tcp, not {description.Mode}", nameof(description));
+        }
+        if (_jobs.ContainsKey(description.JobId))
+        {
+            throw new InvalidOperationException($"job {description.JobId:x16} is already running on {Context.Self}");
+        }
+        var directJob = new DirectJob(this, description, job, mapOutputs);
+        _jobs.Add(description.JobId, directJob);
+        directJob.Start();
+        return directJob;
+    }
+
+    /// <summary>Forgets a job and the reducers' state.</summary>
+    public bool RemoveJob(ulong jobId) => _jobs.Remove(jobId);
+
+    IStreamReader? IStreamAcceptor.Accept(Coordinate peer) => new InboundDirectStream(this, Context.Torus.IndexOf(peer));
+
+    internal void OnReduceTaskCompleted(ReduceTaskResult result) => ReduceTaskCompleted?.Invoke(result);
+
+    internal void OnJobFailed(DirectJob job)
+    {
+        Context.Log(LogLevel.Error, $"job {job.JobId:x16} failed on {Context.Self}: {job.Failure}");
+        JobFailed?.Invoke(job);
+    }
+}

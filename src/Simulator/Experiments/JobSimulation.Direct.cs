@@ -1,0 +1,213 @@
+using System.Globalization;
+using System.Runtime;
+using Camdoop.Experiments.Baselines;
+using Camdoop.MapReduce.DirectShuffle;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Transport.Tcp;
+using Camdoop.Simulator.Network;
+
+namespace Camdoop.Experiments;
+
+public static partial class JobSimulation
+{
+    /// <summary>
+    /// TCP Camdoop (<see cref="ShuffleMode.Tcp"/>): the same map outputs, every server's output for each reduce task
+    /// sent straight to the reducer's server over the simulated TCP through the switched network, merged and
+    /// reduced there as it arrives. Servers run only TCP and the direct shuffle; the report keeps the switch bounds
+    /// over the same intermediate data beside the simulated time.
+    /// </summary>
+    private static JobSimulationResult RunDirect(JobSimulationOptions options, JobSimulationInput input, IProgress<JobSimulationProgress>? progress)
+    {
+        var wall = System.Diagnostics.Stopwatch.StartNew();
+        var torus = options.Torus;
+        int n = torus.Count;
+        var description = Describe(options);
+        var network = options.Network!;
+        var simOptions = SimulationOptionsFor(options) with { Network = network };
+        var transports = new TcpStreamTransport[n];
+        var services = new DirectShuffleService[n];
+        using var sim = new Simulation(simOptions, host =>
+        {
+            int s = torus.IndexOf(host.Self);
+            transports[s] = TcpStreamTransport.Install(host, options.Tcp, options.TcpSendBufferBytes);
+            services[s] = new DirectShuffleService(host, transports[s], options.Direct);
+        });
+        options.Configure?.Invoke(sim);
+        var maps = input.MapOutputs;
+        var cpu = SimulationCpu.Start(sim);
+        var completions = new List<ReduceTaskResult>();
+        var failures = new List<string>();
+        sim.Start();
+        foreach (var service in services)
+        {
+            service.ReduceTaskCompleted += c =>
+            {
+                lock (completions)
+                {
+                    completions.Add(c);
+                }
+            };
+            service.JobFailed += j =>
+            {
+                lock (failures)
+                {
+                    failures.Add($"{service.Context.Self}: {j.Failure}");
+                }
+            };
+        }
+        long t0 = sim.Now;
+        var mapTasks = new SimulatedMapTasks(torus, input, options.MapServers);
+        sim.Schedule(t0, () => sim.ForEachServer(s =>
+            services[s].StartJob(description, input.Job, mapTasks.Maps(s) ? [maps[s]] : [])));
+        long nextReport = 0;
+        var latency = GCSettings.LatencyMode;
+        GCSettings.LatencyMode = GCLatencyMode.Batch;
+        bool completed;
+        try
+        {
+            completed = sim.RunUntil(() =>
+            {
+                if (progress is not null && sim.EventsProcessed >= nextReport)
+                {
+                    nextReport = sim.EventsProcessed + 200_000;
+                    progress.Report(new JobSimulationProgress("shuffle", (double)completions.Count / options.ReduceTasks,
+                        string.Create(CultureInfo.InvariantCulture, $"{completions.Count}/{options.ReduceTasks} reducers done at {(sim.Now - t0) / 1e9:0.000} s simulated")));
+                }
+                return completions.Count == options.ReduceTasks || failures.Count > 0;
+            }, t0 + options.TimeLimit, checkEvery: 64);
+        }
+        finally
+        {
+            GCSettings.LatencyMode = latency;
+        }
+        completed &= failures.Count == 0 && completions.Count == options.ReduceTasks;
+        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{completions.Count}/{options.ReduceTasks} reducers done"));
+        double cpuSeconds = cpu.Seconds(sim);
+        var result = CollectDirect(options, description, sim, services, transports, input, completions, failures, completed, t0) with
+        {
+            SimulationCpuSeconds = cpuSeconds,
+            MapWallSeconds = input.WallSeconds,
+            MapOutputOnDisk = input.OnDisk,
+            Machine = HostMachine.Current,
+        };
+        if (options.OutputDirectory is not null)
+        {
+            CopyOutputs(completions, options.OutputDirectory);
+        }
+        if (options.Verify && completed)
+        {
+            result = input.Inputs is null
+                ? result with { Verified = false, VerificationError = "the inputs were not kept for the reference check" }
+                : Verify(result, input.Job, input.Inputs, completions);
+        }
+        result = result with
+        {
+            Reducers = result.Reducers.Select(r => r with
+            {
+                OutputFile = options.OutputDirectory is null || r.OutputFile is null ? null : Path.Combine(options.OutputDirectory, Path.GetFileName(r.OutputFile)),
+            }).ToList(),
+        };
+        return result with { WallSeconds = wall.Elapsed.TotalSeconds + input.WallSeconds };
+    }
+
+    private static JobSimulationResult CollectDirect(JobSimulationOptions options, JobDescription description, Simulation sim,
+        DirectShuffleService[] services, TcpStreamTransport[] transports, JobSimulationInput input, List<ReduceTaskResult> completions,
+        List<string> failures, bool completed, long t0)
+    {
+        var torus = options.Torus;
+        int n = torus.Count;
+        var demand = new ShuffleDemand(n, [.. JobPlacement.For(torus, description).RootIndices]);
+        long intermediate = 0, intermediateEncoded = 0;
+        for (int s = 0; s < n; s++)
+        {
+            var stats = input.MapOutputs[s].Stats;
+            intermediate += stats.IntermediateLogicalBytes;
+            intermediateEncoded += stats.IntermediateEncodedBytes;
+            for (int r = 0; r < description.ReduceTasks; r++)
+            {
+                demand.Add(s, r, stats.EncodedBytesPerReduceTask[r]);
+            }
+        }
+        var bounds = SwitchLowerBounds.Compute(demand);
+        var tcp = new TcpSenderTotals();
+        foreach (var transport in transports)
+        {
+            tcp = tcp.Add(transport.SenderTotals);
+        }
+        var reduced = services.Select(s => s.GetJob(description.JobId)?.ReducedBytes ?? 0).ToList();
+        var links = sim.LinkTotals;
+        long busiestBytes = 0, busiestTime = 0;
+        foreach (var link in sim.Links)
+        {
+            busiestBytes = Math.Max(busiestBytes, link.Bytes);
+            busiestTime = Math.Max(busiestTime, link.BusyTime);
+        }
+        long last = completions.Count == 0 ? sim.Now : completions.Max(c => c.CompletedAt);
+        long output = completions.Sum(c => c.LogicalBytes);
+        var network = options.Network!;
+        var direct = options.Direct ?? new DirectShuffleOptions();
+        return new JobSimulationResult
+        {
+            Torus = torus.ToString(),
+            Servers = n,
+            Job = description.Job.ToString(),
+            Workload = options.Workload.ToString().ToLowerInvariant(),
+            Mode = description.Mode.Name(),
+            ReduceTasks = description.ReduceTasks,
+            Network = network.Kind.Name(),
+            Trees = "none",
+            Completed = completed,
+            InputBytes = input.InputBytes,
+            IntermediateBytes = intermediate,
+            IntermediateEncodedBytes = intermediateEncoded,
+            OutputBytes = output,
+            OutputRecords = completions.Sum(c => c.Records),
+            OutputRatio = intermediate == 0 ? 0 : (double)output / intermediate,
+            ShuffleReduceSeconds = (last - t0) / 1e9,
+            LowerBounds = new LowerBounds(bounds.Switch1G, bounds.Switch6G, bounds.Switch1GOversubscribed),
+            LinkBytes = links.Bytes,
+            LinkFrames = links.Frames,
+            BusiestLinkBytes = busiestBytes,
+            BusiestLinkBusySeconds = busiestTime / 1e9,
+            // Hops through switches are not counted per byte: the links' own counters say where bytes went.
+            DataByteHops = 0,
+            DataBytesSent = tcp.PayloadBytesSent,
+            DataFrames = tcp.SegmentsSent,
+            AckFrames = transports.Sum(t => t.Tcp.AcksSent),
+            RetransmittedBytes = tcp.PayloadBytesResent,
+            Timeouts = tcp.Timeouts,
+            FramesDropped = links.Drops,
+            AggregatedBytes = Distribution.Of(reduced),
+            ShuffleBufferPeakBytes = Distribution.Of([]),
+            Reducers = Outcomes(completions, t0),
+            Errors = failures,
+            WallSeconds = 0,
+            MapWallSeconds = 0,
+            SimulationWallSeconds = sim.WallTime.TotalSeconds,
+            Events = sim.EventsProcessed,
+            FrameEvents = sim.FrameEventsProcessed,
+            SimulationCpuSeconds = 0,
+            Compute = options.Compute is null ? null : ComputeReport.Of(options.Compute, sim, [input.MapOutputs], t0, last),
+            Tcp = new TcpRunReport
+            {
+                CongestionControl = options.Tcp.Dctcp ? "dctcp" : "newreno",
+                MinRtoSeconds = options.Tcp.MinRto / 1e9,
+                PortBufferBytes = network.PortBufferBytes,
+                EcnThresholdBytes = network.EcnThresholdBytes,
+                ReceiveWindowBytes = options.Tcp.ReceiveWindowBytes,
+                PacingBitsPerSecond = options.Tcp.PacingBitsPerSecond,
+                SendBufferBytes = options.TcpSendBufferBytes,
+                ConcurrentStreams = direct.ConcurrentStreams,
+                NicsPerServer = network.NicsPerServer,
+                Connections = tcp.Connections,
+                SegmentsSent = tcp.SegmentsSent,
+                SegmentsResent = tcp.SegmentsResent,
+                FastRetransmits = tcp.FastRetransmits,
+                SwitchDrops = sim.Switches.Sum(s => s.BufferDrops),
+                EcnMarks = sim.Switches.Sum(s => s.EcnMarks),
+                PeakQueueBytes = sim.Switches.Count == 0 ? 0 : sim.Switches.Max(s => (long)s.PeakQueueBytes),
+            },
+        };
+    }
+}

@@ -1,0 +1,140 @@
+using Camdoop.Cli.CommandLine;
+using Camdoop.MapReduce.DirectShuffle;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.Runtime.Transport.Tcp;
+using Camdoop.Simulator.Network;
+
+namespace Camdoop.Cli.Commands;
+
+/// <summary>
+/// The flags of a switched network and of TCP Camdoop on it (sim run, sim sweep): the network, the switches' queues,
+/// the servers' NICs and TCP. Each is checked against the network and mode it needs.
+/// </summary>
+public static class SwitchedNetworkFlags
+{
+    public const string NetworkHelp = "torus (the CamCube) | switch (one full-bisection switch) | racks (racks of 40, 1:4 oversubscribed) | fattree (k-ary fat tree)";
+
+    /// <summary>Flags that mean something only on a switched network, and those only with --mode tcp.</summary>
+    private static readonly string[] SwitchFlags = ["switch-buffer", "ecn", "nics"];
+    private static readonly string[] TcpFlags = ["tcp", "min-rto", "rwnd", "pacing-mbps", "send-buffer", "streams-per-server"];
+
+    private static readonly IReadOnlyDictionary<string, bool> CongestionControls = new Dictionary<string, bool>(StringComparer.Ordinal)
+    {
+        ["newreno"] = false,
+        ["dctcp"] = true,
+    };
+
+    public static Command AddSwitchedNetworkOptions(this Command command, bool network = true)
+    {
+        ArgumentNullException.ThrowIfNull(command);
+        if (network)
+        {
+            command.Option("network", NetworkHelp, "NET", "torus");
+        }
+        return command
+            .Option("switch-buffer", "Switched networks: bytes of each switch port's output queue (drop-tail)", "SIZE", "256KB")
+            .Option("ecn", "Switched networks: mark ECN-capable frames joining a queue this long; 0 = no marking (use with --tcp dctcp)", "SIZE", "0")
+            .Option("nics", "Switched networks: NICs per server, 1 or 6 teamed", "N", "1")
+            .Option("tcp", "With --mode tcp: newreno | dctcp (ECN-capable; set --ecn)", "CC", "newreno")
+            .Option("min-rto", "With --mode tcp: smallest retransmission timeout", "DURATION", "200ms")
+            .Option("rwnd", "With --mode tcp: every receiver's advertised window; 0 = unlimited", "SIZE", "0")
+            .Option("pacing-mbps", "With --mode tcp: each connection sends at most this many Mbit/s, segments evenly spaced; 0 = unpaced", "RATE", "0")
+            .Option("send-buffer", "With --mode tcp: bytes of a stream kept until acknowledged (the socket's send buffer)", "SIZE", "128KB")
+            .Option("streams-per-server", "With --mode tcp: streams a server sends at once (one per reduce task elsewhere)", "N", "8");
+    }
+
+    /// <summary>The network --network names.</summary>
+    public static NetworkKind Kind(ParsedArguments args)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        string text = args.Required("network");
+        return NetworkKinds.TryParse(text, out var kind) ? kind
+            : throw CliException.Usage($"{args.CommandPath}: --network '{text}' is not one of torus, switch, racks, fattree");
+    }
+
+    /// <summary>The switched network of <paramref name="kind"/> with the queue and NIC flags; null for the torus.</summary>
+    public static SwitchedNetworkOptions? Network(ParsedArguments args, NetworkKind kind)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        if (kind == NetworkKind.Torus)
+        {
+            RejectGiven(args, SwitchFlags, "a switched network (--network switch, racks or fattree)");
+            return null;
+        }
+        long buffer = args.Bytes("switch-buffer");
+        long ecn = args.Bytes("ecn");
+        int nics = args.Int("nics", 1, 6);
+        if (buffer < 9 * 1024 || buffer > 1L << 30)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --switch-buffer must hold a jumbo frame and be at most 1GB, not {buffer} bytes");
+        }
+        if (ecn < 0 || ecn > buffer)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --ecn must be between 0 and the switch buffer ({buffer} bytes)");
+        }
+        if (nics is not (1 or 6))
+        {
+            throw CliException.Usage($"{args.CommandPath}: --nics is 1 or 6 (teamed), not {nics}");
+        }
+        return new SwitchedNetworkOptions { Kind = kind, PortBufferBytes = (int)buffer, EcnThresholdBytes = (int)ecn, NicsPerServer = nics };
+    }
+
+    /// <summary>
+    /// Checks that <paramref name="mode"/> can run on <paramref name="kind"/>: the Camdoop modes need the torus's
+    /// trees, tcp a switch. A mismatch is one usage line.
+    /// </summary>
+    public static void CheckMode(ParsedArguments args, ShuffleMode mode, NetworkKind kind)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        if (mode == ShuffleMode.Tcp && kind == NetworkKind.Torus)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --mode tcp shuffles through a switch: add --network switch, racks or fattree");
+        }
+        if (mode != ShuffleMode.Tcp && kind != NetworkKind.Torus)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --mode {mode.Name()} shuffles over the torus's trees; on --network {kind.Name()} use --mode tcp");
+        }
+    }
+
+    /// <summary>TCP's settings from the flags; rejects them when no run uses TCP.</summary>
+    public static (TcpOptions Tcp, int SendBuffer, DirectShuffleOptions Direct) Tcp(ParsedArguments args, bool usesTcp)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        if (!usesTcp)
+        {
+            RejectGiven(args, TcpFlags, "--mode tcp");
+            return (new TcpOptions(), 0, new DirectShuffleOptions());
+        }
+        bool dctcp = args.Choice("tcp", CongestionControls);
+        long minRto = args.Nanoseconds("min-rto");
+        long rwnd = args.Bytes("rwnd");
+        long sendBuffer = args.Bytes("send-buffer");
+        double pacing = args.Double("pacing-mbps", 0, 400_000);
+        int streams = args.Int("streams-per-server", 1, 1 << 20);
+        if (minRto < 1_000 || minRto > 60_000_000_000)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --min-rto must be between 1us and 60s");
+        }
+        if (rwnd != 0 && (rwnd < TcpWire.MaxSegmentSize || rwnd > 1L << 30))
+        {
+            throw CliException.Usage($"{args.CommandPath}: --rwnd must be 0 (unlimited) or between one segment ({TcpWire.MaxSegmentSize} bytes) and 1GB");
+        }
+        if (sendBuffer < TcpWire.MaxSegmentSize || sendBuffer > 1L << 30)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --send-buffer must be between one segment ({TcpWire.MaxSegmentSize} bytes) and 1GB");
+        }
+        var tcp = new TcpOptions { Dctcp = dctcp, MinRto = minRto, ReceiveWindowBytes = (int)rwnd, PacingBitsPerSecond = (long)(pacing * 1e6) };
+        return (tcp, (int)sendBuffer, new DirectShuffleOptions { ConcurrentStreams = streams });
+    }
+
+    private static void RejectGiven(ParsedArguments args, string[] flags, string needs)
+    {
+        foreach (string flag in flags)
+        {
+            if (args.Strings(flag).Count > 0)
+            {
+                throw CliException.Usage($"{args.CommandPath}: --{flag} needs {needs}");
+            }
+        }
+    }
+}
