@@ -258,11 +258,12 @@ public static partial class FigureSweep
                     : x => Math.Round(Math.Pow(2, x)).ToString(CultureInfo.InvariantCulture),
                 YLabel = $"network energy for the job (J, {model})",
             };
-            foreach (var mode in panel.Select(r => r.Mode).Distinct())
+            foreach (var (mode, network) in panel.Select(r => (r.Mode, r.Network)).Distinct())
             {
-                var runs = panel.Where(r => r.Mode == mode).OrderBy(X).ToList();
-                chart.Series.Add(new ChartSeries($"{ModeName(mode)} ({model})", runs.Select(r => (X(r), r.Energy!.Joules)).ToList()));
-                chart.Series.Add(new ChartSeries($"{ModeName(mode)}, legacy", runs.Select(r => (X(r), r.Energy!.LegacyJoules)).ToList(), Dashed: true));
+                var runs = panel.Where(r => r.Mode == mode && r.Network == network).OrderBy(X).ToList();
+                string name = SeriesName(mode, network);
+                chart.Series.Add(new ChartSeries($"{name} ({model})", runs.Select(r => (X(r), r.Energy!.Joules)).ToList()));
+                chart.Series.Add(new ChartSeries($"{name}, legacy", runs.Select(r => (X(r), r.Energy!.LegacyJoules)).ToList(), Dashed: true));
             }
             charts.Add(chart);
         }

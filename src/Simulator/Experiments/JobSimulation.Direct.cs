@@ -86,6 +86,8 @@ public static partial class JobSimulation
         double cpuSeconds = cpu.Seconds(sim);
         var result = CollectDirect(options, description, sim, services, transports, input, completions, failures, completed, t0) with
         {
+            // The same accounting as the torus's runs: the network's ports from time 0 to the last reducer's end.
+            Energy = options.Energy is null ? null : sim.MeasureEnergy(JobEnd(sim, completions)),
             SimulationCpuSeconds = cpuSeconds,
             MapWallSeconds = input.WallSeconds,
             MapOutputOnDisk = input.OnDisk,
