@@ -1,6 +1,8 @@
 using System.Globalization;
+using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
 
@@ -75,7 +77,7 @@ public static partial class FigureSweep
         // The next group's input, when it was mapped while this group's last run was still going (RunGroup).
         private Task<JobSimulationInput>? _ahead;
 
-        private int Total => _groups.Count * options.Modes.Count;
+        private int Total => _groups.Count * options.Runs.Count;
 
         public IReadOnlyList<SweepRow> Execute()
         {
@@ -193,7 +195,7 @@ public static partial class FigureSweep
         private void RunGroup(int g, JobSimulationInput input)
         {
             var (s, r, panel, bytes) = _groups[g];
-            var modes = options.Modes;
+            var modes = options.Runs;
             var groupOptions = GroupOptions(g);
             var results = new JobSimulationResult[modes.Count];
             int atOnce = Math.Min(_parallelism, RunsSideBySide(torus.Count, r, bytes, _budget));
@@ -210,12 +212,17 @@ public static partial class FigureSweep
             int ended = 0;
             Parallel.For(0, modes.Count, new ParallelOptions { MaxDegreeOfParallelism = atOnce }, m =>
             {
-                var mode = modes[m];
+                var (mode, network) = modes[m];
                 if (atOnce == 1 && m > 0)
                 {
                     FreeLastRuns(); // runs one at a time: the last one's
                 }
-                results[m] = JobSimulation.Run(groupOptions with { Mode = mode, SimulationThreads = threads }, input);
+                var runOptions = groupOptions with { Mode = mode, Network = network, SimulationThreads = threads };
+                if (network is not null)
+                {
+                    runOptions = runOptions with { Tcp = options.Tcp, TcpSendBufferBytes = options.TcpSendBufferBytes, Direct = options.Direct };
+                }
+                results[m] = JobSimulation.Run(runOptions, input);
                 // The first run to end that leaves its core with no run of this group to take up.
                 if (nextOptions is not null && Interlocked.Increment(ref ended) == Math.Max(1, modes.Count - atOnce + 1))
                 {
@@ -225,13 +232,13 @@ public static partial class FigureSweep
                 }
                 int now = Interlocked.Increment(ref _done);
                 progress?.Report(new SweepProgress(now, Total, string.Create(CultureInfo.InvariantCulture,
-                    $"{figure} {panel}{(figure == Figure.Figure10 ? $" {bytes / 1024.0:0.#} KB" : "")} S={s:0.##} R={r} {ModeName(mode)}: {results[m].ShuffleReduceSeconds:0.####} s")));
+                    $"{figure} {panel}{(figure == Figure.Figure10 ? $" {bytes / 1024.0:0.#} KB" : "")} S={s:0.##} R={r} {SeriesName(mode.Name(), network?.Kind.Name() ?? "torus")}: {results[m].ShuffleReduceSeconds:0.####} s")));
             });
             foreach (var res in results)
             {
                 _rows.Add(new SweepRow(figure.ToString(), panel, bytes, s, res.OutputRatio, r, res.Mode, res.Trees, res.ShuffleReduceSeconds, res.LowerBounds,
                     res.IntermediateBytes, res.OutputBytes, res.DataByteHops, res.LinkBytes, res.AggregatedBytes, res.Completed,
-                    res.SimulationWallSeconds, res.SimulationCpuSeconds, res.Events));
+                    res.SimulationWallSeconds, res.SimulationCpuSeconds, res.Events, res.Network));
             }
         }
     }

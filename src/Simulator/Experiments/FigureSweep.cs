@@ -1,8 +1,11 @@
 using System.Globalization;
 using Camdoop.Experiments.Reports;
+using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
+using Camdoop.Runtime.Transport.Tcp;
+using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
 
@@ -37,7 +40,31 @@ public sealed record SweepOptions
     /// </summary>
     public IReadOnlyList<int>? ReduceTasks { get; init; }
 
+    /// <summary>The Camdoop modes run on the torus (when <see cref="Networks"/> has it).</summary>
     public IReadOnlyList<ShuffleMode> Modes { get; init; } = [ShuffleMode.Camdoop, ShuffleMode.NoAgg];
+
+    /// <summary>
+    /// The networks every point runs on: the torus runs <see cref="Modes"/>, each switched network TCP Camdoop
+    /// (<see cref="ShuffleMode.Tcp"/>) with <see cref="SwitchedNetwork"/>'s queues and NICs.
+    /// </summary>
+    public IReadOnlyList<NetworkKind> Networks { get; init; } = [NetworkKind.Torus];
+
+    /// <summary>The switched networks' queues and NICs (its kind is each of <see cref="Networks"/> in turn).</summary>
+    public SwitchedNetworkOptions SwitchedNetwork { get; init; } = new();
+
+    /// <summary>TCP Camdoop's transport: TCP, each stream's send buffer, streams at once per server.</summary>
+    public TcpOptions Tcp { get; init; } = new();
+
+    public int TcpSendBufferBytes { get; init; } = 128 * 1024;
+
+    public DirectShuffleOptions? Direct { get; init; }
+
+    /// <summary>Every run of one point: each mode on the torus, then TCP Camdoop on each switched network.</summary>
+    internal IReadOnlyList<(ShuffleMode Mode, SwitchedNetworkOptions? Network)> Runs =>
+    [
+        .. Networks.Contains(NetworkKind.Torus) ? Modes.Select(m => (m, (SwitchedNetworkOptions?)null)) : [],
+        .. Networks.Where(n => n != NetworkKind.Torus).Distinct().Select(n => (ShuffleMode.Tcp, (SwitchedNetworkOptions?)(SwitchedNetwork with { Kind = n }))),
+    ];
 
     /// <summary>Cores to use: simulations run side by side (as many as fit in memory), each on its share; 0 = every core.</summary>
     public int Parallelism { get; init; }
@@ -76,7 +103,8 @@ public sealed record SweepRow(
     bool Completed,
     double SimulationWallSeconds,
     double SimulationCpuSeconds,
-    long Events);
+    long Events,
+    string Network = "torus");
 
 /// <summary>
 /// Reproduces Figures 6, 7 and 10 of the paper on a simulated torus (8x8x8 with 2 MB per server by default):
@@ -145,13 +173,13 @@ public static partial class FigureSweep
         var table = new CsvTable("figure", "panel", "requestedS", "outputRatio", "reduceTasks", "mode", "trees", "shuffleReduceSeconds",
             "switch1G", "switch6G", "switch1GOversub", "intermediateBytes", "outputBytes", "dataByteHops", "linkBytes",
             "aggregatedMin", "aggregatedMedian", "aggregatedMax", "completed", "simulationWallSeconds", "simulationCpuSeconds", "events",
-            "bytesPerServer");
+            "bytesPerServer", "network");
         foreach (var r in rows)
         {
             table.Add(r.Figure, r.Panel, r.RequestedOutputRatio, r.OutputRatio, r.ReduceTasks, r.Mode, r.Trees, r.ShuffleReduceSeconds,
                 r.LowerBounds.Switch1G, r.LowerBounds.Switch6G, r.LowerBounds.Switch1GOversubscribed, r.IntermediateBytes, r.OutputBytes,
                 r.DataByteHops, r.LinkBytes, r.AggregatedBytes.Min, r.AggregatedBytes.Median, r.AggregatedBytes.Max, r.Completed,
-                r.SimulationWallSeconds, r.SimulationCpuSeconds, r.Events, r.BytesPerServer);
+                r.SimulationWallSeconds, r.SimulationCpuSeconds, r.Events, r.BytesPerServer, r.Network);
         }
         return table;
     }
@@ -177,9 +205,10 @@ public static partial class FigureSweep
                     : x => Math.Round(Math.Pow(2, x)).ToString(CultureInfo.InvariantCulture),
                 YLabel = "shuffle and reduce time (s)",
             };
-            foreach (var mode in panel.Select(r => r.Mode).Distinct())
+            foreach (var (mode, network) in panel.Select(r => (r.Mode, r.Network)).Distinct())
             {
-                chart.Series.Add(new ChartSeries(ModeName(mode), panel.Where(r => r.Mode == mode).OrderBy(X).Select(r => (X(r), r.ShuffleReduceSeconds)).ToList()));
+                chart.Series.Add(new ChartSeries(SeriesName(mode, network),
+                    panel.Where(r => r.Mode == mode && r.Network == network).OrderBy(X).Select(r => (X(r), r.ShuffleReduceSeconds)).ToList()));
             }
             // The bounds depend on the data only (one point per x, whatever the mode).
             var points = panel.GroupBy(X).OrderBy(g => g.Key).Select(g => (X: g.Key, Bounds: g.First().LowerBounds)).ToList();
@@ -206,7 +235,18 @@ public static partial class FigureSweep
         return paths;
     }
 
-    public static string ModeName(ShuffleMode mode) => mode == ShuffleMode.Camdoop ? "Camdoop" : "Camdoop (no agg.)";
+    public static string ModeName(ShuffleMode mode) => mode switch
+    {
+        ShuffleMode.Camdoop => "Camdoop",
+        ShuffleMode.NoAgg => "Camdoop (no agg.)",
+        _ => "TCP Camdoop",
+    };
 
-    private static string ModeName(string mode) => mode == "camdoop" ? "Camdoop" : "Camdoop (no agg.)";
+    /// <summary>A run's name in charts: its mode, and for TCP Camdoop the network it crossed.</summary>
+    public static string SeriesName(string mode, string network) => mode switch
+    {
+        "camdoop" => "Camdoop",
+        "noagg" => "Camdoop (no agg.)",
+        _ => $"TCP Camdoop ({network})",
+    };
 }

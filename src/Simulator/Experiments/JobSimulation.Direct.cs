@@ -196,6 +196,7 @@ public static partial class JobSimulation
                 PortBufferBytes = network.PortBufferBytes,
                 EcnThresholdBytes = network.EcnThresholdBytes,
                 ReceiveWindowBytes = options.Tcp.ReceiveWindowBytes,
+                PacingBitsPerSecond = options.Tcp.PacingBitsPerSecond,
                 SendBufferBytes = options.TcpSendBufferBytes,
                 ConcurrentStreams = direct.ConcurrentStreams,
                 NicsPerServer = network.NicsPerServer,

@@ -26,6 +26,10 @@ public sealed record TcpRunReport
     [JsonPropertyName("receiveWindowBytes")]
     public required int ReceiveWindowBytes { get; init; }
 
+    /// <summary>Each connection's pacing rate, bits per second; 0: unpaced.</summary>
+    [JsonPropertyName("pacingBitsPerSecond")]
+    public long PacingBitsPerSecond { get; init; }
+
     [JsonPropertyName("sendBufferBytes")]
     public required int SendBufferBytes { get; init; }
 

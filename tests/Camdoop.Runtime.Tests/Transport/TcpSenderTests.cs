@@ -49,6 +49,18 @@ public class TcpSenderTests
     }
 
     [Fact]
+    public void TheReceiveWindowCapsTheFlightWhateverTheCongestionWindow()
+    {
+        var sender = Sender(100_000, out _, new TcpOptions { SegmentSize = Mss, InitialWindowSegments = 4, MinRto = 1000, InitialRto = 5000, ReceiveWindowBytes = 2 * Mss });
+        Assert.Equal([0L, 1000], SendAll(sender, 0));
+        sender.OnAck(1000, false, 0, 100);
+        // One segment acknowledged frees one segment of the receiver's window, though the congestion window grew to 5.
+        Assert.Equal(5 * Mss, sender.Window);
+        Assert.Equal([2000L], SendAll(sender, 100));
+        Assert.Equal(2 * Mss, sender.BytesInFlight);
+    }
+
+    [Fact]
     public void SlowStartGrowsTheWindowBySegmentsAcknowledged()
     {
         var sender = Sender(100_000, out var source);

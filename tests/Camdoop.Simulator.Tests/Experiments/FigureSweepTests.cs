@@ -52,6 +52,41 @@ public sealed class FigureSweepTests : IDisposable
     }
 
     /// <summary>
+    /// --networks torus,switch,racks: every point also runs TCP Camdoop on each switched network, on the same map
+    /// outputs (the same bytes, so the same bounds), and the charts name each network's series.
+    /// </summary>
+    [Fact]
+    public void SwitchedNetworksAddATcpCamdoopRowPerPoint()
+    {
+        var torus = new Torus(3, 3, 3);
+        var rows = FigureSweep.Run(Figure.Figure7, torus, new SweepOptions
+        {
+            BytesPerServer = 6_000,
+            ReduceTasks = [1, 27],
+            Parallelism = 2,
+            Networks = [Simulator.Network.NetworkKind.Torus, Simulator.Network.NetworkKind.Switch, Simulator.Network.NetworkKind.Racks],
+            Tcp = new Runtime.Transport.Tcp.TcpOptions { MinRto = 1_000_000 },
+        });
+        Assert.Equal(16, rows.Count); // 2 S x 2 R x (2 modes + 2 networks)
+        Assert.All(rows, r => Assert.True(r.Completed));
+        foreach (var point in rows.GroupBy(r => (r.RequestedOutputRatio, r.ReduceTasks)))
+        {
+            Assert.Equal(["torus", "torus", "switch", "racks"], point.Select(r => r.Network));
+            Assert.Equal(["camdoop", "noagg", "tcp", "tcp"], point.Select(r => r.Mode));
+            Assert.Single(point.Select(r => r.LowerBounds).Distinct());
+            Assert.Single(point.Select(r => r.IntermediateBytes).Distinct());
+            // Nothing is aggregated on the way: TCP Camdoop's reducers write what noagg's do.
+            Assert.Equal(point.Single(r => r.Mode == "noagg").OutputBytes, point.First(r => r.Mode == "tcp").OutputBytes);
+        }
+        var charts = FigureSweep.WriteCharts(rows, _directory);
+        Assert.All(charts, path => Assert.Contains("TCP Camdoop (racks)", File.ReadAllText(path), StringComparison.Ordinal));
+        var csv = FigureSweep.ToCsv(rows);
+        string file = Path.Combine(_directory, "figure7.csv");
+        csv.Save(file);
+        Assert.EndsWith(",network", File.ReadLines(file).First(), StringComparison.Ordinal);
+    }
+
+    /// <summary>
     /// With two cores, the R = 1 runs go side by side and the first to end maps the R = N group's input while the other
     /// still runs; one core runs everything in turn. Each point must come out the same either way.
     /// </summary>
@@ -165,8 +200,9 @@ public sealed class FigureSweepTests : IDisposable
         FigureSweep.WriteCsv(rows, csv);
         var lines = File.ReadAllLines(csv);
         Assert.Equal(5, lines.Length);
-        Assert.EndsWith(",bytesPerServer", lines[0], StringComparison.Ordinal);
-        Assert.Equal(["4096", "4096", "12288", "12288"], lines.Skip(1).Select(l => l.Split(',')[^1]));
+        Assert.EndsWith(",bytesPerServer,network", lines[0], StringComparison.Ordinal);
+        Assert.Equal(["4096", "4096", "12288", "12288"], lines.Skip(1).Select(l => l.Split(',')[^2]));
+        Assert.All(lines.Skip(1), l => Assert.Equal("torus", l.Split(',')[^1]));
         var chart = Assert.Single(FigureSweep.WriteCharts(rows, _directory));
         Assert.EndsWith("figure-10-s-0-r-1.svg", chart, StringComparison.Ordinal);
         string svg = File.ReadAllText(chart);

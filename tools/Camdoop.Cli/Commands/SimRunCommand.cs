@@ -358,18 +358,25 @@ public static class SimRunCommand
             double bound = r.Network == "racks" ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
             Line("  against its network's bound", string.Create(CultureInfo.InvariantCulture, $"{(bound > 0 ? r.ShuffleReduceSeconds / bound : 0):0.000}x"));
             Line("tcp", string.Create(CultureInfo.InvariantCulture,
-                $"{tcp.CongestionControl}, min RTO {S(tcp.MinRtoSeconds)}, rwnd {(tcp.ReceiveWindowBytes == 0 ? "unlimited" : Units.Bytes(tcp.ReceiveWindowBytes))}, send buffer {Units.Bytes(tcp.SendBufferBytes)}, {tcp.ConcurrentStreams} streams at once per server"));
+                $"{tcp.CongestionControl}, min RTO {S(tcp.MinRtoSeconds)}, rwnd {(tcp.ReceiveWindowBytes == 0 ? "unlimited" : Units.Bytes(tcp.ReceiveWindowBytes))}, {(tcp.PacingBitsPerSecond == 0 ? "unpaced" : $"paced at {tcp.PacingBitsPerSecond / 1e6:0.###} Mbit/s")}, send buffer {Units.Bytes(tcp.SendBufferBytes)}, {tcp.ConcurrentStreams} streams at once per server"));
             Line("switches", string.Create(CultureInfo.InvariantCulture,
                 $"{Units.Bytes(tcp.PortBufferBytes)} per port, ECN {(tcp.EcnThresholdBytes == 0 ? "off" : "at " + Units.Bytes(tcp.EcnThresholdBytes))}, {tcp.NicsPerServer} NIC(s) per server"));
             Line("  drops / ECN marks / peak queue", $"{tcp.SwitchDrops} / {tcp.EcnMarks} / {Units.Bytes(tcp.PeakQueueBytes)}");
             Line("  connections / fast retransmits", $"{tcp.Connections} / {tcp.FastRetransmits}");
         }
-        Line("link bytes / data byte-hops", $"{Units.Bytes(r.LinkBytes)} / {Units.Bytes(r.DataByteHops)}");
+        if (r.Tcp is null)
+        {
+            Line("link bytes / data byte-hops", $"{Units.Bytes(r.LinkBytes)} / {Units.Bytes(r.DataByteHops)}");
+        }
+        else
+        {
+            Line("link bytes", Units.Bytes(r.LinkBytes));
+        }
         Line("busiest link", string.Create(CultureInfo.InvariantCulture,
             $"{Units.Bytes(r.BusiestLinkBytes)}, busy {Units.Seconds(r.BusiestLinkBusySeconds)} ({(r.ShuffleReduceSeconds > 0 ? r.BusiestLinkBusySeconds / r.ShuffleReduceSeconds : 0):P0} of the shuffle)"));
         Line("frames: data / acks / dropped", $"{r.DataFrames} / {r.AckFrames} / {r.FramesDropped}");
         Line("retransmitted bytes / timeouts", $"{Units.Bytes(r.RetransmittedBytes)} / {r.Timeouts}");
-        Line("aggregated bytes per server", $"min {Units.Bytes(r.AggregatedBytes.Min)}, median {Units.Bytes(r.AggregatedBytes.Median)}, max {Units.Bytes(r.AggregatedBytes.Max)}");
+        Line(r.Tcp is null ? "aggregated bytes per server" : "reduced bytes per server", $"min {Units.Bytes(r.AggregatedBytes.Min)}, median {Units.Bytes(r.AggregatedBytes.Median)}, max {Units.Bytes(r.AggregatedBytes.Max)}");
         if (r.Compute is { } c)
         {
             Line("compute", string.Create(CultureInfo.InvariantCulture,
@@ -378,7 +385,10 @@ public static class SimRunCommand
                 $"{c.BusiestServer}, busy {c.BusiestServerBusyFraction:P0} of the shuffle (merge {S(c.BusiestServerMergeSeconds)}, reduce {S(c.BusiestServerReduceSeconds)})"));
             Line("  map phase (modelled, apart)", S(c.MapSeconds));
         }
-        Line("shuffle buffers per server, peak", $"min {Units.Bytes(r.ShuffleBufferPeakBytes.Min)}, median {Units.Bytes(r.ShuffleBufferPeakBytes.Median)}, max {Units.Bytes(r.ShuffleBufferPeakBytes.Max)}");
+        if (r.Tcp is null)
+        {
+            Line("shuffle buffers per server, peak", $"min {Units.Bytes(r.ShuffleBufferPeakBytes.Min)}, median {Units.Bytes(r.ShuffleBufferPeakBytes.Median)}, max {Units.Bytes(r.ShuffleBufferPeakBytes.Max)}");
+        }
         foreach (var f in r.Failures)
         {
             Line($"failed: {f.What}", string.Create(CultureInfo.InvariantCulture,

@@ -2,6 +2,7 @@ using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Experiments;
 using Camdoop.MapReduce.Trees;
+using Camdoop.Simulator.Network;
 
 namespace Camdoop.Cli.Commands;
 
@@ -33,7 +34,9 @@ public static class SimSweepCommand
                       "(every server maps every copy) at R=1 and R=N, and vertically (each copy on N/K servers of its own, chosen\n" +
                       "from the seed) at R=1 and R=N/K per copy; each copy's time is normalised to the same copy alone on the same\n" +
                       "servers. Work costs no simulated time unless --compute prices it: with --compute paper a reducer limits a\n" +
-                      "job as on the paper's testbed (its reduce path at 3.15 Gbit/s).",
+                      "job as on the paper's testbed (its reduce path at 3.15 Gbit/s).\n" +
+                      "Figures 6, 7 and 10 with --networks torus,switch,racks also run TCP Camdoop (every map output straight to\n" +
+                      "its reducer over TCP) on each switched network listed, on the same map outputs, beside the bounds.",
         }
             .Option("figure", "6, 7, 8, 9, 10 or table1", "N", "6")
             .Option("torus", "Torus size", "XxYxZ", "8x8x8")
@@ -51,12 +54,19 @@ public static class SimSweepCommand
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
             .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
+            .Option("networks", "Figures 6, 7 and 10: torus (the Camdoop modes) and switched networks (switch, racks, fattree: TCP Camdoop), comma-separated", "LIST", "torus")
+            .AddSwitchedNetworkOptions(network: false)
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
             .Flag("force", "Run even when the largest run's estimated memory exceeds what this machine has available")
             .Handle(Run);
 
     private static int Run(ParsedArguments args)
     {
+        var networks = Networks(args);
+        if (args.Required("figure") is "8" or "9" or "table1" && networks.Any(n => n != NetworkKind.Torus))
+        {
+            throw CliException.Usage("sim sweep: --networks other than torus are for figures 6, 7 and 10");
+        }
         if (args.Required("figure") == "9")
         {
             return RunFigure9(args);
@@ -82,7 +92,24 @@ public static class SimSweepCommand
             Service = CommonOptions.ServiceOptions(args),
             Trees = args.Choice("trees", TreeFamilyNames.All),
             Compute = CommonOptions.Compute(args),
+            Networks = networks,
         };
+        bool switched = networks.Any(n => n != NetworkKind.Torus);
+        var (tcp, sendBuffer, direct) = SwitchedNetworkFlags.Tcp(args, switched);
+        if (switched)
+        {
+            options = options with
+            {
+                SwitchedNetwork = SwitchedNetworkFlags.Network(args, networks.First(n => n != NetworkKind.Torus))!,
+                Tcp = tcp,
+                TcpSendBufferBytes = sendBuffer,
+                Direct = direct,
+            };
+        }
+        else
+        {
+            SwitchedNetworkFlags.Network(args, NetworkKind.Torus);
+        }
         if (!args.Flag("force"))
         {
             // The largest R is the heaviest run; the generated inputs of its S stay beside it (one per server).
@@ -118,11 +145,11 @@ public static class SimSweepCommand
             : $"{Units.Bytes(options.BytesPerServer)} per server";
         Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {sizes}, {options.Trees.Name()} trees{ComputeNote(options.Compute)}), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
-        Console.Out.WriteLine($"{"panel",-8} {"input",9} {"S",6} {"R",5} {"mode",-18} {"time",12} {"switch 1G",12} {"switch 6G",12} {"1G 1:4",12}");
+        Console.Out.WriteLine($"{"panel",-8} {"input",9} {"S",6} {"R",5} {"mode",-24} {"time",12} {"switch 1G",12} {"switch 6G",12} {"1G 1:4",12}");
         foreach (var r in rows)
         {
             Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"{r.Panel,-8} {Units.Bytes(r.BytesPerServer),9} {r.OutputRatio,6:0.###} {r.ReduceTasks,5} {FigureSweep.ModeName(r.Mode == "camdoop" ? MapReduce.Jobs.Control.ShuffleMode.Camdoop : MapReduce.Jobs.Control.ShuffleMode.NoAgg),-18} {Units.Seconds(r.ShuffleReduceSeconds),12} {Units.Seconds(r.LowerBounds.Switch1G),12} {Units.Seconds(r.LowerBounds.Switch6G),12} {Units.Seconds(r.LowerBounds.Switch1GOversubscribed),12}"));
+                $"{r.Panel,-8} {Units.Bytes(r.BytesPerServer),9} {r.OutputRatio,6:0.###} {r.ReduceTasks,5} {FigureSweep.SeriesName(r.Mode, r.Network),-24} {Units.Seconds(r.ShuffleReduceSeconds),12} {Units.Seconds(r.LowerBounds.Switch1G),12} {Units.Seconds(r.LowerBounds.Switch6G),12} {Units.Seconds(r.LowerBounds.Switch1GOversubscribed),12}"));
         }
         if (figure == Figure.Figure10)
         {
@@ -135,6 +162,14 @@ public static class SimSweepCommand
                 {
                     Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
                         $"{Units.Bytes(size.Key)} per server: Camdoop {noAgg.ShuffleReduceSeconds / camdoop.ShuffleReduceSeconds:0.00}x faster than Camdoop (no agg.)"));
+                }
+                foreach (var tcpRow in size.Where(r => r.Mode == "tcp"))
+                {
+                    if (camdoop is not null && camdoop.ShuffleReduceSeconds > 0)
+                    {
+                        Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                            $"{Units.Bytes(size.Key)} per server: Camdoop {tcpRow.ShuffleReduceSeconds / camdoop.ShuffleReduceSeconds:0.00}x faster than {FigureSweep.SeriesName(tcpRow.Mode, tcpRow.Network)}"));
+                    }
                 }
             }
         }
@@ -346,5 +381,23 @@ public static class SimSweepCommand
             values.Add(value);
         }
         return values.Count > 0 ? values : throw CliException.Usage($"sim sweep: --{option} is empty");
+    }
+
+    /// <summary>--networks: torus and switched networks, each once, in the order given.</summary>
+    private static List<NetworkKind> Networks(ParsedArguments args)
+    {
+        var networks = new List<NetworkKind>();
+        foreach (string name in args.Required("networks").Split(',', StringSplitOptions.TrimEntries))
+        {
+            if (!NetworkKinds.TryParse(name, out var kind))
+            {
+                throw CliException.Usage($"sim sweep: --networks: '{name}' is not one of torus, switch, racks, fattree");
+            }
+            if (!networks.Contains(kind))
+            {
+                networks.Add(kind);
+            }
+        }
+        return networks;
     }
 }

@@ -16,7 +16,7 @@ public static class SwitchedNetworkFlags
 
     /// <summary>Flags that mean something only on a switched network, and those only with --mode tcp.</summary>
     private static readonly string[] SwitchFlags = ["switch-buffer", "ecn", "nics"];
-    private static readonly string[] TcpFlags = ["tcp", "min-rto", "rwnd", "send-buffer", "streams-per-server"];
+    private static readonly string[] TcpFlags = ["tcp", "min-rto", "rwnd", "pacing-mbps", "send-buffer", "streams-per-server"];
 
     private static readonly IReadOnlyDictionary<string, bool> CongestionControls = new Dictionary<string, bool>(StringComparer.Ordinal)
     {
@@ -38,6 +38,7 @@ public static class SwitchedNetworkFlags
             .Option("tcp", "With --mode tcp: newreno | dctcp (ECN-capable; set --ecn)", "CC", "newreno")
             .Option("min-rto", "With --mode tcp: smallest retransmission timeout", "DURATION", "200ms")
             .Option("rwnd", "With --mode tcp: every receiver's advertised window; 0 = unlimited", "SIZE", "0")
+            .Option("pacing-mbps", "With --mode tcp: each connection sends at most this many Mbit/s, segments evenly spaced; 0 = unpaced", "RATE", "0")
             .Option("send-buffer", "With --mode tcp: bytes of a stream kept until acknowledged (the socket's send buffer)", "SIZE", "128KB")
             .Option("streams-per-server", "With --mode tcp: streams a server sends at once (one per reduce task elsewhere)", "N", "8");
     }
@@ -108,6 +109,7 @@ public static class SwitchedNetworkFlags
         long minRto = args.Nanoseconds("min-rto");
         long rwnd = args.Bytes("rwnd");
         long sendBuffer = args.Bytes("send-buffer");
+        double pacing = args.Double("pacing-mbps", 0, 400_000);
         int streams = args.Int("streams-per-server", 1, 1 << 20);
         if (minRto < 1_000 || minRto > 60_000_000_000)
         {
@@ -121,7 +123,7 @@ public static class SwitchedNetworkFlags
         {
             throw CliException.Usage($"{args.CommandPath}: --send-buffer must be between one segment ({TcpWire.MaxSegmentSize} bytes) and 1GB");
         }
-        var tcp = new TcpOptions { Dctcp = dctcp, MinRto = minRto, ReceiveWindowBytes = (int)rwnd };
+        var tcp = new TcpOptions { Dctcp = dctcp, MinRto = minRto, ReceiveWindowBytes = (int)rwnd, PacingBitsPerSecond = (long)(pacing * 1e6) };
         return (tcp, (int)sendBuffer, new DirectShuffleOptions { ConcurrentStreams = streams });
     }
 

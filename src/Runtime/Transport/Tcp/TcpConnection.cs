@@ -35,4 +35,11 @@ public sealed class TcpConnection
     internal long TimerDue { get; set; } = long.MaxValue;
 
     internal Action? OnTimer { get; set; }
+
+    /// <summary>Pacing: when the next segment may leave, and whether a timer waits for it.</summary>
+    internal long NextSendAt { get; set; }
+
+    internal bool PaceTimerSet { get; set; }
+
+    internal Action? OnPace { get; set; }
 }

@@ -33,6 +33,12 @@ public sealed record TcpOptions
     /// </summary>
     public int ReceiveWindowBytes { get; init; }
 
+    /// <summary>
+    /// Each connection sends at most this many bits per second (segment and header), spacing its segments evenly, as
+    /// Linux's fq pacing does; 0: as fast as the window and the NIC allow.
+    /// </summary>
+    public long PacingBitsPerSecond { get; init; }
+
     public void Validate()
     {
         if (SegmentSize is < 1 or > TcpWire.MaxSegmentSize)
@@ -48,6 +54,7 @@ public sealed record TcpOptions
             throw new ArgumentOutOfRangeException(nameof(DctcpGain), DctcpGain, "a gain is in (0, 1]");
         }
         ArgumentOutOfRangeException.ThrowIfNegative(ReorderBufferBytes);
+        ArgumentOutOfRangeException.ThrowIfNegative(PacingBitsPerSecond);
         if (ReceiveWindowBytes != 0 && ReceiveWindowBytes < SegmentSize)
         {
             throw new ArgumentOutOfRangeException(nameof(ReceiveWindowBytes), ReceiveWindowBytes, "a receive window holds at least one segment (0: unlimited)");

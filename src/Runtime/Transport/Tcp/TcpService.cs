@@ -80,6 +80,11 @@ public sealed class TcpService : IService
         ulong seed = ((ulong)(uint)_context.Torus.IndexOf(_context.Self) << 32) ^ ((ulong)(uint)_context.Torus.IndexOf(peer) << 12) ^ id;
         var connection = new TcpConnection(id, peer, port, new TcpSender(_options, source, seed));
         connection.OnTimer = () => OnTimer(connection);
+        connection.OnPace = () =>
+        {
+            connection.PaceTimerSet = false;
+            Pump(connection);
+        };
         _connections.Add(id, connection);
         Pump(connection);
         return connection;
@@ -93,8 +98,19 @@ public sealed class TcpService : IService
             return;
         }
         var sender = connection.Sender;
+        long pace = _options.PacingBitsPerSecond;
         while (sender.TryNext(out long sequence, out int length, out bool fin))
         {
+            long now = _context.Now;
+            if (pace > 0 && connection.NextSendAt > now)
+            {
+                if (!connection.PaceTimerSet)
+                {
+                    connection.PaceTimerSet = true;
+                    _context.SetTimer(connection.NextSendAt - now, connection.OnPace!);
+                }
+                break;
+            }
             if (!TrySendSegment(connection, sequence, length, fin))
             {
                 connection.Blocked = true;
@@ -102,7 +118,12 @@ public sealed class TcpService : IService
                 _context.RequestSendReady(Id, connection.Port);
                 break;
             }
-            sender.OnSent(sequence, length, fin, _context.Now);
+            sender.OnSent(sequence, length, fin, now);
+            if (pace > 0)
+            {
+                long bits = 8L * (TcpWire.HeaderSize + length);
+                connection.NextSendAt = Math.Max(connection.NextSendAt, now) + (long)Math.Ceiling(bits * 1e9 / pace);
+            }
         }
         ArmTimer(connection);
     }

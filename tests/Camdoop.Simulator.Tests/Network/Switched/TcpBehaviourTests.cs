@@ -40,6 +40,22 @@ public class TcpBehaviourTests
     }
 
     [Fact]
+    public void APacedFlowSendsAtItsPace()
+    {
+        // 100 Mbit/s of segment and TCP header: 1 MB in 112 full segments and one short one.
+        const long pace = 100_000_000;
+        const int bytes = 1_000_000;
+        using var traffic = Traffic([new TcpFlow(0, 13, bytes)], tcp: new TcpOptions { PacingBitsPerSecond = pace });
+        var result = traffic.Run();
+        Assert.True(result.AllDone);
+        Assert.Equal(0, result.CorruptBytes);
+        int segments = (bytes + TcpWire.MaxSegmentSize - 1) / TcpWire.MaxSegmentSize;
+        double paced = (bytes + ((double)segments * TcpWire.HeaderSize)) * 8 / pace * SimTime.Second;
+        // The last segment leaves one pacing gap after the one before and then crosses two links.
+        Assert.InRange(result.Duration, (long)(paced * 0.97), (long)(paced * 1.03));
+    }
+
+    [Fact]
     public void IncastWithSmallBuffersLosesThroughputAndRecoversByTimeouts()
     {
         // 26 servers send 256 KB each to one: with 64 KB of buffer (7 jumbo frames) whole windows are lost and only
