@@ -85,7 +85,7 @@ public sealed partial class FrontEndSession
             Job = d.Job.ToString(),
             Input = job.Input.Name,
             Reducers = d.ReduceTasks,
-            Mode = d.Mode == ShuffleMode.Camdoop ? "camdoop" : "noagg",
+            Mode = d.Mode.Name(),
             State = job.State.ToString().ToLowerInvariant(),
             Servers = job.Servers,
             MapsDone = job.MapsDone,
