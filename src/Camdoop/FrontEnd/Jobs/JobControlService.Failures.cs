@@ -1,5 +1,5 @@
-using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
