@@ -45,8 +45,13 @@ public sealed partial class FrontEndSession
         {
             "camdoop" => ShuffleMode.Camdoop,
             "noagg" => ShuffleMode.NoAgg,
-            var m => throw new FrontEndException($"unknown mode '{m}' (camdoop or noagg)"),
+            "tcp" => ShuffleMode.Tcp,
+            var m => throw new FrontEndException($"unknown mode '{m}' (camdoop, noagg or tcp)"),
         };
+        if (mode == ShuffleMode.Tcp && _node.Jobs?.Direct is null)
+        {
+            throw new FrontEndException("mode tcp needs the servers on a switch network with TCP streams, and this cube's servers have none");
+        }
         if (!TreeFamilyNames.TryParse(request.Trees ?? TreeFamily.Shallow.Name(), out var trees))
         {
             throw new FrontEndException($"unknown tree family '{request.Trees}' (shallow or paper)");

@@ -15,6 +15,7 @@ using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.Runtime.Transport.Sockets;
 
 namespace Camdoop.Hosting;
 
@@ -31,6 +32,7 @@ public sealed class CamdoopNode : IDisposable
     private readonly Lock _stopLock = new();
     private readonly DateTime _startedUtc = DateTime.UtcNow;
     private Timer? _statusTimer;
+    private SocketStreamTransport? _streams;
     private int _statusBusy;
     private readonly ProcessStats _processStats;
     private bool _stopped;
@@ -102,6 +104,7 @@ public sealed class CamdoopNode : IDisposable
         }
         _statusTimer?.Dispose();
         FrontEnd?.Dispose();
+        _streams?.Dispose();
         NodeStatus? final = null;
         if (Loop.IsRunning)
         {
@@ -138,8 +141,30 @@ public sealed class CamdoopNode : IDisposable
         ChunkStoreService.Install(host);
         CamdoopService.Install(host);
         // Job control loads every job this server runs (and checks those its front-end takes) through this catalog.
-        JobControlService.Install(host, new JobControlOptions { Jobs = JobCatalog.ForServer(_settings.JobAssemblyDirectory) });
+        JobControlService.Install(host, new JobControlOptions { Jobs = JobCatalog.ForServer(_settings.JobAssemblyDirectory), Streams = OpenStreams() });
         host.Register(new MonitorService(_processStats));
+    }
+
+    /// <summary>
+    /// Kernel TCP streams to the other servers on the switch network (TCP Camdoop), when the config gives a stream
+    /// port; a stream that fails fails the tcp-mode jobs here.
+    /// </summary>
+    private SocketStreamTransport? OpenStreams()
+    {
+        if (_settings.StreamPort == 0)
+        {
+            return null;
+        }
+        int port = _settings.StreamPort;
+        var peers = _settings.PeerAddresses;
+        _streams = new SocketStreamTransport(_settings.Self, _settings.Torus, new IPEndPoint(_settings.UplinkAddress!, port),
+            peer => new IPEndPoint(peers[peer], port), Loop.Post);
+        _streams.StreamFailed += (peer, reason) =>
+        {
+            Host.Log(LogLevel.Warning, $"stream with {peer.Name} failed: {reason}");
+            Host.GetService<JobControlService>()?.OnStreamFailed(peer, reason);
+        };
+        return _streams;
     }
 
     private void OpenLinks(FramePool pool)

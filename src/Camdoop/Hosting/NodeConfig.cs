@@ -44,6 +44,15 @@ public sealed record NodeConfig
     /// <summary>This server's address on the switch network (the front-end listens there); null: not on the switch.</summary>
     public string? UplinkAddress { get; init; }
 
+    /// <summary>
+    /// TCP port of the server's byte streams on the switch network (TCP Camdoop, mode tcp); 0: none, and tcp-mode jobs
+    /// fail here. Needs <see cref="UplinkAddress"/> and <see cref="PeerAddresses"/>.
+    /// </summary>
+    public int StreamPort { get; init; }
+
+    /// <summary>Every server's uplink address ("x,y,z" to an IP address), where its streams are opened (the same port).</summary>
+    public Dictionary<string, string> PeerAddresses { get; init; } = [];
+
     /// <summary>TCP port of the front-end; 0 runs no front-end.</summary>
     public int FrontEndPort { get; init; }
 
@@ -176,6 +185,7 @@ public sealed record NodeConfig
         {
             throw new NodeConfigException($"node config: 'frontEndPort' {FrontEndPort} is not a TCP port");
         }
+        var peers = ValidateStreams(torus, uplink);
         if (FrontEndPort != 0 && string.IsNullOrWhiteSpace(KeyFile))
         {
             throw new NodeConfigException("node config: 'keyFile' is missing: a front-end serves only clients holding the cluster key (create one with 'head -c 32 /dev/urandom > FILE; chmod 600 FILE')");
@@ -246,6 +256,8 @@ public sealed record NodeConfig
             DataDirectory = data,
             UplinkAddress = uplink,
             FrontEndPort = FrontEndPort,
+            StreamPort = StreamPort,
+            PeerAddresses = peers,
             KeyFile = string.IsNullOrWhiteSpace(KeyFile) ? null : Path.GetFullPath(KeyFile),
             FrontEnd = new FrontEndServerOptions
             {
@@ -277,6 +289,41 @@ public sealed record NodeConfig
     private const long MinBytesInFlight = 2L * MessageFraming.DefaultMaxMessageBytes;
 
     private static string Show(string? value) => value is null ? "nothing" : string.Create(CultureInfo.InvariantCulture, $"'{value}'");
+
+    /// <summary>The stream settings checked: every server's address when <see cref="StreamPort"/> is set.</summary>
+    private Dictionary<Coordinate, IPAddress> ValidateStreams(Torus torus, IPAddress? uplink)
+    {
+        var peers = new Dictionary<Coordinate, IPAddress>();
+        if (StreamPort == 0)
+        {
+            return peers;
+        }
+        if (StreamPort is < 0 or > 65535)
+        {
+            throw new NodeConfigException($"node config: 'streamPort' {StreamPort} is not a TCP port");
+        }
+        if (uplink is null)
+        {
+            throw new NodeConfigException("node config: 'streamPort' needs 'uplinkAddress', the server's address on the switch network");
+        }
+        foreach (var (name, address) in PeerAddresses)
+        {
+            if (!Runtime.Topology.Coordinate.TryParse(name, out var c) || !torus.Contains(c))
+            {
+                throw new NodeConfigException($"node config: 'peerAddresses': {Show(name)} is not a server of {torus}");
+            }
+            if (!IPAddress.TryParse(address, out var ip))
+            {
+                throw new NodeConfigException($"node config: 'peerAddresses': {Show(address)} for {name} is not an IP address");
+            }
+            peers[c] = ip;
+        }
+        if (peers.Count != torus.Count)
+        {
+            throw new NodeConfigException($"node config: 'peerAddresses' names {peers.Count} of the {torus.Count} servers; 'streamPort' needs every server's address");
+        }
+        return peers;
+    }
 }
 
 /// <summary>A validated <see cref="NodeConfig"/>.</summary>
@@ -294,6 +341,12 @@ public sealed record NodeSettings
     public IPAddress? UplinkAddress { get; init; }
 
     public int FrontEndPort { get; init; }
+
+    /// <summary>See <see cref="NodeConfig.StreamPort"/>; 0: no streams.</summary>
+    public int StreamPort { get; init; }
+
+    /// <summary>Every server's uplink address (when <see cref="StreamPort"/> is set).</summary>
+    public IReadOnlyDictionary<Coordinate, IPAddress> PeerAddresses { get; init; } = new Dictionary<Coordinate, IPAddress>();
 
     /// <summary>The cluster key file, as a full path; set whenever a front-end runs.</summary>
     public string? KeyFile { get; init; }

@@ -27,6 +27,8 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
     [InlineData(27, "camdoop")]
     [InlineData(27, "noagg")]
     [InlineData(7, "camdoop", "paper")]
+    [InlineData(1, "tcp")] // TCP Camdoop: kernel TCP through the switch namespace
+    [InlineData(27, "tcp")]
     public void WordCountOnTheTestbedEqualsTheReference(int reducers, string mode, string trees = "shallow")
     {
         var submit = cube.Cli("submit", "--job", "wordcount", "--input", "corpus", "--reducers", $"{reducers}", "--mode", mode, "--trees", trees, "--wait", "--json");

@@ -21,7 +21,7 @@ public static class SubmitCommand
             .Option("job", "Built-in job (wordcount, sort, topk?k=N, median, synthetic) or NAME.dll#Type (an assembly in the servers' job assembly directory)", "JOB")
             .Option("input", "Input dataset", "NAME")
             .Option("reducers", "Reduce tasks R", "R", "1")
-            .Option("mode", "camdoop (on-path aggregation) or noagg (the paper's Camdoop (no agg.))", "MODE", "camdoop")
+            .Option("mode", "camdoop (on-path aggregation), noagg (the paper's Camdoop (no agg.)) or tcp (TCP Camdoop: straight to the reducers over the switch network)", "MODE", "camdoop")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("output", "Store the output in the chunk store as this dataset (default: each reducer's local disk)", "NAME")
             .Flag("replicate-output", "Each reducer streams its output, as it writes it, to the server its task would start over on, so a failed root goes on from that copy")

@@ -68,6 +68,8 @@ public static class TestbedLauncher
                 DataDirectory = dir,
                 UplinkAddress = layout.ServerAddress(c),
                 FrontEndPort = options.FrontEndPort,
+                StreamPort = TestbedLayout.StreamPort,
+                PeerAddresses = torus.All().ToDictionary(p => p.Name, layout.ServerAddress),
                 KeyFile = keyFile,
                 LogFile = Path.Combine(dir, "node.log"),
                 LogLevel = options.LogLevel,

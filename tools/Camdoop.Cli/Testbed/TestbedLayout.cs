@@ -11,6 +11,9 @@ namespace Camdoop.Cli.Testbed;
 /// </summary>
 public sealed class TestbedLayout
 {
+    /// <summary>TCP port of every server's byte streams on the switch network (TCP Camdoop, mode tcp).</summary>
+    public const int StreamPort = 7071;
+
     public TestbedLayout(string prefix, Torus torus, int subnet = 77)
     {
         if (prefix.Length is < 2 or > 6 || !prefix.All(char.IsAsciiLetterOrDigit))

@@ -14,6 +14,13 @@ public sealed record LinkShaping(string? Rate, long DelayNs, double LossPercent)
 
     public bool NeedsNetem => DelayNs > 0 || LossPercent > 0;
 
+    /// <summary>
+    /// The qdisc of a server's uplink and of its switch port: the rate alone, so the switched network's links run at
+    /// the torus links' rate (TCP Camdoop against Camdoop on equal links), without the torus's emulated delay or loss;
+    /// null when there is no rate.
+    /// </summary>
+    public string? UplinkQdiscArguments() => Rate is null ? null : $"tbf rate {Rate} burst 64kb latency 50ms";
+
     /// <summary>The tc qdisc arguments after "root".</summary>
     public string QdiscArguments()
     {
@@ -121,15 +128,20 @@ public static class TestbedNetwork
         SystemCommand.IpBatch(null, [$"addr add {layout.HostAddress}/16 dev {layout.HostInterface}", $"link set {layout.HostInterface} up"]);
     }
 
-    /// <summary>Shapes every torus link of the testbed, replacing any shaping it had (none: a plain FIFO again).</summary>
+    /// <summary>
+    /// Shapes every torus link of the testbed, replacing any shaping it had (none: a plain FIFO again), and gives
+    /// every uplink and switch port the torus links' rate.
+    /// </summary>
     public static void Shape(TestbedLayout layout, LinkShaping shaping)
     {
         string qdisc = shaping.IsNone ? "pfifo limit 1000" : shaping.QdiscArguments();
+        string uplink = shaping.UplinkQdiscArguments() ?? "pfifo limit 1000";
         foreach (var c in layout.Torus.All())
         {
             SystemCommand.TcBatch(layout.ServerNamespace(c), Ports.All.ToArray().Select(p =>
-                $"qdisc replace dev {TestbedLayout.PortInterface(p)} root {qdisc}"));
+                $"qdisc replace dev {TestbedLayout.PortInterface(p)} root {qdisc}").Append($"qdisc replace dev {layout.ServerUplink} root {uplink}"));
         }
+        SystemCommand.TcBatch(layout.SwitchNamespace, layout.Torus.All().Select(c => $"qdisc replace dev {layout.SwitchPort(c)} root {uplink}"));
     }
 
     /// <summary>Sets both ends of the torus link on <paramref name="port"/> of <paramref name="server"/> down or up: a pulled or replugged cable.</summary>

@@ -1,4 +1,5 @@
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
@@ -74,6 +75,12 @@ public sealed partial class JobControlService : IOwnershipListener
         CancelPending(server, jobId, JobMessage.Start, JobMessage.Shuffle, JobMessage.End);
         if (job.Finishing)
         {
+            return;
+        }
+        if (job.Description.Mode == ShuffleMode.Tcp)
+        {
+            // TCP Camdoop has no recovery, as in the Camdoop paper's baseline: the lost server's streams are gone.
+            FailJob(job, $"server {server.Name} was lost, and a tcp-mode job cannot recover from it");
             return;
         }
         // An output file on the lost server's disk is lost with it: take the result of the reduce task's restart instead.

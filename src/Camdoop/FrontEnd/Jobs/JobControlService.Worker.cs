@@ -1,5 +1,6 @@
 using Camdoop.ChunkStore;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
@@ -233,7 +234,16 @@ public sealed partial class JobControlService
         {
             work.ResentBefore = Camdoop.Counters.ResentBytes;
             var job = work.Job ?? throw new InvalidOperationException("the job was not loaded");
-            work.ServerJob = Camdoop.StartJob(work.Description, job, work.MapOutputs, new WorkerMapTasks(this, work, work.Directory));
+            if (work.Description.Mode == ShuffleMode.Tcp)
+            {
+                // TCP Camdoop: map outputs go straight to their reducers over the switch, not over the torus's trees.
+                var direct = _direct ?? throw new InvalidOperationException("this server has no TCP transport (it is not on a switch network)");
+                work.DirectJob = direct.StartJob(work.Description, job, work.MapOutputs);
+            }
+            else
+            {
+                work.ServerJob = Camdoop.StartJob(work.Description, job, work.MapOutputs, new WorkerMapTasks(this, work, work.Directory));
+            }
         }
         // a job that cannot start fails, the server carries on
         catch (Exception e)
@@ -248,7 +258,7 @@ public sealed partial class JobControlService
     /// <summary>Reports progress periodically while any job here is shuffling (again, after a failure gave it work).</summary>
     private void ArmProgressReports()
     {
-        if (!_progressTimer && _work.Values.Any(w => w.ServerJob is not null && !w.Ended))
+        if (!_progressTimer && _work.Values.Any(w => (w.ServerJob is not null || w.DirectJob is not null) && !w.Ended))
         {
             _progressTimer = true;
             Context.SetTimer(Options.ProgressInterval, ReportProgress);
@@ -265,7 +275,7 @@ public sealed partial class JobControlService
         bool any = false;
         foreach (var work in _work.Values)
         {
-            if (work.ServerJob is not { } job || work.Ended)
+            if ((work.ServerJob is null && work.DirectJob is null) || work.Ended)
             {
                 continue;
             }
@@ -277,7 +287,7 @@ public sealed partial class JobControlService
                 progress.Write(ref w);
                 Send(work.Coordinator, _frame.AsSpan(0, w.Length));
             }
-            any |= !job.IsFinished;
+            any |= !(work.ServerJob?.IsFinished ?? work.DirectJob!.IsFinished);
         }
         if (any)
         {
@@ -383,6 +393,23 @@ public sealed partial class JobControlService
         }
     }
 
+    private void OnDirectJobFailed(DirectJob job)
+    {
+        if (_work.TryGetValue(job.JobId, out var work))
+        {
+            ReportFailure(work, job.Failure ?? "the TCP shuffle failed");
+        }
+    }
+
+    /// <summary>A stream of this server's TCP transport failed: every TCP Camdoop job here fails (it has no recovery).</summary>
+    public void OnStreamFailed(Coordinate peer, string reason)
+    {
+        foreach (var work in _work.Values.Where(w => w.DirectJob is not null && !w.Ended && !w.DirectJob.IsFinished).ToList())
+        {
+            ReportFailure(work, $"a TCP stream with {peer.Name} failed: {reason}");
+        }
+    }
+
     private void ReportFailure(WorkerJob work, string reason)
     {
         Context.Log(LogLevel.Warning, $"job {work.Description.JobId:x16} failed here: {reason}");
@@ -419,7 +446,7 @@ public sealed partial class JobControlService
     /// </summary>
     private WorkerTotals Totals(WorkerJob work) => work.ServerJob is { } job
         ? new WorkerTotals(job.Vertices.Sum(v => v.Output.Acknowledged), Camdoop.Counters.ResentBytes - work.ResentBefore, job.RerunCount, job.AdoptedCount)
-        : default;
+        : work.DirectJob is { } direct ? new WorkerTotals(direct.BytesSent, 0, 0, 0) : default;
 
     /// <summary>Forgets a job here: its shuffle state, its map outputs (intermediate data); reduce outputs stay.</summary>
     private void DropWork(WorkerJob work)
@@ -428,6 +455,7 @@ public sealed partial class JobControlService
         _work.Remove(jobId);
         work.Ended = true;
         Camdoop.RemoveJob(jobId);
+        _direct?.RemoveJob(jobId);
         work.DisposeMapOutputs();
         // Map outputs are intermediate data: gone with the job. Reduce outputs stay, unless the job was killed.
         string jobDirectory = RunFileLayout.JobDirectory(Context.DataDirectory, jobId);
@@ -515,6 +543,9 @@ public sealed partial class JobControlService
         public bool Shuffling { get; set; }
 
         public ServerJob? ServerJob { get; set; }
+
+        /// <summary>This server's part of a TCP Camdoop job (mode tcp), in place of <see cref="ServerJob"/>.</summary>
+        public DirectJob? DirectJob { get; set; }
 
         public WorkerTotals LastReported { get; set; } = new(-1, 0, 0, 0);
 

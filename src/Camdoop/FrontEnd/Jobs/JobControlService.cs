@@ -1,9 +1,11 @@
 using Camdoop.ChunkStore;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.Runtime.Transport.Streams;
 
 namespace Camdoop.FrontEnd.Jobs;
 
@@ -30,6 +32,12 @@ public sealed record JobControlOptions
     /// job assembly directory.
     /// </summary>
     public JobCatalog Jobs { get; init; } = JobCatalog.BuiltInOnly;
+
+    /// <summary>
+    /// This server's byte streams to the others over a switch network, for TCP Camdoop jobs (mode tcp); null: none,
+    /// and such jobs fail here with a clear reason.
+    /// </summary>
+    public IStreamTransport? Streams { get; init; }
 }
 
 /// <summary>
@@ -49,6 +57,7 @@ public sealed partial class JobControlService : IService
     private KeyRoutingService? _routing;
     private ChunkStoreService? _store;
     private CamdoopService? _camdoop;
+    private DirectShuffleService? _direct;
     private bool _stopped;
 
     public JobControlService(JobControlOptions? options = null)
@@ -81,6 +90,12 @@ public sealed partial class JobControlService : IService
 
     internal CamdoopService Camdoop => _camdoop!;
 
+    /// <summary>
+    /// Runs this server's part of TCP Camdoop jobs (mode tcp) over <see cref="JobControlOptions.Streams"/>; null on a
+    /// server with none (no uplink to a switch), which then fails such a job with a clear reason.
+    /// </summary>
+    public DirectShuffleService? Direct => _direct;
+
     public void Start(INodeContext context)
     {
         ArgumentNullException.ThrowIfNull(context);
@@ -90,6 +105,12 @@ public sealed partial class JobControlService : IService
         _camdoop = context.GetService<CamdoopService>() ?? throw new InvalidOperationException("job control needs the Camdoop service");
         _camdoop.ReduceTaskCompleted += OnReduceTaskCompleted;
         _camdoop.JobFailed += OnCamdoopJobFailed;
+        if (Options.Streams is { } streams)
+        {
+            _direct = new DirectShuffleService(context, streams);
+            _direct.ReduceTaskCompleted += OnReduceTaskCompleted;
+            _direct.JobFailed += OnDirectJobFailed;
+        }
         // After the Camdoop service's listener (it started first): the shuffle has taken the loss in when job control hears of it.
         _routing.AddOwnershipListener(this);
     }

@@ -15,8 +15,15 @@ public sealed record DirectShuffleOptions
     /// <summary>Bytes of a local run handed to a merger at a time.</summary>
     public int LocalBlockBytes { get; init; } = 16 * 1024;
 
+    /// <summary>
+    /// Bytes of streams that arrived before their job started here, kept until it does: on real servers the start
+    /// reaches every server at a slightly different time, and the senders may be first. Beyond it, streams are dropped.
+    /// </summary>
+    public long MaxEarlyBytes { get; init; } = 64L * 1024 * 1024;
+
     public void Validate()
     {
+        ArgumentOutOfRangeException.ThrowIfNegative(MaxEarlyBytes);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(ConcurrentStreams);
         ArgumentOutOfRangeException.ThrowIfLessThan(ReducerInputBytes, 64);
         ArgumentOutOfRangeException.ThrowIfLessThan(LocalBlockBytes, 64);

@@ -18,6 +18,7 @@ namespace Camdoop.MapReduce.DirectShuffle;
 public sealed class DirectShuffleService : IStreamAcceptor
 {
     private readonly Dictionary<ulong, DirectJob> _jobs = [];
+    private readonly List<InboundDirectStream> _early = [];
 
     public DirectShuffleService(INodeContext context, IStreamTransport transport, DirectShuffleOptions? options = null)
     {
@@ -70,11 +71,58 @@ public sealed class DirectShuffleService : IStreamAcceptor
         var directJob = new DirectJob(this, description, job, mapOutputs);
         _jobs.Add(description.JobId, directJob);
         directJob.Start();
+        // Streams for this job that came before it: bind them now, in the order they came.
+        var early = _early.Where(s => s.JobId == description.JobId).ToList();
+        _early.RemoveAll(s => s.JobId == description.JobId);
+        foreach (var stream in early)
+        {
+            EarlyBytes -= stream.HeldBytes;
+            stream.Resume();
+        }
         return directJob;
     }
 
+    /// <summary>Bytes held of streams whose job has not started here.</summary>
+    public long EarlyBytes { get; private set; }
+
+    /// <summary>Keeps a stream that came before its job; false when that would hold more than allowed.</summary>
+    internal bool TryHoldEarly(InboundDirectStream stream)
+    {
+        if (EarlyBytes + stream.HeldBytes > Options.MaxEarlyBytes)
+        {
+            return false;
+        }
+        if (!_early.Contains(stream))
+        {
+            _early.Add(stream);
+        }
+        return true;
+    }
+
+    /// <summary>An early stream grew by <paramref name="bytes"/>; false (and the stream is let go) beyond the limit.</summary>
+    internal bool GrowEarly(InboundDirectStream stream, int bytes)
+    {
+        if (EarlyBytes + bytes > Options.MaxEarlyBytes)
+        {
+            _early.Remove(stream);
+            EarlyBytes -= stream.HeldBytes;
+            return false;
+        }
+        EarlyBytes += bytes;
+        return true;
+    }
+
     /// <summary>Forgets a job and the reducers' state.</summary>
-    public bool RemoveJob(ulong jobId) => _jobs.Remove(jobId);
+    public bool RemoveJob(ulong jobId)
+    {
+        foreach (var stream in _early.Where(s => s.JobId == jobId))
+        {
+            EarlyBytes -= stream.HeldBytes;
+            stream.Drop();
+        }
+        _early.RemoveAll(s => s.JobId == jobId);
+        return _jobs.Remove(jobId);
+    }
 
     IStreamReader? IStreamAcceptor.Accept(Coordinate peer) => new InboundDirectStream(this, Context.Torus.IndexOf(peer));
 

@@ -5,7 +5,8 @@ namespace Camdoop.MapReduce.DirectShuffle;
 /// <summary>
 /// A stream another server opened to this one: its preamble names the job and reduce task, and the rest goes to
 /// that reducer's input for the sender. A stream for no job or reduce task here, or a second one from the same
-/// server, is read and dropped, and counted.
+/// server, is read and dropped, and counted. A stream for a job that has not started here yet is held (copied,
+/// up to the service's limit) until it does: the start reaches servers at different times.
 /// </summary>
 internal sealed class InboundDirectStream : IStreamReader
 {
@@ -16,6 +17,15 @@ internal sealed class InboundDirectStream : IStreamReader
     private DirectJob? _job;
     private DirectReducer? _reducer;
     private bool _dropped;
+    private bool _early;
+    private bool _endedEarly;
+    private byte[]? _held;
+
+    /// <summary>The job the preamble names (0 before it is read).</summary>
+    public ulong JobId { get; private set; }
+
+    /// <summary>Bytes kept while the job has not started here.</summary>
+    public int HeldBytes { get; private set; }
 
     public InboundDirectStream(DirectShuffleService service, int sender)
     {
@@ -36,6 +46,11 @@ internal sealed class InboundDirectStream : IStreamReader
                 return;
             }
             Bind();
+        }
+        if (_early)
+        {
+            Hold(data);
+            return;
         }
         if (_dropped || data.IsEmpty || _job!.Failure is not null)
         {
@@ -59,6 +74,11 @@ internal sealed class InboundDirectStream : IStreamReader
             _service.StreamsDropped++;
             return;
         }
+        if (_early)
+        {
+            _endedEarly = true;
+            return;
+        }
         if (_dropped || _job!.Failure is not null)
         {
             return;
@@ -73,10 +93,75 @@ internal sealed class InboundDirectStream : IStreamReader
         }
     }
 
+    /// <summary>The job has started here: bind, hand over what was held, and the end if it came.</summary>
+    public void Resume()
+    {
+        _early = false;
+        Bind();
+        var held = _held;
+        int length = HeldBytes;
+        _held = null;
+        HeldBytes = 0;
+        if (held is not null)
+        {
+            OnData(held.AsSpan(0, length));
+            System.Buffers.ArrayPool<byte>.Shared.Return(held);
+        }
+        if (_endedEarly)
+        {
+            OnEnd();
+        }
+    }
+
+    /// <summary>Its job ended before it started here: drop what was held.</summary>
+    public void Drop()
+    {
+        _early = false;
+        _dropped = true;
+        _service.StreamsDropped++;
+        if (_held is not null)
+        {
+            System.Buffers.ArrayPool<byte>.Shared.Return(_held);
+            _held = null;
+        }
+        HeldBytes = 0;
+    }
+
+    private void Hold(ReadOnlySpan<byte> data)
+    {
+        if (data.IsEmpty)
+        {
+            return;
+        }
+        if (!_service.GrowEarly(this, data.Length))
+        {
+            Drop();
+            return;
+        }
+        if (_held is null || _held.Length < HeldBytes + data.Length)
+        {
+            var bigger = System.Buffers.ArrayPool<byte>.Shared.Rent(Math.Max(64 * 1024, 2 * (HeldBytes + data.Length)));
+            _held?.AsSpan(0, HeldBytes).CopyTo(bigger);
+            if (_held is not null)
+            {
+                System.Buffers.ArrayPool<byte>.Shared.Return(_held);
+            }
+            _held = bigger;
+        }
+        data.CopyTo(_held.AsSpan(HeldBytes));
+        HeldBytes += data.Length;
+    }
+
     private void Bind()
     {
         var (jobId, reduceTask) = StreamPreamble.Read(_preamble);
+        JobId = jobId;
         _job = _service.GetJob(jobId);
+        if (_job is null && _service.TryHoldEarly(this))
+        {
+            _early = true;
+            return;
+        }
         _reducer = _job?.Reducer(reduceTask);
         if (_reducer is null || !_reducer.Attach(_sender))
         {
