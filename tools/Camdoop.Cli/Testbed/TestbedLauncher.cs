@@ -14,6 +14,9 @@ public sealed record TestbedNodeOptions
 {
     public int FrontEndPort { get; init; } = 7070;
 
+    /// <summary>The live web view's port on every server (0: none); on by default on a testbed, which is this host's own.</summary>
+    public int WebPort { get; init; } = 7080;
+
     /// <summary>
     /// Liveness beacons every 100 ms, a link down after 10 misses (1 s): tolerant of dozens of node processes sharing
     /// a couple of cores, and cheap while idle (every beacon wakes two threads on each side).
@@ -68,6 +71,7 @@ public static class TestbedLauncher
                 DataDirectory = dir,
                 UplinkAddress = layout.ServerAddress(c),
                 FrontEndPort = options.FrontEndPort,
+                WebPort = options.WebPort,
                 KeyFile = keyFile,
                 LogFile = Path.Combine(dir, "node.log"),
                 LogLevel = options.LogLevel,
@@ -106,6 +110,7 @@ public static class TestbedLauncher
             DataRoot = Path.GetFullPath(dataRoot),
             FrontEnd = $"{layout.ServerAddress(first)}:{options.FrontEndPort}",
             FrontEndPort = options.FrontEndPort,
+            WebPort = options.WebPort,
             KeyFile = keyFile,
             LinkRate = linkRate,
             LinkDriver = options.LinkDriver.Name(),
