@@ -85,7 +85,23 @@ public sealed class StandingQueries : IDisposable
         }
         if (start)
         {
-            uint number = await _node.OnLoop(() => _monitor.Ask(query, round => standing.Rounds = new RoundPair(standing.Rounds.Latest, round))).ConfigureAwait(false);
+            uint number;
+            try
+            {
+                number = await _node.OnLoop(() => _monitor.Ask(query, round => standing.Rounds = new RoundPair(standing.Rounds.Latest, round))).ConfigureAwait(false);
+            }
+            catch
+            {
+                // Not started: the next poll tries again rather than waiting on a query that never runs.
+                lock (_lock)
+                {
+                    if (_queries.TryGetValue(query.Text, out var entry) && ReferenceEquals(entry, standing))
+                    {
+                        _queries.Remove(query.Text);
+                    }
+                }
+                throw;
+            }
             bool cancelled;
             lock (_lock)
             {
