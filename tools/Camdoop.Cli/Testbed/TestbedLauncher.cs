@@ -290,7 +290,9 @@ public static class TestbedLauncher
         // methods then go straight to optimized code instead of through an instrumented tier first, which on a
         // 3x3x3 testbed cost a first and a second job several CPU seconds across the 27 processes, for no steady-state
         // gain (docs/performance.md). A value set by the caller wins.
-        var script = new StringBuilder("DOTNET_GCDynamicAdaptationMode=\"${DOTNET_GCDynamicAdaptationMode:-1}\" DOTNET_TieredPGO=\"${DOTNET_TieredPGO:-0}\" setsid ip netns exec ")
+        // The node must not keep descriptors the caller left open: a `flock LOCKFILE camdoop testbed up` would
+        // otherwise leave the lock held by the nodes until they stop, and a later `flock LOCKFILE testbed down` waits forever.
+        var script = new StringBuilder("exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; DOTNET_GCDynamicAdaptationMode=\"${DOTNET_GCDynamicAdaptationMode:-1}\" DOTNET_TieredPGO=\"${DOTNET_TieredPGO:-0}\" setsid ip netns exec ")
             .Append(Quote(server.Namespace));
         foreach (var part in command)
         {
