@@ -35,6 +35,21 @@ if [ "$(id -u)" = 0 ] && ! ldconfig -p 2>/dev/null | grep 'libpcap\.so\.0\.8' >/
     fi
 fi
 
+# The web view's browser test drives Debian's Chromium headless. As root, install it when missing; if that fails, go
+# on: the test then fails and names what is missing (without root it skips, as every testbed test does).
+if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then
+    if command -v apt-get >/dev/null; then
+        apt_log="$(mktemp)"
+        if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >"$apt_log" 2>&1; then
+            reason="$(grep -v '^[[:space:]]*$' "$apt_log" | tail -n 1 || true)"
+            echo "test.sh: chromium could not be installed (${reason:-apt-get failed without a message}); the web view test will fail" >&2
+        fi
+        rm -f "$apt_log"
+    else
+        echo "test.sh: chromium is missing and there is no apt-get to install it; the web view test will fail" >&2
+    fi
+fi
+
 status=0
 main=(dotnet test Camdoop.sln -c Release -nologo --logger "console;verbosity=normal" "$@")
 pcap_skipped=0

@@ -4,6 +4,7 @@ using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Jobs;
+using Camdoop.FrontEnd.Web;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
@@ -54,6 +55,11 @@ public sealed class CamdoopNode : IDisposable
 
     public FrontEndServer? FrontEnd { get; private set; }
 
+    /// <summary>The live web view's HTTP server, when the config gives a web port.</summary>
+    public WebServer? Web { get; private set; }
+
+    private WebView? _webView;
+
     public string StatusPath { get; }
 
     /// <summary>
@@ -103,6 +109,8 @@ public sealed class CamdoopNode : IDisposable
             _stopped = true;
         }
         _statusTimer?.Dispose();
+        Web?.Dispose();
+        _webView?.Dispose();
         FrontEnd?.Dispose();
         _streams?.Dispose();
         NodeStatus? final = null;
@@ -214,6 +222,20 @@ public sealed class CamdoopNode : IDisposable
         server.Start();
         FrontEnd = server;
         _log.Write(_settings.Self, LogLevel.Info, $"front-end listening on {server.EndPoint}, clients authenticated with the key in {key.Source}");
+        if (_settings.WebPort != 0)
+        {
+            StartWebView(frontEndNode, key);
+        }
+    }
+
+    private void StartWebView(FrontEndNode frontEndNode, ClusterKey key)
+    {
+        var view = new WebView(frontEndNode, key);
+        var web = new WebServer(new IPEndPoint(_settings.UplinkAddress ?? IPAddress.Any, _settings.WebPort), view.HandleAsync, log: line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        _webView = view;
+        web.Start();
+        Web = web;
+        _log.Write(_settings.Self, LogLevel.Info, $"web view on http://{web.EndPoint}/, for holders of the web token derived from {key.Source}");
     }
 
     private void OnStatusTimer()
@@ -370,6 +392,20 @@ public sealed class CamdoopNode : IDisposable
                 ["overLimit"] = fe.OverLimit,
             };
         }
+        if (Web is { } web && _webView is { } view)
+        {
+            counters["web"] = new Dictionary<string, long>(StringComparer.Ordinal)
+            {
+                ["requests"] = web.Requests,
+                ["badRequests"] = web.BadRequests,
+                ["refused"] = web.Refused,
+                ["failures"] = web.Failures,
+                ["unauthorized"] = view.Unauthorized,
+                ["logins"] = view.Logins,
+                ["notFound"] = view.NotFound,
+                ["standingQueries"] = view.Queries.Count,
+            };
+        }
         return new NodeStatus
         {
             Coordinate = host.Self.Name,
@@ -379,6 +415,7 @@ public sealed class CamdoopNode : IDisposable
             StartedUtc = _startedUtc,
             UpdatedUtc = DateTime.UtcNow,
             FrontEnd = FrontEnd?.EndPoint.ToString(),
+            Web = Web is null ? null : $"http://{Web.EndPoint}/",
             Links = links,
             LinksUp = up,
             ReachableServers = routing.ReachableCount,

@@ -57,6 +57,12 @@ public sealed record NodeConfig
     public int FrontEndPort { get; init; }
 
     /// <summary>
+    /// TCP port of the live web view (plain HTTP, on the front-end's address, for holders of the web token); 0, the
+    /// default, serves none: a new listening port on the switch network is the operator's choice to make.
+    /// </summary>
+    public int WebPort { get; init; }
+
+    /// <summary>
     /// The cluster key file the front-end checks clients against (32 random bytes, mode 0600); required with a
     /// front-end. The path only: the key itself is never written into a config, a status or a log.
     /// </summary>
@@ -190,6 +196,18 @@ public sealed record NodeConfig
         {
             throw new NodeConfigException("node config: 'keyFile' is missing: a front-end serves only clients holding the cluster key (create one with 'head -c 32 /dev/urandom > FILE; chmod 600 FILE')");
         }
+        if (WebPort is < 0 or > 65535)
+        {
+            throw new NodeConfigException($"node config: 'webPort' {WebPort} is not a TCP port");
+        }
+        if (WebPort != 0 && FrontEndPort == 0)
+        {
+            throw new NodeConfigException("node config: 'webPort' needs a front-end ('frontEndPort'): the web view is served by the front-end, with its key");
+        }
+        if (WebPort != 0 && WebPort == FrontEndPort)
+        {
+            throw new NodeConfigException($"node config: 'webPort' and 'frontEndPort' are both {WebPort}");
+        }
         if (FrontEndHandshakeTimeoutMs is < 100 or > 600_000)
         {
             throw new NodeConfigException("node config: 'frontEndHandshakeTimeoutMs' must be between 100 and 600000");
@@ -258,6 +276,7 @@ public sealed record NodeConfig
             FrontEndPort = FrontEndPort,
             StreamPort = StreamPort,
             PeerAddresses = peers,
+            WebPort = WebPort,
             KeyFile = string.IsNullOrWhiteSpace(KeyFile) ? null : Path.GetFullPath(KeyFile),
             FrontEnd = new FrontEndServerOptions
             {
@@ -347,6 +366,9 @@ public sealed record NodeSettings
 
     /// <summary>Every server's uplink address (when <see cref="StreamPort"/> is set).</summary>
     public IReadOnlyDictionary<Coordinate, IPAddress> PeerAddresses { get; init; } = new Dictionary<Coordinate, IPAddress>();
+
+    /// <summary>See <see cref="NodeConfig.WebPort"/>; 0: no web view.</summary>
+    public int WebPort { get; init; }
 
     /// <summary>The cluster key file, as a full path; set whenever a front-end runs.</summary>
     public string? KeyFile { get; init; }

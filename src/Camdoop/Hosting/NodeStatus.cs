@@ -25,6 +25,9 @@ public sealed record NodeStatus
     /// <summary>"address:port" of this server's front-end, or null.</summary>
     public string? FrontEnd { get; init; }
 
+    /// <summary>The live web view's URL, when the server serves one.</summary>
+    public string? Web { get; init; }
+
     public required IReadOnlyList<LinkStatus> Links { get; init; }
 
     /// <summary>Links that are up: carrier and the neighbour heard within the liveness deadline.</summary>

@@ -36,6 +36,7 @@ public static class TestbedCommand
             .Option("subnet", "Second octet of the switch network 10.N.0.0/16", "N", "77")
             .Option("data-root", "Directory for the servers' data, configs and logs", "DIR")
             .Option("frontend-port", "TCP port of every server's front-end", "PORT", "7070")
+            .Option("web-port", "TCP port of every server's live web view (plain HTTP; 0: none); 'camdoop web' prints how to log in", "PORT", "7080")
             .Option("beacon-interval", "Liveness beacon interval", "DURATION", "100ms")
             .Option("beacon-misses", "Silent intervals before a link is declared down (3 s: 27 nodes sharing a few cores stall for over a second at times)", "N", "30")
             .Option("timeout", "How long to wait for every server to be up", "DURATION", "180s")
@@ -163,12 +164,17 @@ public static class TestbedCommand
         var options = new TestbedNodeOptions
         {
             FrontEndPort = args.Int("frontend-port", 1, 65535),
+            WebPort = args.Int("web-port", 0, 65535),
             BeaconIntervalMs = args.Nanoseconds("beacon-interval") / 1e6,
             BeaconMisses = args.Int("beacon-misses", 1, 1000),
             ReceiveBufferBytes = receiveBuffers,
             LinkDriver = driver,
             WarmUp = !args.Flag("no-warm-up"),
         };
+        if (options.WebPort == options.FrontEndPort)
+        {
+            throw CliException.Usage($"testbed up: --web-port and --frontend-port are both {options.WebPort}");
+        }
         var timeout = TimeSpan.FromTicks(args.Nanoseconds("timeout") / 100);
         bool json = args.Flag("json");
         TestbedState state;
@@ -204,6 +210,10 @@ public static class TestbedCommand
         {
             Console.Out.WriteLine($"testbed '{prefix}' up: {torus.Count} servers ({torus}), links {rate ?? "unshaped"} ({driver.Name()}), data in {state.DataRoot}");
             Console.Out.WriteLine($"front-end: {state.FrontEnd}");
+            if (state.Web is { } web)
+            {
+                Console.Out.WriteLine($"web view: {web} (log in with the token 'camdoop web --prefix {prefix}' prints)");
+            }
             Console.Out.WriteLine($"job assemblies: {state.JobAssemblyDirectory} (copy MyJobs.dll there, then submit --job MyJobs.dll#Namespace.Type)");
         }
         return 0;
@@ -364,6 +374,7 @@ public static class TestbedCommand
         Prefix = state.Prefix,
         Torus = state.Torus,
         Frontend = state.FrontEnd,
+        Web = state.Web,
         DataRoot = state.DataRoot,
         LinkRate = state.LinkRate,
         LinkDriver = state.LinkDriver,
@@ -401,6 +412,7 @@ public static class TestbedCommand
         public required string Prefix { get; init; }
         public required string Torus { get; init; }
         public required string Frontend { get; init; }
+        public string? Web { get; init; }
         public required string DataRoot { get; init; }
         public string? LinkRate { get; init; }
         public string? LinkDriver { get; init; }

@@ -14,6 +14,9 @@ public sealed record TestbedNodeOptions
 {
     public int FrontEndPort { get; init; } = 7070;
 
+    /// <summary>The live web view's port on every server (0: none); on by default on a testbed, which is this host's own.</summary>
+    public int WebPort { get; init; } = 7080;
+
     /// <summary>
     /// Liveness beacons every 100 ms, a link down after 10 misses (1 s): tolerant of dozens of node processes sharing
     /// a couple of cores, and cheap while idle (every beacon wakes two threads on each side).
@@ -70,6 +73,7 @@ public static class TestbedLauncher
                 FrontEndPort = options.FrontEndPort,
                 StreamPort = TestbedLayout.StreamPort,
                 PeerAddresses = torus.All().ToDictionary(p => p.Name, layout.ServerAddress),
+                WebPort = options.WebPort,
                 KeyFile = keyFile,
                 LogFile = Path.Combine(dir, "node.log"),
                 LogLevel = options.LogLevel,
@@ -108,6 +112,7 @@ public static class TestbedLauncher
             DataRoot = Path.GetFullPath(dataRoot),
             FrontEnd = $"{layout.ServerAddress(first)}:{options.FrontEndPort}",
             FrontEndPort = options.FrontEndPort,
+            WebPort = options.WebPort,
             KeyFile = keyFile,
             LinkRate = linkRate,
             LinkDriver = options.LinkDriver.Name(),
@@ -287,7 +292,9 @@ public static class TestbedLauncher
         // methods then go straight to optimized code instead of through an instrumented tier first, which on a
         // 3x3x3 testbed cost a first and a second job several CPU seconds across the 27 processes, for no steady-state
         // gain (docs/performance.md). A value set by the caller wins.
-        var script = new StringBuilder("DOTNET_GCDynamicAdaptationMode=\"${DOTNET_GCDynamicAdaptationMode:-1}\" DOTNET_TieredPGO=\"${DOTNET_TieredPGO:-0}\" setsid ip netns exec ")
+        // The node must not keep descriptors the caller left open: a `flock LOCKFILE camdoop testbed up` would
+        // otherwise leave the lock held by the nodes until they stop, and a later `flock LOCKFILE testbed down` waits forever.
+        var script = new StringBuilder("exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; DOTNET_GCDynamicAdaptationMode=\"${DOTNET_GCDynamicAdaptationMode:-1}\" DOTNET_TieredPGO=\"${DOTNET_TieredPGO:-0}\" setsid ip netns exec ")
             .Append(Quote(server.Namespace));
         foreach (var part in command)
         {

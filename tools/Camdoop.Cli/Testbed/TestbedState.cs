@@ -31,6 +31,16 @@ public sealed record TestbedState
 
     public int FrontEndPort { get; init; }
 
+    /// <summary>Every server's web view port; 0: no web view (or a state written before it existed).</summary>
+    public int WebPort { get; init; }
+
+    /// <summary>The web view of the default front-end's server (0,0,0), or null.</summary>
+    public string? Web => WebPort == 0 ? null : WebUrl(Servers[0]);
+
+    /// <summary>The URL of <paramref name="server"/>'s web view (when <see cref="WebPort"/> is not 0).</summary>
+    public string WebUrl(TestbedServer server) =>
+        string.Create(System.Globalization.CultureInfo.InvariantCulture, $"http://{server.Address}:{WebPort}/");
+
     /// <summary>The cluster key every node's front-end checks clients against (mode 0600, beside this state file).</summary>
     public string? KeyFile { get; init; }
 
