@@ -23,6 +23,7 @@ public static class RootCommand
         root.Add(RmCommand.Create());
         root.Add(PingCommand.Create());
         root.Add(QueryCommand.Create());
+        root.Add(LimitCommand.Create());
         root.Add(SubmitCommand.Create());
         root.Add(StatusCommand.Create());
         root.Add(CatCommand.Create());
