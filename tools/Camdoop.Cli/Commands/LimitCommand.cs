@@ -26,11 +26,11 @@ public static class LimitCommand
                       "  camdoop limit --clear --service chunk-store\n" +
                       "  camdoop limit --list",
         }
-            .Option("service", "The service to limit, by name (camdoop, chunk-store, ...) or id", "NAME|ID")
+            .Option("service", "The service to limit, by name (camdoop, chunk-store, ...) or id", "SERVICE")
             .Option("job", "The job to limit (its id, 16 hex digits)", "JOBID")
             .Option("rate", "The limit on each port", "RATE")
             .Option("servers", "all, or the servers to limit: X,Y,Z;X,Y,Z;...", "SERVERS", "all")
-            .Option("port", "Limit only these ports, repeatable or comma-separated: +X,-X,+Y,-Y,+Z,-Z (default: all six)", "PORT")
+            .Option("port", "Limit only these ports, repeatable or comma-separated: +X,-X,+Y,-Y,+Z,-Z; without it, all six", "PORT")
             .Flag("clear", "Lift the limit of --service or --job (on --servers and --port)")
             .Flag("list", "List the limits in force on the cube")
             .Option("when", "Set the limit only once a round of this monitoring query triggers --above", "QUERY")
@@ -57,7 +57,7 @@ public static class LimitCommand
         }
         if ((service is null) == (job is null))
         {
-            throw CliException.Usage("limit: give one of --service NAME|ID, --job JOBID or --list");
+            throw CliException.Usage("limit: give one of --service SERVICE, --job JOBID or --list");
         }
         if (job is not null && (job.Length is 0 or > 16 || !ulong.TryParse(job, NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out _)))
         {
@@ -135,7 +135,10 @@ public static class LimitCommand
         {
             throw CliException.Usage($"limit: --when: {e.Message}");
         }
-        return new LimitPolicy(args.Double("above"));
+        string above = args.Required("above");
+        return double.TryParse(above, NumberStyles.Float, CultureInfo.InvariantCulture, out double threshold) && double.IsFinite(threshold)
+            ? new LimitPolicy(threshold)
+            : throw CliException.Usage($"limit: --above '{above}' is not a number");
     }
 
     /// <summary>Runs the policy's query until a round triggers it (true) or its rounds run out (false).</summary>
