@@ -24,6 +24,9 @@ public sealed class PortScheduler
     /// <summary>Payload room of a short frame: half a jumbo frame.</summary>
     internal const int ShortFramePayload = ShuffleWire.MaxPayload / 2;
 
+    /// <summary>The most bytes a data frame takes on the wire (headers, key and payload): what a limited job must hold to go.</summary>
+    private const int MaxFrameBytes = FrameLayout.MaxFrameSize;
+
     private readonly ShuffleTransport _transport;
     private readonly List<JobQueue> _jobs = [];
     private readonly List<OutboundStream> _watch = [];
@@ -355,9 +358,6 @@ public sealed class PortScheduler
         }
         return outcome;
     }
-
-    /// <summary>The most bytes a data frame takes on the wire (headers, key and payload).</summary>
-    private const int MaxFrameBytes = FrameLayout.MaxFrameSize;
 
     private void WakeWhenTokensReturn(long due)
     {

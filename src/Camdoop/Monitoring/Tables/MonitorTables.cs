@@ -51,7 +51,7 @@ public static class MonitorTables
         Num("bytes_out", "shuffle bytes this server's vertices sent to their parents, acknowledged"),
         Num("aggregated_bytes", "bytes saved by combining equal keys here"),
         Num("limit", "the job's rate limit here, bytes per second on each limited port (the highest, if they differ); 0 for none"),
-        Num("frames_bytes_sent", "frame bytes of the job's data frames this server queued on its links"));
+        Num("frame_bytes_sent", "frame bytes of the job's data frames this server queued on its links"));
 
     public static TableSchema Servers { get; } = new(
         "servers",
