@@ -53,9 +53,10 @@ public sealed class LimitTestbedTests(LimitCube cube, ITestOutputHelper output) 
         });
 
         string job = cube.Submit("--job", "sort", "--input", "records", "--reducers", "1");
-        LimitCube.WaitUntil(() => StateOf(job) != "mapping", "the job did not start its shuffle", 120);
-        cube.Put("text", cube.Text, "--chunk-size", "1MB");
+        // The other service's traffic: a dataset stored while the job maps and shuffles.
+        var put = Task.Run(() => cube.Put("text", cube.Text, "--chunk-size", "1MB"));
         var wait = cube.Cli("status", job, "--wait");
+        put.Wait(TimeSpan.FromMinutes(5));
         Assert.True(wait.ExitCode == 0, wait.ToString());
         sampler.Dispose();
         sampling.Wait(TimeSpan.FromSeconds(10));
@@ -83,10 +84,13 @@ public sealed class LimitTestbedTests(LimitCube cube, ITestOutputHelper output) 
         Assert.All(rates, r => Assert.True(r.Value <= Limit * 1.10, $"{r.Key}: {r.Value * 8 / 1e6:0.00} Mbit/s"));
         Assert.InRange(busiest.Value, Limit * 0.90, Limit * 1.10);
 
-        // Meanwhile the chunk store, storing 16 MB, went well past the limit on some port: it was not held to it.
-        var storeRounds = Enumerable.Range(from + 1, to - from).Select(r => storePorts.Max(k => Rate(r, k))).ToList();
-        output.WriteLine($"chunk store per round during the window: {string.Join(", ", storeRounds.Select(r => (r * 8 / 1e6).ToString("0.0", CultureInfo.InvariantCulture)))} Mbit/s");
-        Assert.True(storeRounds.Max() > 3 * Limit, $"the chunk store peaked at {storeRounds.Max() * 8 / 1e6:0.00} Mbit/s during the limited shuffle");
+        // Meanwhile the chunk store, storing 16 MB, went well past the limit on some port in a round where the
+        // limited service was busy too: it was not held to the limit.
+        string Mbit(double rate) => (rate * 8 / 1e6).ToString("0.0", CultureInfo.InvariantCulture);
+        var store = Enumerable.Range(1, seen.Count - 1).Select(r => storePorts.Max(k => Rate(r, k))).ToList();
+        output.WriteLine($"per round, busiest camdoop / chunk-store queue: {string.Join(", ", Enumerable.Range(1, seen.Count - 1).Select(r => $"{Mbit(camdoopPorts.Max(k => Rate(r, k)))}/{Mbit(store[r - 1])}"))} Mbit/s");
+        var together = busy.Select(r => store[r - 1]).ToList();
+        Assert.True(together.Max() > 3 * Limit, $"the chunk store peaked at {Mbit(together.Max())} Mbit/s in the rounds the limited shuffle was busy");
 
         var list = cube.Cli("limit", "--list");
         Assert.True(list.ExitCode == 0, list.ToString());
@@ -124,10 +128,4 @@ public sealed class LimitTestbedTests(LimitCube cube, ITestOutputHelper output) 
         Assert.Single(refused.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
     }
 
-    private string StateOf(string job)
-    {
-        var status = cube.Cli("status", job, "--json");
-        using var json = JsonDocument.Parse(status.Stdout);
-        return json.RootElement.GetProperty("state").GetString()!;
-    }
 }
