@@ -111,11 +111,21 @@ public sealed partial class FrontEndSession
         return (rows.Count(r => (long)r[1].Number == limit.BytesPerSecond), rows.Count);
     }
 
-    /// <summary>One round of a query asked from this server.</summary>
-    private Task<QueryRound> AskOnceAsync(MonitorService monitor, string text)
+    /// <summary>
+    /// One round of a query asked from this server, asked again (up to three times) while a server misses it: the
+    /// first rounds on freshly started servers can be late while they load the monitoring code.
+    /// </summary>
+    private async Task<QueryRound> AskOnceAsync(MonitorService monitor, string text)
     {
         var query = QueryParser.Parse(text);
-        return _node.Start<QueryRound>(done => monitor.Ask(query, done, rounds: 1));
+        QueryRound round;
+        int attempts = 0;
+        do
+        {
+            round = await _node.Start<QueryRound>(done => monitor.Ask(query, done, rounds: 1)).ConfigureAwait(false);
+        }
+        while (round.Servers < round.ServersInCube && ++attempts < 3);
+        return round;
     }
 
     /// <summary>A service of this server by name or id (the same ids on every server); unknown ones are one clear error.</summary>
