@@ -5,7 +5,7 @@ using Camdoop.MapReduce.Jobs.Control;
 
 namespace Camdoop.FrontEnd;
 
-// Operator requests: list the jobs coordinated here, kill one, delete a dataset.
+// Operator requests: list the jobs coordinated here, kill one, delete a dataset, rate limits (FrontEndSession.Limits.cs).
 public sealed partial class FrontEndSession
 {
     private Task HandleOperatorAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation) => request switch
@@ -13,6 +13,8 @@ public sealed partial class FrontEndSession
         JobsRequest => JobsAsync(replies, cancellation),
         KillRequest kill => KillAsync(kill, replies, cancellation),
         RmRequest rm => RmAsync(rm, replies, cancellation),
+        LimitRequest limit => LimitAsync(limit, replies, cancellation),
+        LimitsRequest => LimitsAsync(replies, cancellation),
         _ => throw new FrontEndException($"unknown operation '{request.Op}'"),
     };
 

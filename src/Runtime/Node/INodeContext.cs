@@ -73,6 +73,15 @@ public interface INodeContext
     /// <summary>What service <paramref name="serviceId"/>'s queue on <paramref name="port"/> admitted and sent so far.</summary>
     ServiceQueueCounters QueueCounters(byte serviceId, Port port);
 
+    /// <summary>
+    /// Limits service <paramref name="serviceId"/>'s frames on <paramref name="port"/> to <paramref name="bytesPerSecond"/>
+    /// (0: no limit). The node's round robin enforces it: the service's queue waits for tokens, the others use the link.
+    /// </summary>
+    void SetRateLimit(byte serviceId, Port port, long bytesPerSecond);
+
+    /// <summary>Service <paramref name="serviceId"/>'s rate limit on <paramref name="port"/>, bytes per second; 0 for none.</summary>
+    long RateLimit(byte serviceId, Port port);
+
     /// <summary>The node's services, in registration order.</summary>
     IReadOnlyList<IService> Services { get; }
 

@@ -160,12 +160,15 @@ public sealed partial class NodeHost
                 _deficit[p] = deficit;
             }
             int idle = 0;
+            long now = Now;
+            long limitedFor = long.MaxValue;
             while (link.CanSend && idle < queues.Count)
             {
                 int i = _rrNext[p];
                 var q = queues[i];
-                if (q.Count == 0)
+                if (q.Count == 0 || (q.Limit is { } bucket && !HasTokens(bucket, q.Peek().Length, now, ref limitedFor)))
                 {
+                    // Empty, or rate-limited until its bucket fills: the others take the link (work-conserving).
                     deficit[i] = 0;
                     _visitOpen[p] = false;
                     _rrNext[p] = i + 1 == queues.Count ? 0 : i + 1;
@@ -188,6 +191,7 @@ public sealed partial class NodeHost
                 q.Dequeue();
                 deficit[i] -= head.Length;
                 int length = head.Length;
+                q.Limit?.Take(length);
                 if (link.TrySend(head))
                 {
                     Counters.FramesSent[p]++;
@@ -199,8 +203,13 @@ public sealed partial class NodeHost
                     head.Release();
                 }
             }
-            // The loop stops with a full scan of empty queues, or with the link full: only then can frames wait.
+            // The loop stops with a full scan of empty (or rate-limited) queues, or with the link full: only in the
+            // second case are frames waiting for the link.
             MarkBacklog(p, idle < queues.Count && AnyWaiting(queues));
+            if (limitedFor != long.MaxValue && link.CanSend)
+            {
+                WakeWhenTokensReturn(port, now + limitedFor);
+            }
         }
         finally
         {

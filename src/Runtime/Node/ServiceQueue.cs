@@ -30,6 +30,9 @@ internal sealed class ServiceQueue
 
     public int TransitSpace => _transit.Space;
 
+    /// <summary>The service's rate limit on this port; null for none. The round robin skips the queue while it lacks tokens.</summary>
+    public TokenBucket? Limit { get; set; }
+
     /// <summary>Set when a send was refused for lack of space; cleared when the service is told there is room.</summary>
     public bool WantsReadyNotice { get; set; }
 

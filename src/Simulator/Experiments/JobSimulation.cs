@@ -10,6 +10,8 @@ using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Reference;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
+using Camdoop.Monitoring.Control;
+using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
@@ -37,6 +39,15 @@ public static partial class JobSimulation
         using var input = JobSimulationInput.Prepare(options, keepInputs: options.Verify, progress: progress);
         var result = Run(options, input, progress);
         return result with { WallSeconds = wall.Elapsed.TotalSeconds };
+    }
+
+    /// <summary>Sets the run's rate limits on one server, as the monitoring service does when a limit reaches it.</summary>
+    internal static void ApplyLimits(INodeContext server, IReadOnlyList<RateLimit> limits)
+    {
+        foreach (var limit in limits)
+        {
+            RateLimits.Apply(server, limit);
+        }
     }
 
     /// <summary>
@@ -113,6 +124,7 @@ public static partial class JobSimulation
         {
             if (!sim.IsServerFailed(torus.CoordinateOf(s)))
             {
+                ApplyLimits(services[s].Context, options.Limits);
                 services[s].StartJob(description, mapTasks.Maps(s) ? [maps[s]] : [], mapTasks);
             }
         }));

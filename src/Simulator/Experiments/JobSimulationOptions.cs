@@ -67,6 +67,12 @@ public sealed record JobSimulationOptions
     /// <summary>The server that asks <see cref="Queries"/>.</summary>
     public Coordinate QueryFrom { get; init; }
 
+    /// <summary>
+    /// Rate limits set on every server they cover when the job starts (services by id, jobs by id), as `camdoop limit`
+    /// sets them on a cube.
+    /// </summary>
+    public IReadOnlyList<Camdoop.Monitoring.Control.RateLimit> Limits { get; init; } = [];
+
     /// <summary>Random frame loss on every link (the transport must still deliver every byte).</summary>
     public double LossRate { get; init; }
 
@@ -214,6 +220,14 @@ public sealed record JobSimulationOptions
         foreach (var query in Queries)
         {
             SimulatedQueries.Check(query);
+        }
+        foreach (var limit in Limits)
+        {
+            limit.Check();
+            if (limit.Servers.Any(c => !Torus.Contains(c)))
+            {
+                throw new ArgumentException($"a rate limit names a server outside the {Torus} torus");
+            }
         }
     }
 

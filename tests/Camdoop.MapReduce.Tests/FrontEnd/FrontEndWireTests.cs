@@ -94,6 +94,17 @@ public class FrontEndWireTests
         yield return new JobSummary { JobId = "0000000000000001", Job = "sort", Input = "records", Reducers = 1, Mode = "camdoop", State = "mapping" };
         yield return new KillRequest { Id = 17, JobId = "00000000deadbeef" };
         yield return new KillReply { Id = 17, JobId = "00000000deadbeef", Was = "shuffling", Servers = 27 };
+        yield return new LimitRequest { Id = 20, Service = "chunk-store", BytesPerSecond = 6_250_000, Ports = ["+X", "-Z"], Servers = ["0,0,0", "2,1,0"] };
+        yield return new LimitEntry { Kind = "service", Target = "camdoop", BytesPerSecond = 1, Servers = 1, Queues = 6 };
+        yield return new LimitReply { Id = 20, Kind = "service", Target = "chunk-store", BytesPerSecond = 6_250_000, Ports = ["+X", "-Z"], Servers = 2, Confirmed = 4, Expected = 4 };
+        yield return new LimitsRequest { Id = 22 };
+        yield return new LimitsReply
+        {
+            Id = 22,
+            Limits = [new LimitEntry { Kind = "job", Target = "00000000deadbeef", BytesPerSecond = 1L << 40, Servers = 27, Queues = 27 }],
+            Servers = 26,
+            ServersInCube = 27,
+        };
         yield return new RmRequest { Id = 18, Name = "corpus" };
         yield return new RmReply { Id = 18, Name = "corpus", Replicas = 84, Bytes = 1L << 33, Unanswered = ["2,2,2"] };
         yield return new QueryRequest { Id = 19, Query = "select port, sum(bytes_sent) from links group by port every 1s", Rounds = 3 };
@@ -178,7 +189,7 @@ public class FrontEndWireTests
         var requestTypes = typeof(FrontEndRequest).Assembly.GetTypes()
             .Where(t => typeof(FrontEndRequest).IsAssignableFrom(t) && !t.IsAbstract)
             .ToList();
-        Assert.Equal(17, requestTypes.Count);
+        Assert.Equal(19, requestTypes.Count);
         foreach (var type in requestTypes.Where(t => t != typeof(AuthRequest)))
         {
             var request = (FrontEndRequest)Activator.CreateInstance(type)!;

@@ -67,6 +67,7 @@ public static class SimRunCommand
             .Option("query-for", "Keep asking the queries this long after the job ends; without it, one more round", "DURATION")
             .Option("query-out", "Write each query's rounds as query-K.csv here, and a chart of its last column as query-K.svg", "DIR")
             .AddSwitchedNetworkOptions()
+            .Option("limit", SimLimitOption.Help, "LIMIT")
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
             .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
@@ -186,6 +187,7 @@ public static class SimRunCommand
         }
         var failures = args.Strings("fail").Select(f => ParseFailure(f)).ToList();
         int copies = args.Int("concurrent", 1, 64);
+        options = options with { Limits = SimLimitOption.Parse(args.Strings("limit"), options.Torus, options.JobId, copies) };
         var placement = args.Choice("placement", Placements);
         int serversPerJob = args.Int("servers-per-job", 0, options.Torus.Count);
         if (options.Mode == ShuffleMode.Tcp && (failures.Count > 0 || copies > 1 || placement == JobPartitioning.Vertical
@@ -218,6 +220,7 @@ public static class SimRunCommand
         else
         {
             Console.Out.Write(Describe(result));
+            Console.Out.Write(SimLimitOption.Describe(options.Limits));
             Console.Out.Write(QueryReport.Describe(result.Queries));
         }
         if (args.String("query-out") is { } queryOut)

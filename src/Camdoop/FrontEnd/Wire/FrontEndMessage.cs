@@ -91,7 +91,9 @@ public sealed class FrontEndOperations
         .Add<JobsRequest>()
         .Add<KillRequest>()
         .Add<RmRequest>()
-        .Add<QueryRequest>();
+        .Add<QueryRequest>()
+        .Add<LimitRequest>()
+        .Add<LimitsRequest>();
 
     public FrontEndOperations Add<T>()
         where T : FrontEndRequest, new()

@@ -12,7 +12,9 @@ namespace Camdoop.MapReduce.Shuffle;
 /// and within a job the stream whose next key is lowest goes first (content-based priority keeps reducers from
 /// stalling). Segments of several streams of the job to the same vertex share a frame, a jumbo one unless a short
 /// stream leads it (<see cref="FrameRoom"/>). One retransmission timer per
-/// port covers every stream sending on it; it is re-armed lazily, at the earliest deadline it finds.
+/// port covers every stream sending on it; it is re-armed lazily, at the earliest deadline it finds. A job with a
+/// rate limit (<see cref="ShuffleTransport.SetJobLimit"/>) takes its turn only when its token bucket holds a whole
+/// frame: until then the other jobs go, and a second timer wakes the port when the first limited job may send again.
 /// </summary>
 public sealed class PortScheduler
 {
@@ -22,11 +24,16 @@ public sealed class PortScheduler
     /// <summary>Payload room of a short frame: half a jumbo frame.</summary>
     internal const int ShortFramePayload = ShuffleWire.MaxPayload / 2;
 
+    /// <summary>The most bytes a data frame takes on the wire (headers, key and payload): what a limited job must hold to go.</summary>
+    private const int MaxFrameBytes = FrameLayout.MaxFrameSize;
+
     private readonly ShuffleTransport _transport;
     private readonly List<JobQueue> _jobs = [];
     private readonly List<OutboundStream> _watch = [];
     private readonly List<(OutboundStream Stream, long Offset)> _inFrame = [];
     private readonly Action _onTimer;
+    private readonly Action _onTokens;
+    private long _tokensDue = -1;
     private int _nextJob;
     private bool _timerArmed;
     private long _timerDue;
@@ -43,6 +50,7 @@ public sealed class PortScheduler
         _transport = transport;
         Port = port;
         _onTimer = OnTimer;
+        _onTokens = OnTokensReturned;
     }
 
     public Port Port { get; }
@@ -164,6 +172,34 @@ public sealed class PortScheduler
 
     internal void AddRttSample(long sample) => _rtt.Add(sample);
 
+    /// <summary>Sets or lifts (0) job <paramref name="jobId"/>'s rate limit on this port, if the job sends here.</summary>
+    internal void ApplyLimit(ulong jobId, long bytesPerSecond)
+    {
+        foreach (var q in _jobs)
+        {
+            if (q.JobId == jobId)
+            {
+                q.Limit = bytesPerSecond == 0 ? null
+                    : q.Limit?.BytesPerSecond == bytesPerSecond ? q.Limit
+                    : new TokenBucket(bytesPerSecond, _transport.Context.Now);
+                IsDirty = true;
+            }
+        }
+    }
+
+    /// <summary>Frame bytes job <paramref name="jobId"/>'s data frames took on this port (0 when it never sent here).</summary>
+    public long JobBytesSent(ulong jobId)
+    {
+        foreach (var q in _jobs)
+        {
+            if (q.JobId == jobId)
+            {
+                return q.BytesSent;
+            }
+        }
+        return 0;
+    }
+
     /// <summary>
     /// Fills the service's runtime queue on this port. A data frame that would leave partly empty goes only when the
     /// queue is empty (the link would otherwise idle); while frames are still queued it waits for more bytes, and the
@@ -221,6 +257,11 @@ public sealed class PortScheduler
             }
         }
         var created = new JobQueue(jobId);
+        long limit = _transport.JobLimit(jobId, Port);
+        if (limit > 0)
+        {
+            created.Limit = new TokenBucket(limit, _transport.Context.Now);
+        }
         _jobs.Add(created);
         return created;
     }
@@ -280,10 +321,22 @@ public sealed class PortScheduler
     {
         int jobs = _jobs.Count;
         var outcome = FrameOutcome.Nothing;
+        long now = _transport.Context.Now;
+        long limitedFor = long.MaxValue;
         for (int k = 0; k < jobs; k++)
         {
             int j = (_nextJob + k) % jobs;
             var q = _jobs[j];
+            if (q.Limit is { } bucket && q.Ready.Count > 0)
+            {
+                // A whole frame's tokens, whatever this one will carry: a limited job never overdraws.
+                long wait = bucket.WaitFor(MaxFrameBytes, now);
+                if (wait > 0)
+                {
+                    limitedFor = Math.Min(limitedFor, wait);
+                    continue;
+                }
+            }
             var first = PickLowest(q);
             if (first is null)
             {
@@ -299,7 +352,31 @@ public sealed class PortScheduler
             // Not queued (a full queue): stop here, or this loop would build and take back the same frame forever.
             return SendFrame(q, first, room) ? FrameOutcome.Sent : FrameOutcome.Nothing;
         }
+        if (limitedFor != long.MaxValue)
+        {
+            WakeWhenTokensReturn(now + limitedFor);
+        }
         return outcome;
+    }
+
+    private void WakeWhenTokensReturn(long due)
+    {
+        long now = _transport.Context.Now;
+        if (_tokensDue >= now && _tokensDue <= due)
+        {
+            return;
+        }
+        _tokensDue = due;
+        _transport.Context.SetTimer(due - now, _onTokens);
+    }
+
+    private void OnTokensReturned()
+    {
+        if (_tokensDue <= _transport.Context.Now)
+        {
+            _tokensDue = -1;
+        }
+        Pump();
     }
 
     /// <summary>
@@ -381,6 +458,9 @@ public sealed class PortScheduler
         if (status == SendStatus.Queued)
         {
             counters.DataFramesSent++;
+            int wire = FrameLayout.PayloadOffset(keyRouted: true) + position;
+            q.BytesSent += wire;
+            q.Limit?.Take(wire);
             ArmTimer();
             return true;
         }
@@ -603,5 +683,11 @@ public sealed class PortScheduler
         }
 
         public List<InboundStream> Acks { get; } = [];
+
+        /// <summary>The job's rate limit on this port; null for none.</summary>
+        public TokenBucket? Limit { get; set; }
+
+        /// <summary>Frame bytes of the job's data frames queued on this port.</summary>
+        public long BytesSent { get; set; }
     }
 }

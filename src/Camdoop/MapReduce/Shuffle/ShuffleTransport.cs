@@ -12,8 +12,12 @@ namespace Camdoop.MapReduce.Shuffle;
 /// </summary>
 public sealed class ShuffleTransport
 {
+    /// <summary>A port mask of every port (bit n: port n).</summary>
+    public const int AllPorts = (1 << Ports.Count) - 1;
+
     private readonly PortScheduler[] _ports = new PortScheduler[Ports.Count];
     private readonly Action _afterTimer;
+    private readonly Dictionary<ulong, long[]> _jobLimits = [];
 
     // Resume requests waiting to be sent, per (job, destination): batched into Control frames, kept when a queue is full.
     private readonly List<(ulong JobId, Key Destination, List<byte[]> Entries)> _control = [];
@@ -136,7 +140,47 @@ public sealed class ShuffleTransport
         {
             p.Unregister(jobId);
         }
+        _jobLimits.Remove(jobId);
     }
+
+    /// <summary>
+    /// Caps the frame bytes job <paramref name="jobId"/>'s streams send per second on each port of
+    /// <paramref name="portMask"/> (bit n: port n) at <paramref name="bytesPerSecond"/>; 0 lifts it there. The job may
+    /// start here later: the limit waits for it, and goes with it when it ends.
+    /// </summary>
+    public void SetJobLimit(ulong jobId, long bytesPerSecond, int portMask = AllPorts)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(bytesPerSecond);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(bytesPerSecond, TokenBucket.MaxBytesPerSecond);
+        if (!_jobLimits.TryGetValue(jobId, out var rates))
+        {
+            if (bytesPerSecond == 0)
+            {
+                return;
+            }
+            rates = new long[Ports.Count];
+            _jobLimits.Add(jobId, rates);
+        }
+        foreach (var port in Ports.All)
+        {
+            if ((portMask & (1 << (int)port)) != 0)
+            {
+                rates[(int)port] = bytesPerSecond;
+                _ports[(int)port].ApplyLimit(jobId, bytesPerSecond);
+            }
+        }
+        if (Array.TrueForAll(rates, r => r == 0))
+        {
+            _jobLimits.Remove(jobId);
+        }
+        Flush();
+    }
+
+    /// <summary>Job <paramref name="jobId"/>'s limit on <paramref name="port"/>, bytes per second; 0 for none.</summary>
+    public long JobLimit(ulong jobId, Port port) => _jobLimits.TryGetValue(jobId, out var rates) ? rates[(int)port] : 0;
+
+    /// <summary>The jobs with a limit on some port here (running here or not yet).</summary>
+    public IEnumerable<ulong> LimitedJobs => _jobLimits.Keys;
 
     /// <summary>The stream may have something to send (new bytes, an opened window, a rewind, its FIN).</summary>
     public void MarkReady(OutboundStream stream) => _ports[(int)stream.Port].MarkReady(stream);

@@ -26,4 +26,7 @@ public sealed class MonitorCounters
 
     /// <summary>Results dropped because the link to the parent was down.</summary>
     public long Dropped { get; set; }
+
+    /// <summary>Rate limits this server applied to itself (set or lifted), from its own front-end or down the tree.</summary>
+    public long LimitsApplied { get; set; }
 }

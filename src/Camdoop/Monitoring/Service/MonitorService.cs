@@ -1,3 +1,4 @@
+using Camdoop.Monitoring.Control;
 using Camdoop.Monitoring.Queries;
 using Camdoop.Monitoring.Tables;
 using Camdoop.Runtime.Frames;
@@ -14,7 +15,8 @@ namespace Camdoop.Monitoring.Service;
 /// its own (combining on path when the query allows) and sends the merged rows to its parent. Deadlines shrink with
 /// depth, so a server deeper down gives up first and a missing subtree only makes the round incomplete. Its frames
 /// go through the node's own queue for this service, fair-shared with every other service, so a query's bandwidth
-/// is bounded by the round robin.
+/// is bounded by the round robin. Rate limits travel down the same trees (<see cref="Distribute"/>): each server
+/// applies what covers it and passes the limit on to its children.
 /// </summary>
 public sealed class MonitorService : IService
 {
@@ -102,6 +104,9 @@ public sealed class MonitorService : IService
             case MonitorWire.KindResult:
                 OnResult(payload, frame.ArrivalPort);
                 break;
+            case RateLimitWire.Kind:
+                OnLimit(payload, frame.ArrivalPort);
+                break;
             default:
                 Counters.Malformed++;
                 break;
@@ -134,6 +139,49 @@ public sealed class MonitorService : IService
             Context.CancelTimer(round.Deadline);
         }
         _rounds.Clear();
+    }
+
+    /// <summary>
+    /// Sets (or lifts) <paramref name="limit"/> on every server it covers: here at once, elsewhere as the message
+    /// reaches it down this server's tree. A query asked from here afterwards reaches each server after the limit,
+    /// on the same links and queues, so it sees the limit applied.
+    /// </summary>
+    public void Distribute(RateLimit limit)
+    {
+        ArgumentNullException.ThrowIfNull(limit);
+        limit.Check();
+        var context = Context;
+        var payload = RateLimitWire.Write(context.Self, limit);
+        ApplyAndPassOn(limit, payload, context.Self);
+    }
+
+    private void OnLimit(ReadOnlySpan<byte> payload, Port arrival)
+    {
+        var context = Context;
+        if (!RateLimitWire.TryRead(payload, context.Torus, out var root, out var limit)
+            || root == context.Self || QueryTree.ParentPort(context.Torus, context.Self, root) != arrival)
+        {
+            Counters.Malformed++;
+            return;
+        }
+        ApplyAndPassOn(limit!, payload.ToArray(), root);
+    }
+
+    private void ApplyAndPassOn(RateLimit limit, byte[] payload, Coordinate root)
+    {
+        var context = Context;
+        int children = QueryTree.ChildPorts(context.Torus, context.Self, root);
+        foreach (var port in Ports.All)
+        {
+            if ((children & (1 << (int)port)) != 0 && context.IsLinkUp(port))
+            {
+                Send(port, payload, queueIfFull: true);
+            }
+        }
+        if (RateLimits.Apply(context, limit))
+        {
+            Counters.LimitsApplied++;
+        }
     }
 
     private void StartRound(RunningQuery running)

@@ -33,7 +33,8 @@ public static class MonitorTables
         Num("bytes_queued", "bytes of those frames"),
         Num("frames_sent", "frames the link took from the queue"),
         Num("bytes_sent", "bytes of those frames"),
-        Num("waiting", "frames waiting in the queue now"));
+        Num("waiting", "frames waiting in the queue now"),
+        Num("limit", "the service's rate limit on the port, bytes per second; 0 for none"));
 
     public static TableSchema Jobs { get; } = new(
         "jobs",
@@ -48,7 +49,9 @@ public static class MonitorTables
         Num("reduce_tasks_done", "reduce tasks this server completed as their root"),
         Num("bytes_in", "shuffle bytes this server's vertices and roots received from their children"),
         Num("bytes_out", "shuffle bytes this server's vertices sent to their parents, acknowledged"),
-        Num("aggregated_bytes", "bytes saved by combining equal keys here"));
+        Num("aggregated_bytes", "bytes saved by combining equal keys here"),
+        Num("limit", "the job's rate limit here, bytes per second on each limited port (the highest, if they differ); 0 for none"),
+        Num("frame_bytes_sent", "frame bytes of the job's data frames this server queued on its links"));
 
     public static TableSchema Servers { get; } = new(
         "servers",

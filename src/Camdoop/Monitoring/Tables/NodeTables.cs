@@ -78,7 +78,8 @@ public sealed class NodeTables
             foreach (var port in Ports.All)
             {
                 var q = _context.QueueCounters(service.Id, port);
-                rows.Add([_self, service.Name, service.Id, port.Name(), q.FramesQueued, q.BytesQueued, q.FramesSent, q.BytesSent, q.Waiting]);
+                rows.Add([_self, service.Name, service.Id, port.Name(), q.FramesQueued, q.BytesQueued, q.FramesSent, q.BytesSent, q.Waiting,
+                    _context.RateLimit(service.Id, port)]);
             }
         }
     }
@@ -114,10 +115,18 @@ public sealed class NodeTables
                 }
             }
             string state = job.Failure is not null ? "failed" : job.IsFinished ? "finished" : "running";
+            long limit = 0;
+            long framesBytes = 0;
+            foreach (var port in Ports.All)
+            {
+                limit = Math.Max(limit, camdoop.Transport.JobLimit(job.JobId, port));
+                framesBytes += camdoop.Transport.Scheduler(port).JobBytesSent(job.JobId);
+            }
             rows.Add(
             [
                 _self, job.JobId.ToString("x16", CultureInfo.InvariantCulture), job.Job.Name, state,
                 job.Description.ReduceTasks, vertices, done, job.CompletedReduceTasks.Count, bytesIn, bytesOut, job.AggregatedBytes,
+                limit, framesBytes,
             ]);
         }
     }
