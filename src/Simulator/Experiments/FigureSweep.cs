@@ -4,8 +4,8 @@ using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
-using Camdoop.Simulator.Energy;
 using Camdoop.Runtime.Transport.Tcp;
+using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;

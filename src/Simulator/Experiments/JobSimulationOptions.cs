@@ -3,8 +3,8 @@ using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
-using Camdoop.Simulator.Energy;
 using Camdoop.Runtime.Transport.Tcp;
+using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
