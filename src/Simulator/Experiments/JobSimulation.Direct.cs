@@ -1,5 +1,3 @@
-using System.Globalization;
-using System.Runtime;
 using Camdoop.Experiments.Baselines;
 using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs.Control;
@@ -60,29 +58,7 @@ public static partial class JobSimulation
         var mapTasks = new SimulatedMapTasks(torus, input, options.MapServers);
         sim.Schedule(t0, () => sim.ForEachServer(s =>
             services[s].StartJob(description, input.Job, mapTasks.Maps(s) ? [maps[s]] : [])));
-        long nextReport = 0;
-        var latency = GCSettings.LatencyMode;
-        GCSettings.LatencyMode = GCLatencyMode.Batch;
-        bool completed;
-        try
-        {
-            completed = sim.RunUntil(() =>
-            {
-                if (progress is not null && sim.EventsProcessed >= nextReport)
-                {
-                    nextReport = sim.EventsProcessed + 200_000;
-                    progress.Report(new JobSimulationProgress("shuffle", (double)completions.Count / options.ReduceTasks,
-                        string.Create(CultureInfo.InvariantCulture, $"{completions.Count}/{options.ReduceTasks} reducers done at {(sim.Now - t0) / 1e9:0.000} s simulated")));
-                }
-                return completions.Count == options.ReduceTasks || failures.Count > 0;
-            }, t0 + options.TimeLimit, checkEvery: 64);
-        }
-        finally
-        {
-            GCSettings.LatencyMode = latency;
-        }
-        completed &= failures.Count == 0 && completions.Count == options.ReduceTasks;
-        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{completions.Count}/{options.ReduceTasks} reducers done"));
+        bool completed = RunShuffle(sim, options, completions, failures, progress, t0);
         double cpuSeconds = cpu.Seconds(sim);
         var result = CollectDirect(options, description, sim, services, transports, input, completions, failures, completed, t0) with
         {

@@ -153,30 +153,7 @@ public static partial class JobSimulation
                 sim.FailServer(failure.Server, at);
             }
         }
-        long nextReport = 0;
-        // Hundreds of thousands of long-lived vertex objects: favour throughput over GC pause times while running.
-        var latency = GCSettings.LatencyMode;
-        GCSettings.LatencyMode = GCLatencyMode.Batch;
-        bool completed;
-        try
-        {
-            completed = sim.RunUntil(() =>
-        {
-            if (progress is not null && sim.EventsProcessed >= nextReport)
-            {
-                nextReport = sim.EventsProcessed + 200_000;
-                progress.Report(new JobSimulationProgress("shuffle", (double)completions.Count / options.ReduceTasks,
-                    string.Create(CultureInfo.InvariantCulture, $"{completions.Count}/{options.ReduceTasks} reducers done at {(sim.Now - t0) / 1e9:0.000} s simulated")));
-            }
-            return completions.Count == options.ReduceTasks || failures.Count > 0;
-        }, t0 + options.TimeLimit, checkEvery: 64);
-        }
-        finally
-        {
-            GCSettings.LatencyMode = latency;
-        }
-        completed &= failures.Count == 0 && completions.Count == options.ReduceTasks;
-        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{completions.Count}/{options.ReduceTasks} reducers done"));
+        bool completed = RunShuffle(sim, options, completions, failures, progress, t0);
 
         // The job's energy ends with it, before the queries' last round.
         var energy = options.Energy is null ? null : sim.MeasureEnergy(JobEnd(sim, completions));
@@ -255,6 +232,40 @@ public static partial class JobSimulation
     };
 
     /// <summary>When the last reducer finished (now, if none did): where the job's time and energy end.</summary>
+    /// <summary>
+    /// Runs the shuffle until every reduce task is done, a server fails the job, or the time limit; reports progress
+    /// every 200,000 events. True when every reduce task finished and nothing failed.
+    /// </summary>
+    private static bool RunShuffle(Simulation sim, JobSimulationOptions options, List<ReduceTaskResult> completions, List<string> failures,
+        IProgress<JobSimulationProgress>? progress, long t0)
+    {
+        long nextReport = 0;
+        // Hundreds of thousands of long-lived vertex objects: favour throughput over GC pause times while running.
+        var latency = GCSettings.LatencyMode;
+        GCSettings.LatencyMode = GCLatencyMode.Batch;
+        bool completed;
+        try
+        {
+            completed = sim.RunUntil(() =>
+            {
+                if (progress is not null && sim.EventsProcessed >= nextReport)
+                {
+                    nextReport = sim.EventsProcessed + 200_000;
+                    progress.Report(new JobSimulationProgress("shuffle", (double)completions.Count / options.ReduceTasks,
+                        string.Create(CultureInfo.InvariantCulture, $"{completions.Count}/{options.ReduceTasks} reducers done at {(sim.Now - t0) / 1e9:0.000} s simulated")));
+                }
+                return completions.Count == options.ReduceTasks || failures.Count > 0;
+            }, t0 + options.TimeLimit, checkEvery: 64);
+        }
+        finally
+        {
+            GCSettings.LatencyMode = latency;
+        }
+        completed &= failures.Count == 0 && completions.Count == options.ReduceTasks;
+        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{completions.Count}/{options.ReduceTasks} reducers done"));
+        return completed;
+    }
+
     private static long JobEnd(Simulation sim, List<ReduceTaskResult> completions) =>
         completions.Count == 0 ? sim.Now : completions.Max(c => c.CompletedAt);
 
