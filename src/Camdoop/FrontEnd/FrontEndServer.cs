@@ -112,17 +112,7 @@ public sealed partial class FrontEndServer : IDisposable
     /// <summary>Binds and starts accepting. Throws <see cref="FrontEndException"/> when the address cannot be bound.</summary>
     public void Start()
     {
-        var listener = new TcpListener(EndPoint);
-        try
-        {
-            listener.Server.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
-            listener.Start(backlog: 64);
-        }
-        catch (SocketException e)
-        {
-            listener.Dispose();
-            throw new FrontEndException($"front-end cannot listen on {EndPoint}: {e.Message}", e);
-        }
+        var listener = ListenerBinding.Start(EndPoint, "front-end");
         _listener = listener;
         EndPoint = (IPEndPoint)listener.LocalEndpoint;
         _acceptLoop = Task.Run(AcceptLoopAsync);

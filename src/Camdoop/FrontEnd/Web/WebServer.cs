@@ -69,17 +69,7 @@ public sealed class WebServer : IDisposable
     /// <summary>Binds and starts accepting; throws <see cref="FrontEndException"/> when the address cannot be bound.</summary>
     public void Start()
     {
-        var listener = new TcpListener(EndPoint);
-        try
-        {
-            listener.Server.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
-            listener.Start(backlog: 64);
-        }
-        catch (SocketException e)
-        {
-            listener.Dispose();
-            throw new FrontEndException($"web view cannot listen on {EndPoint}: {e.Message}", e);
-        }
+        var listener = ListenerBinding.Start(EndPoint, "web view");
         _listener = listener;
         EndPoint = (IPEndPoint)listener.LocalEndpoint;
         _acceptLoop = Task.Run(AcceptLoopAsync);
