@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Camdoop.Experiments.Baselines;
 using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs.Control;
@@ -17,7 +18,7 @@ public static partial class JobSimulation
     /// </summary>
     private static JobSimulationResult RunDirect(JobSimulationOptions options, JobSimulationInput input, IProgress<JobSimulationProgress>? progress)
     {
-        var wall = System.Diagnostics.Stopwatch.StartNew();
+        var wall = Stopwatch.StartNew();
         var torus = options.Torus;
         int n = torus.Count;
         var description = Describe(options);
@@ -64,29 +65,8 @@ public static partial class JobSimulation
         {
             // The same accounting as the torus's runs: the network's ports from time 0 to the last reducer's end.
             Energy = options.Energy is null ? null : sim.MeasureEnergy(JobEnd(sim, completions)),
-            SimulationCpuSeconds = cpuSeconds,
-            MapWallSeconds = input.WallSeconds,
-            MapOutputOnDisk = input.OnDisk,
-            Machine = HostMachine.Current,
         };
-        if (options.OutputDirectory is not null)
-        {
-            CopyOutputs(completions, options.OutputDirectory);
-        }
-        if (options.Verify && completed)
-        {
-            result = input.Inputs is null
-                ? result with { Verified = false, VerificationError = "the inputs were not kept for the reference check" }
-                : Verify(result, input.Job, input.Inputs, completions);
-        }
-        result = result with
-        {
-            Reducers = result.Reducers.Select(r => r with
-            {
-                OutputFile = options.OutputDirectory is null || r.OutputFile is null ? null : Path.Combine(options.OutputDirectory, Path.GetFileName(r.OutputFile)),
-            }).ToList(),
-        };
-        return result with { WallSeconds = wall.Elapsed.TotalSeconds + input.WallSeconds };
+        return Finish(result, options, input, completions, completed, cpuSeconds, wall);
     }
 
     private static JobSimulationResult CollectDirect(JobSimulationOptions options, JobDescription description, Simulation sim,

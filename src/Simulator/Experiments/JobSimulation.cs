@@ -169,10 +169,18 @@ public static partial class JobSimulation
         {
             result = result with { Failures = watch.Report(options.Failures, torus, t0), Recovery = Recovery(services) };
         }
+        return Finish(result with { Queries = queries.Results(), Energy = energy }, options, input, completions, completed, cpuSeconds, wall);
+    }
+
+    /// <summary>
+    /// The end of every single-job run, whatever its shuffle: the run's costs, the outputs copied out and checked
+    /// against the reference, and the reducers pointed at the copies (the simulation's directories go with it).
+    /// </summary>
+    private static JobSimulationResult Finish(JobSimulationResult result, JobSimulationOptions options, JobSimulationInput input,
+        List<ReduceTaskResult> completions, bool completed, double cpuSeconds, Stopwatch wall)
+    {
         result = result with
         {
-            Queries = queries.Results(),
-            Energy = energy,
             SimulationCpuSeconds = cpuSeconds,
             MapWallSeconds = input.WallSeconds,
             MapOutputOnDisk = input.OnDisk,
@@ -186,9 +194,8 @@ public static partial class JobSimulation
         {
             result = input.Inputs is null
                 ? result with { Verified = false, VerificationError = "the inputs were not kept for the reference check" }
-                : Verify(result, job, input.Inputs, completions);
+                : Verify(result, input.Job, input.Inputs, completions);
         }
-        // The simulation's directories go away with it: point at the copies, if any.
         result = result with
         {
             Reducers = result.Reducers.Select(r => r with
