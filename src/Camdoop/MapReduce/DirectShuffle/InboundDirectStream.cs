@@ -1,3 +1,4 @@
+using System.Buffers;
 using Camdoop.Runtime.Transport.Streams;
 
 namespace Camdoop.MapReduce.DirectShuffle;
@@ -105,7 +106,7 @@ internal sealed class InboundDirectStream : IStreamReader
         if (held is not null)
         {
             OnData(held.AsSpan(0, length));
-            System.Buffers.ArrayPool<byte>.Shared.Return(held);
+            ArrayPool<byte>.Shared.Return(held);
         }
         if (_endedEarly)
         {
@@ -121,7 +122,7 @@ internal sealed class InboundDirectStream : IStreamReader
         _service.StreamsDropped++;
         if (_held is not null)
         {
-            System.Buffers.ArrayPool<byte>.Shared.Return(_held);
+            ArrayPool<byte>.Shared.Return(_held);
             _held = null;
         }
         HeldBytes = 0;
@@ -140,11 +141,11 @@ internal sealed class InboundDirectStream : IStreamReader
         }
         if (_held is null || _held.Length < HeldBytes + data.Length)
         {
-            var bigger = System.Buffers.ArrayPool<byte>.Shared.Rent(Math.Max(64 * 1024, 2 * (HeldBytes + data.Length)));
+            var bigger = ArrayPool<byte>.Shared.Rent(Math.Max(64 * 1024, 2 * (HeldBytes + data.Length)));
             _held?.AsSpan(0, HeldBytes).CopyTo(bigger);
             if (_held is not null)
             {
-                System.Buffers.ArrayPool<byte>.Shared.Return(_held);
+                ArrayPool<byte>.Shared.Return(_held);
             }
             _held = bigger;
         }

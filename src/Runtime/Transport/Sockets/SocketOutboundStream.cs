@@ -220,7 +220,7 @@ internal sealed class SocketOutboundStream : IOutboundByteStream
         _transport.Post(() =>
         {
             ReturnRing();
-            _transport.OnOutboundDone(this, failed: false);
+            _transport.OnOutboundDone(this);
             _writer.OnDelivered(this);
         });
     }
@@ -240,7 +240,7 @@ internal sealed class SocketOutboundStream : IOutboundByteStream
         _transport.Post(() =>
         {
             ReturnRing();
-            _transport.OnOutboundDone(this, failed: true);
+            _transport.OnOutboundDone(this);
             _transport.OnFailed(Peer, reason);
         });
     }

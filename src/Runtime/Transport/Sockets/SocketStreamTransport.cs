@@ -139,7 +139,7 @@ public sealed class SocketStreamTransport : IStreamTransport, IDisposable
         StreamFailed?.Invoke(peer, reason);
     }
 
-    internal void OnOutboundDone(SocketOutboundStream stream, bool failed)
+    internal void OnOutboundDone(SocketOutboundStream stream)
     {
         lock (_gate)
         {
