@@ -83,6 +83,15 @@ public static class TcpWire
     }
 
     /// <summary>
+    /// The connection id of a frame that carries a segment, else 0: what a switch that spreads flows by connection
+    /// (as ECMP over a 5-tuple does) hashes beside the two ends.
+    /// </summary>
+    public static uint ConnectionOf(ReadOnlySpan<byte> frame, in FrameHeader header) =>
+        header.ServiceId == WellKnownServices.Tcp && header.PayloadLength >= HeaderSize
+            ? BinaryPrimitives.ReadUInt32BigEndian(frame[(header.PayloadOffset + 4)..])
+            : 0;
+
+    /// <summary>
     /// What a switch does to a frame joining a long queue: if it carries an ECN-capable segment, marks it
     /// "congestion experienced" and returns true. Any other frame is left alone.
     /// </summary>

@@ -14,6 +14,9 @@ public enum NetworkKind
 
     /// <summary>A k-ary fat tree of edge, aggregation and core switches (full bisection).</summary>
     FatTree,
+
+    /// <summary>Racks as <see cref="Racks"/>, plus aggregation appliances (NetAgg's agg boxes) cabled to chosen switches.</summary>
+    NetAgg,
 }
 
 public static class NetworkKinds
@@ -24,6 +27,7 @@ public static class NetworkKinds
         NetworkKind.Switch => "switch",
         NetworkKind.Racks => "racks",
         NetworkKind.FatTree => "fattree",
+        NetworkKind.NetAgg => "netagg",
         _ => throw new ArgumentOutOfRangeException(nameof(kind)),
     };
 

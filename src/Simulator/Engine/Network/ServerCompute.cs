@@ -4,13 +4,16 @@ using Camdoop.Simulator.Events;
 namespace Camdoop.Simulator.Network;
 
 /// <summary>
-/// One server's event-loop core when compute is priced (<see cref="SimulationOptions.Compute"/>): when it is free
+/// One host's event-loop core when its compute is priced (<see cref="SimulationOptions.Compute"/>, or an agg box's): when it is free
 /// again, and the server's events that fell due while it was busy, in the order they fell due. Touched only by the
 /// partition that owns the server.
 /// </summary>
-internal sealed class ServerCompute
+internal sealed class ServerCompute(ComputeRates rates)
 {
     private readonly long[] _busyByKind = new long[3];
+
+    /// <summary>What this core's work costs: the servers' rates, or an appliance's own.</summary>
+    public ComputeRates Rates { get; } = rates;
 
     /// <summary>Virtual time at which the work charged so far ends.</summary>
     public long BusyUntil { get; private set; }

@@ -1,4 +1,5 @@
 using System.Numerics;
+using System.Runtime.CompilerServices;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links;
 using Camdoop.Runtime.Topology;
@@ -78,6 +79,12 @@ public sealed class SimulatedLink : ILinkTransport
     /// <summary>Node index of the receiver.</summary>
     public int ToIndex { get; }
 
+    /// <summary>The cable's own rate when it differs from the simulation's (an agg box's cable); 0 otherwise.</summary>
+    internal long OwnRateBitsPerSecond { get; init; }
+
+    /// <summary>Bits per second this link serialises at.</summary>
+    public long RateBitsPerSecond => OwnRateBitsPerSecond != 0 ? OwnRateBitsPerSecond : Sender.Simulation.Options.LinkRateBitsPerSecond;
+
     /// <summary>Names the switch ends for <see cref="ToString"/> (null on a torus link).</summary>
     internal string? Label { get; set; }
 
@@ -155,6 +162,12 @@ public sealed class SimulatedLink : ILinkTransport
 
     public override string ToString() => Label ?? $"{From} {Port.Name()} -> {To}";
 
+    /// <summary>Nanoseconds to serialise a frame here: the simulation's rate unless the cable has its own (one branch on the hot path).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal long SerialisationTime(Simulation simulation, int frameLength) => OwnRateBitsPerSecond == 0
+        ? simulation.SerialisationTime(frameLength)
+        : simulation.SerialisationTimeAt(frameLength, OwnRateBitsPerSecond);
+
     /// <summary>Length of the frame the next event concerns (for the trace): the oldest on the wire, or the one being serialised.</summary>
     internal int HeadLength(bool wire) => wire
         ? (_wireTail != _wireHead ? _wire[_wireHead & _wireMask]!.Length : 0)
@@ -172,7 +185,7 @@ public sealed class SimulatedLink : ILinkTransport
         var sender = Sender;
         Frames++;
         Bytes += length;
-        BusyTime += sender.Simulation.SerialisationTime(length);
+        BusyTime += SerialisationTime(sender.Simulation, length);
         Eee?.Ended(sender.Now);
         if (ShouldDrop(frame))
         {

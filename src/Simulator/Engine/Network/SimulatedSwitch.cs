@@ -19,6 +19,7 @@ public sealed class SimulatedSwitch
     private readonly Torus _torus;
     private readonly int _bufferBytes;
     private readonly int _ecnThreshold;
+    private readonly bool _perConnection;
 
     internal SimulatedSwitch(int node, int number, SwitchFabric fabric, SimulatedLink[] ports, Torus torus, SwitchedNetworkOptions options)
     {
@@ -29,6 +30,9 @@ public sealed class SimulatedSwitch
         _torus = torus;
         _bufferBytes = options.PortBufferBytes;
         _ecnThreshold = options.EcnThresholdBytes;
+        // NetAgg's boxes exchange several trees' streams between the same two hosts, which the paper spreads over the
+        // network's paths: there equal-cost paths are chosen per connection (a 5-tuple hash), elsewhere per host pair.
+        _perConnection = options.Kind == NetworkKind.NetAgg;
     }
 
     /// <summary>Node index: after every server's.</summary>
@@ -75,7 +79,8 @@ public sealed class SimulatedSwitch
             frame.Release();
             return;
         }
-        var port = _ports[route.Length == 1 ? route[0] : route[(int)(Mix(source, destination, Number) % (uint)route.Length)]];
+        uint flow = _perConnection && route.Length > 1 ? TcpWire.ConnectionOf(span, header) : 0;
+        var port = _ports[route.Length == 1 ? route[0] : route[(int)(Mix(source, destination, Number, flow) % (uint)route.Length)]];
         int queued = port.QueuedBytes;
         if (queued + frame.Length > _bufferBytes || !port.CanSend)
         {
@@ -97,10 +102,10 @@ public sealed class SimulatedSwitch
 
     public override string ToString() => Name;
 
-    /// <summary>ECMP hash: the same (source, destination) always takes the same port at a given switch.</summary>
-    private static uint Mix(int source, int destination, int sw)
+    /// <summary>ECMP hash: the same (source, destination, flow) always takes the same port at a given switch.</summary>
+    private static uint Mix(int source, int destination, int sw, uint flow)
     {
-        ulong h = ((ulong)(uint)source << 32) ^ (uint)destination ^ ((ulong)(uint)sw * 0x9E3779B97F4A7C15UL);
+        ulong h = ((ulong)(uint)source << 32) ^ (uint)destination ^ ((ulong)(uint)sw * 0x9E3779B97F4A7C15UL) ^ ((ulong)flow * 0xD6E8FEB86659FD93UL);
         h ^= h >> 33;
         h *= 0xFF51AFD7ED558CCDUL;
         h ^= h >> 33;

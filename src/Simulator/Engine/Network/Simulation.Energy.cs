@@ -13,11 +13,11 @@ public sealed partial class Simulation
         {
             return;
         }
-        long rate = _options.LinkRateBitsPerSecond;
-        long wake = model.WakeTimeAt(rate), sleep = model.SleepTimeAt(rate);
         foreach (var link in _links)
         {
-            link.Eee = new EeeTransmitter(wake, sleep, model.HoldTime, model.PacketTrigger);
+            // A cable with its own rate (an agg box's) wakes and sleeps at that rate's timings.
+            long rate = link.OwnRateBitsPerSecond != 0 ? link.OwnRateBitsPerSecond : _options.LinkRateBitsPerSecond;
+            link.Eee = new EeeTransmitter(model.WakeTimeAt(rate), model.SleepTimeAt(rate), model.HoldTime, model.PacketTrigger);
         }
     }
 
@@ -40,7 +40,7 @@ public sealed partial class Simulation
                 continue; // a server port with no cable
             }
             long lowPower = LowPowerTime(model, link, end);
-            double joules = Joules(model, end, lowPower);
+            double joules = Joules(model, link, end, lowPower);
             wakes += link.Eee?.Wakes ?? 0;
             ports++;
             lowPowerTotal += lowPower;
@@ -66,7 +66,7 @@ public sealed partial class Simulation
     {
         ArgumentNullException.ThrowIfNull(link);
         var model = EnergyModelOrThrow();
-        return Joules(model, end, LowPowerTime(model, link, end));
+        return Joules(model, link, end, LowPowerTime(model, link, end));
     }
 
     private EnergyModel EnergyModelOrThrow() =>
@@ -79,7 +79,9 @@ public sealed partial class Simulation
         _ => Math.Clamp(link.Eee!.LowPowerTime(end), 0, end),
     };
 
-    // Full power except in low-power idle, where the port draws the idle share.
-    private double Joules(EnergyModel model, long end, long lowPower) =>
-        model.WattsAt(_options.LinkRateBitsPerSecond) * ((end - lowPower) + (model.IdleFraction * lowPower)) / 1e9;
+    // Full power (at the port's own rate: an agg box's 10 Gbit/s cable draws a 10G port's) except in low-power idle,
+    // where the port draws the idle share.
+    private double Joules(EnergyModel model, SimulatedLink link, long end, long lowPower) =>
+        model.WattsAt(link.OwnRateBitsPerSecond != 0 ? link.OwnRateBitsPerSecond : _options.LinkRateBitsPerSecond)
+        * ((end - lowPower) + (model.IdleFraction * lowPower)) / 1e9;
 }

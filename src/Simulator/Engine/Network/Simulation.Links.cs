@@ -42,4 +42,11 @@ public sealed partial class Simulation
             ? bytes * _nsPerByte
             : ((bytes * 8_000_000_000L) + _options.LinkRateBitsPerSecond - 1) / _options.LinkRateBitsPerSecond;
     }
+
+    /// <summary>As <see cref="SerialisationTime"/>, at <paramref name="rateBitsPerSecond"/> instead of the link rate (a cable with its own).</summary>
+    internal long SerialisationTimeAt(int frameLength, long rateBitsPerSecond)
+    {
+        long bytes = frameLength + _options.FramingOverheadBytes;
+        return ((bytes * 8_000_000_000L) + rateBitsPerSecond - 1) / rateBitsPerSecond;
+    }
 }

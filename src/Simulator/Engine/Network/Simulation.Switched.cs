@@ -29,9 +29,11 @@ public sealed partial class Simulation
         int LinkIndex(int node, int port) => node < n ? (node * Ports.Count) + port : switchBase[node - n] + port;
         Coordinate CoordinateOfNode(int node) => node < n ? Torus.CoordinateOf(node) : default;
         string NameOf(int node, int port) => node < n
-            ? string.Create(CultureInfo.InvariantCulture, $"{Torus.CoordinateOf(node)} nic{port}")
+            ? (node >= Servers.Count && AggBoxes is not null
+                ? string.Create(CultureInfo.InvariantCulture, $"{AggBoxes.NameOf(node)} {Torus.CoordinateOf(node)} nic{port}")
+                : string.Create(CultureInfo.InvariantCulture, $"{Torus.CoordinateOf(node)} nic{port}"))
             : string.Create(CultureInfo.InvariantCulture, $"{fabric.SwitchNames[node - n]} port{port}");
-        SimulatedLink Direction(int from, int fromPort, int to, int toPort)
+        SimulatedLink Direction(int from, int fromPort, int to, int toPort, long rate)
         {
             int index = LinkIndex(from, fromPort);
             // A server's NIC ring is the NIC's; a switch port's is its output queue, bounded in bytes by the switch.
@@ -40,13 +42,14 @@ public sealed partial class Simulation
                 lossRoot.Fork((ulong)index))
             {
                 Label = $"{NameOf(from, fromPort)} -> {NameOf(to, toPort)}",
+                OwnRateBitsPerSecond = rate == _options.LinkRateBitsPerSecond ? 0 : rate,
             };
         }
 
         foreach (var cable in fabric.Cables)
         {
-            var ab = Direction(cable.A, cable.APort, cable.B, cable.BPort);
-            var ba = Direction(cable.B, cable.BPort, cable.A, cable.APort);
+            var ab = Direction(cable.A, cable.APort, cable.B, cable.BPort, cable.RateBitsPerSecond);
+            var ba = Direction(cable.B, cable.BPort, cable.A, cable.APort, cable.RateBitsPerSecond);
             ab.Peer = ba;
             ba.Peer = ab;
             links[ab.Index] = ab;

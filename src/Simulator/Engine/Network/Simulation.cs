@@ -42,7 +42,7 @@ public sealed partial class Simulation : IDisposable
     private readonly NodeHost?[] _hosts;
     private readonly int[] _boots;
     private readonly bool[] _failed;
-    private readonly ServerCompute[]? _compute;
+    private readonly ServerCompute?[]? _compute;
     private readonly SimulatedLink[] _links;
     private readonly SimulatedSwitch[] _switches;
     private readonly SimulationPartition[] _partitions;
@@ -68,17 +68,24 @@ public sealed partial class Simulation : IDisposable
         {
             throw new ArgumentException($"a {Torus} torus has more servers than the simulator can order events for", nameof(options));
         }
-        var fabric = options.Network is null ? null : SwitchFabric.Build(options.Network, n);
+        Servers = options.Servers ?? Torus;
+        var fabric = options.Network is null ? null : SwitchFabric.Build(options.Network, Servers.Count, n);
         int nodes = n + (fabric?.SwitchCount ?? 0);
         _hosts = new NodeHost?[n];
         _boots = new int[n];
         _failed = new bool[nodes];
-        if (options.Compute is not null)
+        AggBoxes = options.Network?.Kind == NetworkKind.NetAgg ? NetAggLayout.For(options.Network, Servers.Count) : null;
+        if (options.Compute is not null || AggBoxes is { Boxes: > 0 })
         {
-            _compute = new ServerCompute[n];
-            for (int i = 0; i < n; i++)
+            // Servers' cores are priced only with SimulationOptions.Compute; an agg box's always, at its own rate.
+            _compute = new ServerCompute?[n];
+            for (int i = 0; i < Servers.Count && options.Compute is not null; i++)
             {
-                _compute[i] = new ServerCompute();
+                _compute[i] = new ServerCompute(options.Compute);
+            }
+            for (int i = Servers.Count; i < Servers.Count + (AggBoxes?.Boxes ?? 0); i++)
+            {
+                _compute[i] = new ServerCompute(options.Network!.AggBoxes.Rates);
             }
         }
         Random = new Xoshiro256StarStar(options.Seed);
@@ -141,7 +148,17 @@ public sealed partial class Simulation : IDisposable
 
     public SimulationOptions Options => _options;
 
+    /// <summary>Every host: the servers, then any appliances (<see cref="SimulationOptions.Servers"/>).</summary>
     public Torus Torus { get; }
+
+    /// <summary>The servers: <see cref="Torus"/> unless appliances follow them.</summary>
+    public Torus Servers { get; }
+
+    /// <summary>Where a NetAgg network's agg boxes are (null on any other network).</summary>
+    public NetAggLayout? AggBoxes { get; }
+
+    /// <summary>Whether some host's work takes virtual time (servers' compute priced, or agg boxes).</summary>
+    internal bool PricesCompute => _compute is not null;
 
     /// <summary>Virtual time in nanoseconds: of the last event processed (or the time a run was asked to reach).</summary>
     public long Now => _now;
@@ -274,12 +291,12 @@ public sealed partial class Simulation : IDisposable
     }
 
     /// <summary>Nanoseconds of work server <paramref name="index"/> was charged (0 when compute is not priced).</summary>
-    public long ComputeBusy(int index) => _compute?[index].BusyTotal ?? 0;
+    public long ComputeBusy(int index) => ComputeOf(index)?.BusyTotal ?? 0;
 
     /// <summary>Nanoseconds of <paramref name="kind"/> work server <paramref name="index"/> was charged.</summary>
-    public long ComputeBusy(int index, ComputeWork kind) => _compute?[index].BusyOf(kind) ?? 0;
+    public long ComputeBusy(int index, ComputeWork kind) => ComputeOf(index)?.BusyOf(kind) ?? 0;
 
-    /// <summary>The server's core when compute is priced, else null.</summary>
+    /// <summary>The host's core when its compute is priced, else null.</summary>
     internal ServerCompute? ComputeOf(int index) => _compute is not null && index < _compute.Length ? _compute[index] : null;
 
     internal SimulatedLink LinkAt(int index) => _links[index];

@@ -27,6 +27,13 @@ public sealed record SimulationOptions
     public required Torus Torus { get; init; }
 
     /// <summary>
+    /// The servers when <see cref="Torus"/> also names appliances (NetAgg's agg boxes): the servers' torus, whose
+    /// hosts are a prefix of <see cref="Torus"/>'s index order (the same y and z sizes, fewer x-planes). Null: every
+    /// host is a server.
+    /// </summary>
+    public Torus? Servers { get; init; }
+
+    /// <summary>
     /// A switched network in place of the torus's cables (null: the torus). The servers keep their coordinates;
     /// their NICs are cabled to switches, and liveness beacons, which mean nothing across a switch, are not sent.
     /// </summary>
@@ -103,6 +110,14 @@ public sealed record SimulationOptions
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(TransmitRingDepth);
         ArgumentNullException.ThrowIfNull(Node);
         Network?.Validate();
+        if (Servers is not null && (Servers.SizeY != Torus.SizeY || Servers.SizeZ != Torus.SizeZ || Servers.SizeX > Torus.SizeX))
+        {
+            throw new ArgumentException($"the servers ({Servers}) are not a prefix of the hosts ({Torus})", nameof(Servers));
+        }
+        if (Servers is not null && Servers.Count != Torus.Count && Network?.Kind != NetworkKind.NetAgg)
+        {
+            throw new ArgumentException("hosts beyond the servers are agg boxes: only a netagg network has them", nameof(Servers));
+        }
         if (LossRate is < 0 or > 1 || double.IsNaN(LossRate))
         {
             throw new ArgumentOutOfRangeException(nameof(LossRate), LossRate, "a loss rate is a probability");

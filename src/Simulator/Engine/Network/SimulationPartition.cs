@@ -87,15 +87,16 @@ internal sealed class SimulationPartition : INodeDriver
 
     void INodeDriver.Compute(NodeHost host, ComputeWork kind, long bytes)
     {
-        var rates = Simulation.Options.Compute;
-        if (rates is null)
+        if (!Simulation.PricesCompute)
         {
             return;
         }
+        // Each host's core has its own rates: the servers' (when priced) or an agg box's.
         int index = Simulation.Torus.IndexOf(host.Self);
-        if (Simulation.IsCurrentHost(index, host))
+        var compute = Simulation.ComputeOf(index);
+        if (compute is not null && Simulation.IsCurrentHost(index, host))
         {
-            Simulation.ComputeOf(index)!.Charge(_now, kind, rates.CostNs(kind, bytes));
+            compute.Charge(_now, kind, compute.Rates.CostNs(kind, bytes));
         }
     }
 
@@ -103,11 +104,11 @@ internal sealed class SimulationPartition : INodeDriver
     // that work does, and timers it sets then count from there.
     long INodeDriver.NowOf(NodeHost host)
     {
-        if (Simulation.Options.Compute is null)
+        if (!Simulation.PricesCompute)
         {
             return _now;
         }
-        long free = Simulation.ComputeOf(Simulation.Torus.IndexOf(host.Self))!.BusyUntil;
+        long free = Simulation.ComputeOf(Simulation.Torus.IndexOf(host.Self))?.BusyUntil ?? 0;
         return free > _now ? free : _now;
     }
 
@@ -117,7 +118,7 @@ internal sealed class SimulationPartition : INodeDriver
     /// <summary>The frame at the head of <paramref name="link"/>'s ring starts serialising now, or at <paramref name="notBefore"/> if later.</summary>
     public void ScheduleTransmitComplete(SimulatedLink link, int frameLength, long notBefore)
     {
-        long time = Math.Max(_now, notBefore) + Simulation.SerialisationTime(frameLength);
+        long time = Math.Max(_now, notBefore) + link.SerialisationTime(Simulation, frameLength);
         _queue.Push(time, NextOrder(link.Index, time), SimEvent.ForLink(EventKind.TransmitComplete, link.Index, link.Epoch) with { Arg = link.TransmitTicket });
     }
 

@@ -5,7 +5,7 @@ namespace Camdoop.Simulator.Network;
 /// and, per switch and destination server, the ports that start a shortest path there (equal-cost paths for ECMP).
 /// Nodes are numbered servers first (0 to N - 1, the torus index order), then switches (N onwards).
 /// </summary>
-internal sealed class SwitchFabric
+internal sealed partial class SwitchFabric
 {
     private readonly int[][] _routeStart;
     private readonly int[][] _routePorts;
@@ -20,6 +20,7 @@ internal sealed class SwitchFabric
         (_routeStart, _routePorts) = BuildRoutes();
     }
 
+    /// <summary>Hosts: the servers and any appliances after them. Node indices from here on are switches.</summary>
     public int Servers { get; }
 
     public int NicsPerServer { get; }
@@ -41,11 +42,16 @@ internal sealed class SwitchFabric
         return _routePorts[sw].AsSpan(start[server], start[server + 1] - start[server]);
     }
 
-    public static SwitchFabric Build(SwitchedNetworkOptions options, int servers)
+    /// <summary>
+    /// The wiring of <paramref name="servers"/> servers; <paramref name="hosts"/> (default: the servers) numbers the
+    /// nodes, so appliances after the servers (NetAgg's agg boxes) are hosts too and switches come after every host.
+    /// </summary>
+    public static SwitchFabric Build(SwitchedNetworkOptions options, int servers, int hosts = 0)
     {
         options.Validate();
         int nics = options.NicsPerServer;
-        var b = new Builder(servers);
+        hosts = Math.Max(hosts, servers);
+        var b = new Builder(hosts);
         switch (options.Kind)
         {
             case NetworkKind.Switch:
@@ -66,10 +72,13 @@ internal sealed class SwitchFabric
             case NetworkKind.FatTree:
                 BuildFatTree(b, servers, nics, options.FatTreeK);
                 break;
+            case NetworkKind.NetAgg:
+                BuildNetAgg(b, servers, hosts, options);
+                break;
             default:
                 throw new ArgumentException("not a switched network", nameof(options));
         }
-        return new SwitchFabric(servers, nics, b.Names, b.Ports, b.Cables);
+        return new SwitchFabric(hosts, nics, b.Names, b.Ports, b.Cables);
     }
 
     /// <summary>Smallest even k whose fat tree has a host port for every NIC (k³/4 of them).</summary>
@@ -249,8 +258,11 @@ internal sealed class SwitchFabric
         return (starts, portLists);
     }
 
-    /// <summary>A cable between node <see cref="A"/>'s port <see cref="APort"/> and node <see cref="B"/>'s port <see cref="BPort"/>.</summary>
-    internal readonly record struct Cable(int A, int APort, int B, int BPort);
+    /// <summary>
+    /// A cable between node <see cref="A"/>'s port <see cref="APort"/> and node <see cref="B"/>'s port <see cref="BPort"/>,
+    /// at <see cref="RateBitsPerSecond"/> (0: the simulation's link rate).
+    /// </summary>
+    internal readonly record struct Cable(int A, int APort, int B, int BPort, long RateBitsPerSecond = 0);
 
     private sealed class Builder(int servers)
     {
@@ -270,6 +282,9 @@ internal sealed class SwitchFabric
         public void CableServer(int server, int nic, int sw) => Cables.Add(new Cable(server, nic, sw, NextPort(sw)));
 
         public void CableSwitches(int a, int b) => Cables.Add(new Cable(a, NextPort(a), b, NextPort(b)));
+
+        /// <summary>An appliance's one NIC (port 0) to switch <paramref name="sw"/>, at its own rate.</summary>
+        public void CableAppliance(int host, int sw, long rate) => Cables.Add(new Cable(host, 0, sw, NextPort(sw), rate));
 
         private int NextPort(int sw) => Ports[sw - servers]++;
     }

@@ -32,11 +32,14 @@ public sealed record SwitchedNetworkOptions
     /// <summary>Ports per switch of a <see cref="NetworkKind.FatTree"/> (even); 0 picks the smallest that holds every server.</summary>
     public int FatTreeK { get; init; }
 
+    /// <summary>The agg boxes of a <see cref="NetworkKind.NetAgg"/> network: where, their cables' rate and their processing rate.</summary>
+    public AggBoxOptions AggBoxes { get; init; } = new();
+
     internal void Validate()
     {
         if (Kind == NetworkKind.Torus)
         {
-            throw new ArgumentException("a switched network is a switch, racks or a fat tree");
+            throw new ArgumentException("a switched network is a switch, racks, a fat tree or netagg");
         }
         if (NicsPerServer is not (1 or 6))
         {
@@ -50,5 +53,7 @@ public sealed record SwitchedNetworkOptions
         {
             throw new ArgumentOutOfRangeException(nameof(FatTreeK), FatTreeK, "a fat tree's k is even (0 picks one)");
         }
+        ArgumentNullException.ThrowIfNull(AggBoxes);
+        AggBoxes.Validate();
     }
 }
