@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Camdoop.Experiments.Baselines;
 using Camdoop.MapReduce.DirectShuffle;
+using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Transport.Tcp;
@@ -13,7 +14,8 @@ public static partial class JobSimulation
     /// <summary>
     /// TCP Camdoop (<see cref="ShuffleMode.Tcp"/>): the same map outputs, every server's output for each reduce task
     /// sent straight to the reducer's server over the simulated TCP through the switched network, merged and
-    /// reduced there as it arrives. Servers run only TCP and the direct shuffle; the report keeps the switch bounds
+    /// reduced there as it arrives; or, with an <see cref="JobSimulationOptions.Aggregation"/>, up trees of servers that
+    /// merge and combine on the way. Servers run only TCP and the stream shuffle; the report keeps the switch bounds
     /// over the same intermediate data beside the simulated time.
     /// </summary>
     private static JobSimulationResult RunDirect(JobSimulationOptions options, JobSimulationInput input, IProgress<JobSimulationProgress>? progress)
@@ -57,8 +59,10 @@ public static partial class JobSimulation
         }
         long t0 = sim.Now;
         var mapTasks = new SimulatedMapTasks(torus, input, options.MapServers);
+        var roots = JobPlacement.For(torus, description).RootIndices;
+        var plan = options.Aggregation.Plan(n, RackSizeOf(network, n), roots, options.AggregationTrees);
         sim.Schedule(t0, () => sim.ForEachServer(s =>
-            services[s].StartJob(description, input.Job, mapTasks.Maps(s) ? [maps[s]] : [])));
+            services[s].StartJob(description, input.Job, mapTasks.Maps(s) ? [maps[s]] : [], plan)));
         bool completed = RunShuffle(sim, options, completions, failures, progress, t0);
         double cpuSeconds = cpu.Seconds(sim);
         var result = CollectDirect(options, description, sim, services, transports, input, completions, failures, completed, t0) with
@@ -67,6 +71,30 @@ public static partial class JobSimulation
             Energy = options.Energy is null ? null : sim.MeasureEnergy(JobEnd(sim, completions)),
         };
         return Finish(result, options, input, completions, completed, cpuSeconds, wall);
+    }
+
+    /// <summary>
+    /// Consecutive servers that share a switch, the racks of <see cref="Aggregation.Rack"/>: a rack, the servers
+    /// under one edge switch of a fat tree, or every server on a single switch (one rack: the direct shuffle).
+    /// </summary>
+    private static int RackSizeOf(SwitchedNetworkOptions network, int servers)
+    {
+        switch (network.Kind)
+        {
+            case NetworkKind.Racks:
+                return network.RackSize;
+            case NetworkKind.FatTree:
+                {
+                    int k = network.FatTreeK;
+                    while (k == 0 || (long)k * k * k / 4 < (long)servers * network.NicsPerServer)
+                    {
+                        k += 2; // the fabric's smallest k that holds every NIC, when none is given
+                    }
+                    return Math.Max(1, k / 2 / network.NicsPerServer);
+                }
+            default:
+                return servers;
+        }
     }
 
     private static JobSimulationResult CollectDirect(JobSimulationOptions options, JobDescription description, Simulation sim,
@@ -93,13 +121,19 @@ public static partial class JobSimulation
         {
             tcp = tcp.Add(transport.SenderTotals);
         }
-        var reduced = services.Select(s => s.GetJob(description.JobId)?.ReducedBytes ?? 0).ToList();
+        var jobs = services.Select(s => s.GetJob(description.JobId)).ToList();
+        var reduced = jobs.Select(j => (j?.ReducedBytes ?? 0) + (j?.MergedBytes ?? 0)).ToList();
         var links = sim.LinkTotals;
-        long busiestBytes = 0, busiestTime = 0;
+        long busiestBytes = 0, busiestTime = 0, coreBytes = 0;
+        int hosts = sim.Torus.Count;
         foreach (var link in sim.Links)
         {
             busiestBytes = Math.Max(busiestBytes, link.Bytes);
             busiestTime = Math.Max(busiestTime, link.BusyTime);
+            if (link.FromIndex >= hosts && link.ToIndex >= hosts)
+            {
+                coreBytes += link.Bytes; // switch to switch
+            }
         }
         long last = completions.Count == 0 ? sim.Now : completions.Max(c => c.CompletedAt);
         long output = completions.Sum(c => c.LogicalBytes);
@@ -114,6 +148,7 @@ public static partial class JobSimulation
             Mode = description.Mode.Name(),
             ReduceTasks = description.ReduceTasks,
             Network = network.Kind.Name(),
+            Aggregation = options.Aggregation.Name(),
             Trees = "none",
             Completed = completed,
             InputBytes = input.InputBytes,
@@ -125,6 +160,9 @@ public static partial class JobSimulation
             ShuffleReduceSeconds = (last - t0) / 1e9,
             LowerBounds = new LowerBounds(bounds.Switch1G, bounds.Switch6G, bounds.Switch1GOversubscribed),
             LinkBytes = links.Bytes,
+            CoreLinkBytes = coreBytes,
+            MergedBytes = jobs.Sum(j => j?.MergedBytes ?? 0),
+            ForwardedBytes = jobs.Sum(j => j?.ForwardedBytes ?? 0),
             LinkFrames = links.Frames,
             BusiestLinkBytes = busiestBytes,
             BusiestLinkBusySeconds = busiestTime / 1e9,

@@ -1,4 +1,5 @@
 using Camdoop.MapReduce.DirectShuffle;
+using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
@@ -95,6 +96,12 @@ public sealed record JobSimulationOptions
 
     /// <summary>The direct shuffle's settings (<see cref="ShuffleMode.Tcp"/>); null keeps the defaults.</summary>
     public DirectShuffleOptions? Direct { get; init; }
+
+    /// <summary>Mode tcp: how the servers aggregate among themselves on the way to the reducer (default: not at all).</summary>
+    public Aggregation Aggregation { get; init; } = Aggregation.Direct;
+
+    /// <summary>Mode tcp: aggregation trees per reduce task, each carrying the records of some key stripes.</summary>
+    public int AggregationTrees { get; init; } = 1;
 
     /// <summary>
     /// How servers' merge and reduce work is priced in virtual time, and the rate the map phase is modelled at (it
@@ -195,6 +202,11 @@ public sealed record JobSimulationOptions
             throw new ArgumentException($"placed roots must be R = {ReduceTasks} distinct servers of the {Torus.Count}");
         }
         Service?.Validate();
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(AggregationTrees);
+        if ((Aggregation != Aggregation.Direct || AggregationTrees != 1) && Mode != ShuffleMode.Tcp)
+        {
+            throw new ArgumentException($"aggregation {Aggregation.Name()} shapes the streams of mode tcp on a switched network, not mode {Mode.Name()}");
+        }
         if (Mode == ShuffleMode.Tcp)
         {
             if (Network is null)

@@ -90,6 +90,10 @@ public sealed record JobSimulationResult
     [JsonPropertyName("network")]
     public string Network { get; init; } = "torus";
 
+    /// <summary>Mode tcp: how the servers aggregated on the way to the reducers (direct, rack, binary, chain); null on the torus.</summary>
+    [JsonPropertyName("aggregation")]
+    public string? Aggregation { get; init; }
+
     /// <summary>"shallow" or "paper": the tree family the shuffle ran over.</summary>
     [JsonPropertyName("trees")]
     public required string Trees { get; init; }
@@ -168,6 +172,18 @@ public sealed record JobSimulationResult
 
     [JsonPropertyName("framesDropped")]
     public required long FramesDropped { get; init; }
+
+    /// <summary>Switched networks: bytes on the links between switches (both directions), the core an aggregation relieves.</summary>
+    [JsonPropertyName("coreLinkBytes")]
+    public long CoreLinkBytes { get; init; }
+
+    /// <summary>Mode tcp: bytes the interior vertices of the aggregation trees took in (children's streams and local runs).</summary>
+    [JsonPropertyName("mergedBytes")]
+    public long MergedBytes { get; init; }
+
+    /// <summary>Mode tcp: bytes the interior vertices sent on to their parents (fewer than merged where they combined).</summary>
+    [JsonPropertyName("forwardedBytes")]
+    public long ForwardedBytes { get; init; }
 
     /// <summary>Bytes fed into each server's vertices and reducers (children and local runs).</summary>
     [JsonPropertyName("aggregatedBytes")]

@@ -5,9 +5,9 @@ using Camdoop.Runtime.Transport.Streams;
 namespace Camdoop.MapReduce.DirectShuffle;
 
 /// <summary>
-/// This server's map output for one reduce task rooted elsewhere, sent straight to the reducer's server over one
-/// stream: the preamble, then the local runs merged into one sorted stream, written as the send buffer has room.
-/// Nothing is combined on the way (there is no way: the stream crosses the switch, not servers).
+/// This server's map output for one reduce task rooted elsewhere and one aggregation tree, when it is a leaf of that
+/// tree: sent to its parent (the reducer's server, in the direct shuffle) over one stream: the preamble, then the
+/// local runs of the tree's stripes merged into one sorted stream, written as the send buffer has room.
 /// </summary>
 internal sealed class DirectSender : IStreamWriter
 {
@@ -19,18 +19,22 @@ internal sealed class DirectSender : IStreamWriter
     private bool _ended;
     private long _charged;
 
-    public DirectSender(DirectJob owner, int reduceTask, Coordinate reducer, LocalRunMerge local)
+    public DirectSender(DirectJob owner, int reduceTask, int tree, Coordinate parent, LocalRunMerge local)
     {
         _owner = owner;
         ReduceTask = reduceTask;
-        Reducer = reducer;
+        Tree = tree;
+        Parent = parent;
         _local = local;
         _pump = Pump;
     }
 
     public int ReduceTask { get; }
 
-    public Coordinate Reducer { get; }
+    public int Tree { get; }
+
+    /// <summary>The server (or appliance) the stream goes to.</summary>
+    public Coordinate Parent { get; }
 
     /// <summary>Record-stream bytes written (the preamble not counted).</summary>
     public long BytesWritten { get; private set; }
@@ -39,7 +43,7 @@ internal sealed class DirectSender : IStreamWriter
 
     public void Start(IStreamTransport transport)
     {
-        _stream = transport.Open(Reducer, this);
+        _stream = transport.Open(Parent, this);
         Pump();
     }
 
@@ -65,7 +69,7 @@ internal sealed class DirectSender : IStreamWriter
             {
                 return;
             }
-            StreamPreamble.Write(space, _owner.JobId, ReduceTask);
+            StreamPreamble.Write(space, _owner.JobId, ReduceTask, Tree);
             stream.Commit(StreamPreamble.Size);
             _preambleSent = true;
         }

@@ -9,9 +9,10 @@ using Camdoop.Runtime.Transport.Streams;
 namespace Camdoop.MapReduce.DirectShuffle;
 
 /// <summary>
-/// The direct shuffle of one server (TCP Camdoop, the Camdoop paper's switched baseline, §5.1): the same map outputs
-/// and merge code as the Camdoop modes, but every map output goes straight to its reducer over a byte stream, and
-/// only the reducer merges. The streams are an <see cref="IStreamTransport"/>: the simulator's packet-level TCP, or
+/// The stream shuffle of one host (TCP Camdoop, the Camdoop paper's switched baseline, §5.1): the same map outputs
+/// and merge code as the Camdoop modes, but map outputs travel over byte streams: straight to their reducer (the
+/// direct plan, where only the reducer merges) or up the aggregation trees of an <see cref="IAggregationPlan"/>,
+/// merged and combined at each interior vertex. The streams are an <see cref="IStreamTransport"/>: the simulator's packet-level TCP, or
 /// a real server's sockets; nothing here knows which. Single-threaded, on the node's event loop: it acts when a
 /// job starts and when the transport calls back.
 /// </summary>
@@ -20,12 +21,24 @@ public sealed class DirectShuffleService : IStreamAcceptor
     private readonly Dictionary<ulong, DirectJob> _jobs = [];
     private readonly List<InboundDirectStream> _early = [];
 
-    public DirectShuffleService(INodeContext context, IStreamTransport transport, DirectShuffleOptions? options = null)
+    /// <summary>
+    /// The shuffle on one host. <paramref name="servers"/> is the job's servers' torus (placement, validation): a
+    /// prefix of the hosts' torus in index order, the hosts past it being appliances that only merge and forward.
+    /// Default: every host is a server.
+    /// </summary>
+    public DirectShuffleService(INodeContext context, IStreamTransport transport, DirectShuffleOptions? options = null, Torus? servers = null)
     {
         ArgumentNullException.ThrowIfNull(context);
         ArgumentNullException.ThrowIfNull(transport);
         Options = options ?? new DirectShuffleOptions();
         Options.Validate();
+        var hosts = context.Torus;
+        servers ??= hosts;
+        if (servers.SizeY != hosts.SizeY || servers.SizeZ != hosts.SizeZ || servers.SizeX > hosts.SizeX)
+        {
+            throw new ArgumentException($"the servers' torus {servers} is not a prefix (whole x-planes) of the hosts' torus {hosts}", nameof(servers));
+        }
+        Servers = servers;
         Context = context;
         Transport = transport;
         transport.Listen(this);
@@ -33,13 +46,16 @@ public sealed class DirectShuffleService : IStreamAcceptor
 
     public INodeContext Context { get; }
 
+    /// <summary>The job's servers: host indices below its count; the hosts past them are appliances.</summary>
+    public Torus Servers { get; }
+
     public IStreamTransport Transport { get; }
 
     public DirectShuffleOptions Options { get; }
 
     public IReadOnlyCollection<DirectJob> Jobs => _jobs.Values;
 
-    /// <summary>Streams read and dropped: for no job or reduce task here, a second from one server, or ended before their preamble.</summary>
+    /// <summary>Streams read and dropped: for no job, reduce task or tree here, a second from one sender, or ended before their preamble.</summary>
     public long StreamsDropped { get; internal set; }
 
     /// <summary>Raised (on the event loop) when a reduce task rooted on this server has written its last output byte.</summary>
@@ -51,15 +67,25 @@ public sealed class DirectShuffleService : IStreamAcceptor
     public DirectJob? GetJob(ulong jobId) => _jobs.GetValueOrDefault(jobId);
 
     /// <summary>
-    /// Starts this server's part of a job on the outputs of the map tasks that ran here: opens its streams to the
-    /// reducers (a few at a time) and makes ready its own reducers, which take the other servers' streams.
+    /// Starts this host's part of a job on the outputs of the map tasks that ran here: opens its streams to their
+    /// parents (a few at a time), and makes ready its own reducers and interior vertices, which take the streams of
+    /// their children. Called on every host of the job, appliances included (with no map outputs). The
+    /// <paramref name="plan"/> is the aggregation trees; default <see cref="DirectPlan"/> (straight to the reducer).
     /// </summary>
-    public DirectJob StartJob(JobDescription description, IMapReduceJob job, IReadOnlyList<MapOutput> mapOutputs)
+    public DirectJob StartJob(JobDescription description, IMapReduceJob job, IReadOnlyList<MapOutput> mapOutputs, IAggregationPlan? plan = null)
     {
         ArgumentNullException.ThrowIfNull(description);
         ArgumentNullException.ThrowIfNull(job);
         ArgumentNullException.ThrowIfNull(mapOutputs);
-        description.Validate(Context.Torus.Count);
+        description.Validate(Servers.Count);
+        if (plan is not null)
+        {
+            ArgumentOutOfRangeException.ThrowIfNegativeOrZero(plan.Trees, nameof(plan));
+        }
+        if (mapOutputs.Count > 0 && Context.Torus.IndexOf(Context.Self) >= Servers.Count)
+        {
+            throw new ArgumentException($"{Context.Self} is an appliance: it has no map outputs", nameof(mapOutputs));
+        }
         if (description.Mode != ShuffleMode.Tcp)
         {
             throw new ArgumentException($"the direct shuffle runs jobs of mode tcp, not {description.Mode}", nameof(description));
@@ -68,7 +94,7 @@ public sealed class DirectShuffleService : IStreamAcceptor
         {
             throw new InvalidOperationException($"job {description.JobId:x16} is already running on {Context.Self}");
         }
-        var directJob = new DirectJob(this, description, job, mapOutputs);
+        var directJob = new DirectJob(this, description, job, mapOutputs, plan);
         _jobs.Add(description.JobId, directJob);
         directJob.Start();
         // Streams for this job that came before it: bind them now, in the order they came.

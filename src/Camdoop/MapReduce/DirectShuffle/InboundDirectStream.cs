@@ -4,9 +4,9 @@ using Camdoop.Runtime.Transport.Streams;
 namespace Camdoop.MapReduce.DirectShuffle;
 
 /// <summary>
-/// A stream another server opened to this one: its preamble names the job and reduce task, and the rest goes to
-/// that reducer's input for the sender. A stream for no job or reduce task here, or a second one from the same
-/// server, is read and dropped, and counted. A stream for a job that has not started here yet is held (copied,
+/// A stream another host opened to this one: its preamble names the job, reduce task and tree, and the rest goes to
+/// an input of that reducer or interior vertex. A stream for no job, reduce task or tree here, or a second one from
+/// the same sender and tree, is read and dropped, and counted. A stream for a job that has not started here yet is held (copied,
 /// up to the service's limit) until it does: the start reaches servers at different times.
 /// </summary>
 internal sealed class InboundDirectStream : IStreamReader
@@ -16,7 +16,8 @@ internal sealed class InboundDirectStream : IStreamReader
     private readonly byte[] _preamble = new byte[StreamPreamble.Size];
     private int _preambleBytes;
     private DirectJob? _job;
-    private DirectReducer? _reducer;
+    private StreamMergeNode? _target;
+    private int _input = -1;
     private bool _dropped;
     private bool _early;
     private bool _endedEarly;
@@ -59,7 +60,7 @@ internal sealed class InboundDirectStream : IStreamReader
         }
         try
         {
-            _reducer!.OnData(_sender, data);
+            _target!.OnData(_input, data);
         }
         // corrupt data or a job function's bug fails the job on this server, never the server
         catch (Exception e)
@@ -86,7 +87,7 @@ internal sealed class InboundDirectStream : IStreamReader
         }
         try
         {
-            _reducer!.OnEnd(_sender);
+            _target!.OnEnd(_input);
         }
         catch (Exception e)
         {
@@ -155,7 +156,7 @@ internal sealed class InboundDirectStream : IStreamReader
 
     private void Bind()
     {
-        var (jobId, reduceTask) = StreamPreamble.Read(_preamble);
+        var (jobId, reduceTask, tree) = StreamPreamble.Read(_preamble);
         JobId = jobId;
         _job = _service.GetJob(jobId);
         if (_job is null && _service.TryHoldEarly(this))
@@ -163,8 +164,9 @@ internal sealed class InboundDirectStream : IStreamReader
             _early = true;
             return;
         }
-        _reducer = _job?.Reducer(reduceTask);
-        if (_reducer is null || !_reducer.Attach(_sender))
+        _target = _job?.MergeFor(reduceTask, tree);
+        _input = _target?.Attach(_sender, tree) ?? -1;
+        if (_input < 0)
         {
             _dropped = true;
             _service.StreamsDropped++;
