@@ -26,7 +26,7 @@ public sealed record ComputeReport(
     internal static ComputeReport Of(ComputeModel model, Simulation sim, IReadOnlyList<IReadOnlyList<MapOutput>> maps, long t0, long end)
     {
         var rates = model.Rates;
-        int n = sim.Torus.Count;
+        int n = sim.Servers.Count; // the servers' cores (agg boxes have their own rate and their own report)
         int busiest = 0;
         for (int s = 1; s < n; s++)
         {

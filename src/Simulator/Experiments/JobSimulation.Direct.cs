@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Camdoop.Experiments.Baselines;
+using Camdoop.Experiments.NetAgg;
 using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.MapReduce.Jobs.Control;
@@ -25,14 +26,17 @@ public static partial class JobSimulation
         int n = torus.Count;
         var description = Describe(options);
         var network = options.Network!;
-        var simOptions = SimulationOptionsFor(options) with { Network = network };
-        var transports = new TcpStreamTransport[n];
-        var services = new DirectShuffleService[n];
+        // NetAgg's boxes are hosts after the servers, in extra x-planes of the hosts' torus.
+        var boxes = network.Kind == NetworkKind.NetAgg ? NetAggLayout.For(network, n) : null;
+        var hosts = boxes?.HostTorus(torus) ?? torus;
+        var simOptions = SimulationOptionsFor(options) with { Network = network, Torus = hosts, Servers = torus };
+        var transports = new TcpStreamTransport[hosts.Count];
+        var services = new DirectShuffleService[hosts.Count];
         using var sim = new Simulation(simOptions, host =>
         {
-            int s = torus.IndexOf(host.Self);
+            int s = hosts.IndexOf(host.Self);
             transports[s] = TcpStreamTransport.Install(host, options.Tcp, options.TcpSendBufferBytes);
-            services[s] = new DirectShuffleService(host, transports[s], options.Direct);
+            services[s] = new DirectShuffleService(host, transports[s], options.Direct, torus);
         });
         options.Configure?.Invoke(sim);
         var maps = input.MapOutputs;
@@ -60,9 +64,17 @@ public static partial class JobSimulation
         long t0 = sim.Now;
         var mapTasks = new SimulatedMapTasks(torus, input, options.MapServers);
         var roots = JobPlacement.For(torus, description).RootIndices;
-        var plan = options.Aggregation.Plan(n, RackSizeOf(network, n), roots, options.AggregationTrees);
+        IAggregationPlan plan = boxes is not null
+            ? new NetAggPlan(boxes, roots, options.AggregationTrees)
+            : options.Aggregation.Plan(n, RackSizeOf(network, n), roots, options.AggregationTrees);
+        int nodes = n + (boxes?.Boxes ?? 0); // hosts past the boxes have no cable and no part in the job
         sim.Schedule(t0, () => sim.ForEachServer(s =>
-            services[s].StartJob(description, input.Job, mapTasks.Maps(s) ? [maps[s]] : [], plan)));
+        {
+            if (s < nodes)
+            {
+                services[s].StartJob(description, input.Job, s < n && mapTasks.Maps(s) ? [maps[s]] : [], plan);
+            }
+        }));
         bool completed = RunShuffle(sim, options, completions, failures, progress, t0);
         double cpuSeconds = cpu.Seconds(sim);
         var result = CollectDirect(options, description, sim, services, transports, input, completions, failures, completed, t0) with
@@ -122,7 +134,12 @@ public static partial class JobSimulation
             tcp = tcp.Add(transport.SenderTotals);
         }
         var jobs = services.Select(s => s.GetJob(description.JobId)).ToList();
-        var reduced = jobs.Select(j => (j?.ReducedBytes ?? 0) + (j?.MergedBytes ?? 0)).ToList();
+        // The servers' aggregation; an agg box's is in its own report.
+        var reduced = jobs.Take(n).Select(j => (j?.ReducedBytes ?? 0) + (j?.MergedBytes ?? 0)).ToList();
+        var boxes = sim.AggBoxes;
+        var boxReports = boxes is null ? null : Enumerable.Range(n, boxes.Boxes).Select(b => new AggBoxReport(
+            boxes.NameOf(b), sim.Torus.CoordinateOf(b).ToString(), jobs[b]?.MergedBytes ?? 0, jobs[b]?.ForwardedBytes ?? 0,
+            sim.ComputeBusy(b) / 1e9, sim.IsServerFailed(sim.Torus.CoordinateOf(b)))).ToList();
         var links = sim.LinkTotals;
         long busiestBytes = 0, busiestTime = 0, coreBytes = 0;
         int hosts = sim.Torus.Count;
@@ -148,7 +165,8 @@ public static partial class JobSimulation
             Mode = description.Mode.Name(),
             ReduceTasks = description.ReduceTasks,
             Network = network.Kind.Name(),
-            Aggregation = options.Aggregation.Name(),
+            Aggregation = boxes is not null ? "netagg" : options.Aggregation.Name(),
+            AggBoxes = boxReports,
             Trees = "none",
             Completed = completed,
             InputBytes = input.InputBytes,

@@ -217,6 +217,10 @@ public sealed record JobSimulationOptions
             {
                 throw new ArgumentException("mode tcp runs without injected failures, output replicas or monitoring queries");
             }
+            if (Network.Kind == NetworkKind.NetAgg && Aggregation != Aggregation.Direct)
+            {
+                throw new ArgumentException($"a netagg network aggregates at its agg boxes: aggregation {Aggregation.Name()} is for servers without them");
+            }
             Tcp.Validate();
             Direct?.Validate();
             ArgumentOutOfRangeException.ThrowIfLessThan(TcpSendBufferBytes, Tcp.SegmentSize);

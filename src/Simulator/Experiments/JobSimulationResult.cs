@@ -1,5 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using Camdoop.Experiments.NetAgg;
 using Camdoop.Simulator.Energy;
 
 namespace Camdoop.Experiments;
@@ -184,6 +185,10 @@ public sealed record JobSimulationResult
     /// <summary>Mode tcp: bytes the interior vertices sent on to their parents (fewer than merged where they combined).</summary>
     [JsonPropertyName("forwardedBytes")]
     public long ForwardedBytes { get; init; }
+
+    /// <summary>NetAgg: each agg box's merge work and what it forwarded (null on any other network).</summary>
+    [JsonPropertyName("aggBoxes")]
+    public IReadOnlyList<AggBoxReport>? AggBoxes { get; init; }
 
     /// <summary>Bytes fed into each server's vertices and reducers (children and local runs).</summary>
     [JsonPropertyName("aggregatedBytes")]

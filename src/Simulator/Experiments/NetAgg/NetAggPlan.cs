@@ -1,3 +1,4 @@
+using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments.NetAgg;
@@ -11,7 +12,7 @@ namespace Camdoop.Experiments.NetAgg;
 /// (one per switch) and carries a key-disjoint part of the data, so several trees spread the streams between two boxes
 /// over the network's parallel paths. A failed box is skipped too: its children send to the next one on the path.
 /// </summary>
-public sealed class NetAggPlan
+public sealed class NetAggPlan : IAggregationPlan
 {
     private readonly NetAggLayout _layout;
     private readonly int[] _roots;
