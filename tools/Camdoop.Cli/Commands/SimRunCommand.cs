@@ -67,6 +67,7 @@ public static class SimRunCommand
             .Option("query-for", "Keep asking the queries this long after the job ends; without it, one more round", "DURATION")
             .Option("query-out", "Write each query's rounds as query-K.csv here, and a chart of its last column as query-K.svg", "DIR")
             .AddSwitchedNetworkOptions()
+            .AddNetAggOptions()
             .Option("limit", SimLimitOption.Help, "LIMIT")
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
@@ -92,7 +93,8 @@ public static class SimRunCommand
         var (tcp, sendBuffer, direct) = SwitchedNetworkFlags.Tcp(args, mode == ShuffleMode.Tcp);
         return new JobSimulationOptions
         {
-            Network = SwitchedNetworkFlags.Network(args, kind),
+            Network = NetAggFlags.Apply(args, SwitchedNetworkFlags.Network(args, kind)),
+            AggregationTrees = NetAggFlags.Trees(args, kind),
             Tcp = tcp,
             TcpSendBufferBytes = sendBuffer,
             Direct = direct,
@@ -360,7 +362,7 @@ public static class SimRunCommand
         Line("  Switch (1 Gbps, 1:4 oversub.)", S(r.LowerBounds.Switch1GOversubscribed));
         if (r.Tcp is { } tcp)
         {
-            double bound = r.Network == "racks" ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
+            double bound = r.Network is "racks" or "netagg" ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
             Line("  against its network's bound", string.Create(CultureInfo.InvariantCulture, $"{(bound > 0 ? r.ShuffleReduceSeconds / bound : 0):0.000}x"));
             Line("tcp", string.Create(CultureInfo.InvariantCulture,
                 $"{tcp.CongestionControl}, min RTO {S(tcp.MinRtoSeconds)}, rwnd {(tcp.ReceiveWindowBytes == 0 ? "unlimited" : Units.Bytes(tcp.ReceiveWindowBytes))}, {(tcp.PacingBitsPerSecond == 0 ? "unpaced" : $"paced at {tcp.PacingBitsPerSecond / 1e6:0.###} Mbit/s")}, send buffer {Units.Bytes(tcp.SendBufferBytes)}, {tcp.ConcurrentStreams} streams at once per server"));
@@ -368,6 +370,11 @@ public static class SimRunCommand
                 $"{Units.Bytes(tcp.PortBufferBytes)} per port, ECN {(tcp.EcnThresholdBytes == 0 ? "off" : "at " + Units.Bytes(tcp.EcnThresholdBytes))}, {tcp.NicsPerServer} NIC(s) per server"));
             Line("  drops / ECN marks / peak queue", $"{tcp.SwitchDrops} / {tcp.EcnMarks} / {Units.Bytes(tcp.PeakQueueBytes)}");
             Line("  connections / fast retransmits", $"{tcp.Connections} / {tcp.FastRetransmits}");
+        }
+        foreach (var box in r.AggBoxes ?? [])
+        {
+            Line($"  {box.Name} ({box.Host})", string.Create(CultureInfo.InvariantCulture,
+                $"{(box.Failed ? "FAILED, " : "")}merged {Units.Bytes(box.MergedBytes)}, forwarded {Units.Bytes(box.ForwardedBytes)} ({box.Reduction:P0}), busy {S(box.BusySeconds)}"));
         }
         if (r.Tcp is null)
         {

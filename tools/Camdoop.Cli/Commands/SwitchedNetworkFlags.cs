@@ -12,7 +12,7 @@ namespace Camdoop.Cli.Commands;
 /// </summary>
 public static class SwitchedNetworkFlags
 {
-    public const string NetworkHelp = "torus (the CamCube) | switch (one full-bisection switch) | racks (racks of 40, 1:4 oversubscribed) | fattree (k-ary fat tree)";
+    public const string NetworkHelp = "torus (the CamCube) | switch (one full-bisection switch) | racks (racks of 40, 1:4 oversubscribed) | fattree (k-ary fat tree) | netagg (racks plus agg boxes)";
 
     /// <summary>Flags that mean something only on a switched network, and those only with --mode tcp.</summary>
     private static readonly string[] SwitchFlags = ["switch-buffer", "ecn", "nics"];
@@ -49,7 +49,7 @@ public static class SwitchedNetworkFlags
         ArgumentNullException.ThrowIfNull(args);
         string text = args.Required("network");
         return NetworkKinds.TryParse(text, out var kind) ? kind
-            : throw CliException.Usage($"{args.CommandPath}: --network '{text}' is not one of torus, switch, racks, fattree");
+            : throw CliException.Usage($"{args.CommandPath}: --network '{text}' is not one of torus, switch, racks, fattree, netagg");
     }
 
     /// <summary>The switched network of <paramref name="kind"/> with the queue and NIC flags; null for the torus.</summary>

@@ -1,0 +1,49 @@
+using System.Text.Json;
+
+namespace Camdoop.Cli.Tests.Sim;
+
+/// <summary>sim run --network netagg: the agg boxes in the report, and every NetAgg flag error as one line.</summary>
+public sealed class SimNetAggCommandTests
+{
+    [Fact]
+    public void NetAggReportsEachBoxAndAVerifiedOutput()
+    {
+        // 12 servers are one rack of 40: one box, on the rack's switch, and no core.
+        var (code, stdout, stderr) = CamdoopProcess.Run(
+            "sim", "run", "--torus", "2x2x3", "--job", "wordcount", "--reducers", "2", "--input-per-server", "40KB",
+            "--network", "netagg", "--mode", "tcp", "--agg-trees", "2", "--agg-rate", "5", "--verify", "--json");
+        Assert.True(code == 0, stderr);
+        using var doc = JsonDocument.Parse(stdout);
+        var root = doc.RootElement;
+        Assert.True(root.GetProperty("verified").GetBoolean());
+        Assert.Equal("netagg", root.GetProperty("network").GetString());
+        Assert.Equal("netagg", root.GetProperty("aggregation").GetString());
+        var box = Assert.Single(root.GetProperty("aggBoxes").EnumerateArray().ToList());
+        Assert.Equal("box@rack0", box.GetProperty("name").GetString());
+        Assert.Equal("(2,0,0)", box.GetProperty("host").GetString());
+        long merged = box.GetProperty("mergedBytes").GetInt64();
+        Assert.True(merged > 0);
+        // WordCount combines at the box, and its work took time at 5 Gbit/s.
+        Assert.True(box.GetProperty("forwardedBytes").GetInt64() < merged);
+        Assert.Equal(merged * 8 / 5e9, box.GetProperty("busySeconds").GetDouble(), 6);
+    }
+
+    [Theory]
+    [InlineData("--network", "netagg", "--mode", "tcp", "--agg-boxes", "some")]
+    [InlineData("--network", "netagg", "--mode", "tcp", "--agg-trees", "7")]
+    [InlineData("--network", "netagg", "--mode", "tcp", "--agg-rate", "0")]
+    [InlineData("--network", "netagg", "--mode", "tcp", "--agg-link-rate", "fast")]
+    [InlineData("--network", "netagg", "--mode", "camdoop")]
+    [InlineData("--network", "racks", "--mode", "tcp", "--agg-boxes", "upper")]
+    [InlineData("--network", "racks", "--mode", "tcp", "--agg-trees", "2")]
+    [InlineData("--agg-rate", "5")]
+    public void BadNetAggFlagsFailWithOneUsageLine(params string[] flags)
+    {
+        var (code, stdout, stderr) = CamdoopProcess.Run(["sim", "run", "--torus", "2x2x3", "--input-per-server", "10KB", .. flags]);
+        Assert.Equal(2, code);
+        Assert.Equal("", stdout.Trim());
+        var lines = stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Single(lines);
+        Assert.StartsWith("camdoop", lines[0], StringComparison.Ordinal);
+    }
+}
