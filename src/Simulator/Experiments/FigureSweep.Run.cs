@@ -1,4 +1,5 @@
 using System.Globalization;
+using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
@@ -213,7 +214,7 @@ public static partial class FigureSweep
             int ended = 0;
             Parallel.For(0, modes.Count, new ParallelOptions { MaxDegreeOfParallelism = atOnce }, m =>
             {
-                var (mode, network) = modes[m];
+                var (mode, network, aggregation) = modes[m];
                 if (atOnce == 1 && m > 0)
                 {
                     FreeLastRuns(); // runs one at a time: the last one's
@@ -221,7 +222,7 @@ public static partial class FigureSweep
                 var runOptions = groupOptions with { Mode = mode, Network = network, SimulationThreads = threads };
                 if (network is not null)
                 {
-                    runOptions = runOptions with { Tcp = options.Tcp, TcpSendBufferBytes = options.TcpSendBufferBytes, Direct = options.Direct };
+                    runOptions = runOptions with { Tcp = options.Tcp, TcpSendBufferBytes = options.TcpSendBufferBytes, Direct = options.Direct, Aggregation = aggregation };
                 }
                 results[m] = JobSimulation.Run(runOptions, input);
                 // The first run to end that leaves its core with no run of this group to take up.
@@ -233,13 +234,13 @@ public static partial class FigureSweep
                 }
                 int now = Interlocked.Increment(ref _done);
                 progress?.Report(new SweepProgress(now, Total, string.Create(CultureInfo.InvariantCulture,
-                    $"{figure} {panel}{(figure == Figure.Figure10 ? $" {bytes / 1024.0:0.#} KB" : "")} S={s:0.##} R={r} {SeriesName(mode.Name(), network?.Kind.Name() ?? "torus")}: {results[m].ShuffleReduceSeconds:0.####} s")));
+                    $"{figure} {panel}{(figure == Figure.Figure10 ? $" {bytes / 1024.0:0.#} KB" : "")} S={s:0.##} R={r} {SeriesName(mode.Name(), network?.Kind.Name() ?? "torus", aggregation.Name())}: {results[m].ShuffleReduceSeconds:0.####} s")));
             });
             foreach (var res in results)
             {
                 _rows.Add(new SweepRow(figure.ToString(), panel, bytes, s, res.OutputRatio, r, res.Mode, res.Trees, res.ShuffleReduceSeconds, res.LowerBounds,
                     res.IntermediateBytes, res.OutputBytes, res.DataByteHops, res.LinkBytes, res.AggregatedBytes, res.Completed,
-                    res.SimulationWallSeconds, res.SimulationCpuSeconds, res.Events, res.Network, res.Energy));
+                    res.SimulationWallSeconds, res.SimulationCpuSeconds, res.Events, res.Network, res.Energy, res.Aggregation, res.CoreLinkBytes));
             }
         }
     }

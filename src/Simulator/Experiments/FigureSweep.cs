@@ -1,6 +1,7 @@
 using System.Globalization;
 using Camdoop.Experiments.Reports;
 using Camdoop.MapReduce.DirectShuffle;
+using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
@@ -60,11 +61,15 @@ public sealed record SweepOptions
 
     public DirectShuffleOptions? Direct { get; init; }
 
-    /// <summary>Every run of one point: each mode on the torus, then TCP Camdoop on each switched network.</summary>
-    internal IReadOnlyList<(ShuffleMode Mode, SwitchedNetworkOptions? Network)> Runs =>
+    /// <summary>How TCP Camdoop's servers aggregate on the way to the reducer: each switched network runs once per entry.</summary>
+    public IReadOnlyList<Aggregation> Aggregations { get; init; } = [Aggregation.Direct];
+
+    /// <summary>Every run of one point: each mode on the torus, then TCP Camdoop on each switched network with each aggregation.</summary>
+    internal IReadOnlyList<(ShuffleMode Mode, SwitchedNetworkOptions? Network, Aggregation Aggregation)> Runs =>
     [
-        .. Networks.Contains(NetworkKind.Torus) ? Modes.Select(m => (m, (SwitchedNetworkOptions?)null)) : [],
-        .. Networks.Where(n => n != NetworkKind.Torus).Distinct().Select(n => (ShuffleMode.Tcp, (SwitchedNetworkOptions?)(SwitchedNetwork with { Kind = n }))),
+        .. Networks.Contains(NetworkKind.Torus) ? Modes.Select(m => (m, (SwitchedNetworkOptions?)null, Aggregation.Direct)) : [],
+        .. Networks.Where(n => n != NetworkKind.Torus).Distinct().SelectMany(n => Aggregations.Distinct().Select(a =>
+            (ShuffleMode.Tcp, (SwitchedNetworkOptions?)(SwitchedNetwork with { Kind = n }), a))),
     ];
 
     /// <summary>Cores to use: simulations run side by side (as many as fit in memory), each on its share; 0 = every core.</summary>
@@ -109,7 +114,9 @@ public sealed record SweepRow(
     double SimulationCpuSeconds,
     long Events,
     string Network = "torus",
-    NetworkEnergy? Energy = null);
+    NetworkEnergy? Energy = null,
+    string? Aggregation = null,
+    long CoreLinkBytes = 0);
 
 /// <summary>
 /// Reproduces Figures 6, 7 and 10 of the paper on a simulated torus (8x8x8 with 2 MB per server by default):
@@ -177,13 +184,17 @@ public static partial class FigureSweep
         ArgumentNullException.ThrowIfNull(rows);
         // With energy measured (SweepOptions.Energy), each run's network energy follows its other columns.
         bool energy = rows.Any(r => r.Energy is not null);
+        // With TCP Camdoop runs that aggregate on the way, how each run's servers aggregated and what crossed the
+        // links between switches follow (a sweep of the direct shuffle alone keeps its columns).
+        bool streams = rows.Any(r => r.Aggregation is not null and not "direct");
         string[] header = ["figure", "panel", "requestedS", "outputRatio", "reduceTasks", "mode", "trees", "shuffleReduceSeconds",
             "switch1G", "switch6G", "switch1GOversub", "intermediateBytes", "outputBytes", "dataByteHops", "linkBytes",
             "aggregatedMin", "aggregatedMedian", "aggregatedMax", "completed", "simulationWallSeconds", "simulationCpuSeconds", "events",
             "bytesPerServer", "network"];
         string[] energyHeader = ["energyModel", "energyJoules", "energyTorusJoules", "energyNicJoules", "energySwitchJoules",
             "energyLegacyJoules", "lowPowerShare", "wakes"];
-        var table = new CsvTable(energy ? [.. header, .. energyHeader] : header);
+        string[] streamHeader = ["aggregation", "coreLinkBytes"];
+        var table = new CsvTable([.. header, .. energy ? energyHeader : [], .. streams ? streamHeader : []]);
         foreach (var r in rows)
         {
             object[] values = [r.Figure, r.Panel, r.RequestedOutputRatio, r.OutputRatio, r.ReduceTasks, r.Mode, r.Trees, r.ShuffleReduceSeconds,
@@ -191,10 +202,12 @@ public static partial class FigureSweep
                 r.DataByteHops, r.LinkBytes, r.AggregatedBytes.Min, r.AggregatedBytes.Median, r.AggregatedBytes.Max, r.Completed,
                 r.SimulationWallSeconds, r.SimulationCpuSeconds, r.Events, r.BytesPerServer, r.Network];
             var e = r.Energy;
-            table.Add(energy
-                ? [.. values, e?.Model ?? "", e?.Joules ?? 0, e?.ByKind.TorusLinks ?? 0, e?.ByKind.ServerNics ?? 0, e?.ByKind.SwitchPorts ?? 0,
+            object[] energyValues = energy
+                ? [e?.Model ?? "", e?.Joules ?? 0, e?.ByKind.TorusLinks ?? 0, e?.ByKind.ServerNics ?? 0, e?.ByKind.SwitchPorts ?? 0,
                     e?.LegacyJoules ?? 0, e?.LowPowerShare ?? 0, e?.Wakes ?? 0]
-                : values);
+                : [];
+            object[] streamValues = streams ? [r.Aggregation ?? "", r.CoreLinkBytes] : [];
+            table.Add([.. values, .. energyValues, .. streamValues]);
         }
         return table;
     }
@@ -220,10 +233,10 @@ public static partial class FigureSweep
                     : x => Math.Round(Math.Pow(2, x)).ToString(CultureInfo.InvariantCulture),
                 YLabel = "shuffle and reduce time (s)",
             };
-            foreach (var (mode, network) in panel.Select(r => (r.Mode, r.Network)).Distinct())
+            foreach (var (mode, network, aggregation) in panel.Select(r => (r.Mode, r.Network, r.Aggregation)).Distinct())
             {
-                chart.Series.Add(new ChartSeries(SeriesName(mode, network),
-                    panel.Where(r => r.Mode == mode && r.Network == network).OrderBy(X).Select(r => (X(r), r.ShuffleReduceSeconds)).ToList()));
+                chart.Series.Add(new ChartSeries(SeriesName(mode, network, aggregation),
+                    panel.Where(r => r.Mode == mode && r.Network == network && r.Aggregation == aggregation).OrderBy(X).Select(r => (X(r), r.ShuffleReduceSeconds)).ToList()));
             }
             // The bounds depend on the data only (one point per x, whatever the mode).
             var points = panel.GroupBy(X).OrderBy(g => g.Key).Select(g => (X: g.Key, Bounds: g.First().LowerBounds)).ToList();
@@ -258,10 +271,10 @@ public static partial class FigureSweep
                     : x => Math.Round(Math.Pow(2, x)).ToString(CultureInfo.InvariantCulture),
                 YLabel = $"network energy for the job (J, {model})",
             };
-            foreach (var (mode, network) in panel.Select(r => (r.Mode, r.Network)).Distinct())
+            foreach (var (mode, network, aggregation) in panel.Select(r => (r.Mode, r.Network, r.Aggregation)).Distinct())
             {
-                var runs = panel.Where(r => r.Mode == mode && r.Network == network).OrderBy(X).ToList();
-                string name = SeriesName(mode, network);
+                var runs = panel.Where(r => r.Mode == mode && r.Network == network && r.Aggregation == aggregation).OrderBy(X).ToList();
+                string name = SeriesName(mode, network, aggregation);
                 chart.Series.Add(new ChartSeries($"{name} ({model})", runs.Select(r => (X(r), r.Energy!.Joules)).ToList()));
                 chart.Series.Add(new ChartSeries($"{name}, legacy", runs.Select(r => (X(r), r.Energy!.LegacyJoules)).ToList(), Dashed: true));
             }
@@ -292,11 +305,12 @@ public static partial class FigureSweep
         _ => "TCP Camdoop",
     };
 
-    /// <summary>A run's name in charts: its mode, and for TCP Camdoop the network it crossed.</summary>
-    public static string SeriesName(string mode, string network) => mode switch
+    /// <summary>A run's name in charts: its mode, and for TCP Camdoop the network it crossed and how its servers aggregated.</summary>
+    public static string SeriesName(string mode, string network, string? aggregation = null) => mode switch
     {
         "camdoop" => "Camdoop",
         "noagg" => "Camdoop (no agg.)",
-        _ => $"TCP Camdoop ({network})",
+        _ when aggregation is null or "direct" => $"TCP Camdoop ({network})",
+        _ => $"TCP Camdoop ({network}, {aggregation} aggregation)",
     };
 }

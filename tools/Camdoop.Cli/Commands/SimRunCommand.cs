@@ -38,7 +38,8 @@ public static class SimRunCommand
                       "With --network switch, racks or fattree the servers are wired to switches instead of to each other\n" +
                       "(--torus still names them and their data) and --mode tcp runs TCP Camdoop: every map output goes\n" +
                       "straight to its reducer over TCP through the switches and is merged only there; the switch bounds\n" +
-                      "stay in the report beside the simulated time.",
+                      "stay in the report beside the simulated time. --aggregation rack, binary or chain sends the streams up\n" +
+                      "trees of servers instead, each merging (and combining) its children's streams with its own output.",
         }
             .Option("torus", "Torus size", "XxYxZ", "3x3x3")
             .Option("job", "synthetic | wordcount | sort | topk[?k=N] | median | PATH.dll#Type", "JOB", "synthetic")
@@ -67,6 +68,7 @@ public static class SimRunCommand
             .Option("query-for", "Keep asking the queries this long after the job ends; without it, one more round", "DURATION")
             .Option("query-out", "Write each query's rounds as query-K.csv here, and a chart of its last column as query-K.svg", "DIR")
             .AddSwitchedNetworkOptions()
+            .AddAggregationOption()
             .AddNetAggOptions()
             .Option("limit", SimLimitOption.Help, "LIMIT")
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
@@ -98,6 +100,7 @@ public static class SimRunCommand
             Tcp = tcp,
             TcpSendBufferBytes = sendBuffer,
             Direct = direct,
+            Aggregation = AggregationFlag.Parse(args, mode == ShuffleMode.Tcp)[0],
             Torus = torus,
             Workload = workload,
             Job = workload == Workload.Files || job.Contains('?', StringComparison.Ordinal) ? job : null,
@@ -353,7 +356,7 @@ public static class SimRunCommand
         string S(double seconds) => Units.Seconds(seconds);
         Line("job", r.Tcp is null
             ? $"{r.Job} on {r.Torus} ({r.Servers} servers), R={r.ReduceTasks}, mode {r.Mode}, {r.Trees} trees"
-            : $"{r.Job} on {r.Servers} servers named as {r.Torus}, R={r.ReduceTasks}, mode {r.Mode}, network {r.Network}");
+            : $"{r.Job} on {r.Servers} servers named as {r.Torus}, R={r.ReduceTasks}, mode {r.Mode}, network {r.Network}, {r.Aggregation} aggregation");
         Line("input / intermediate / output", $"{Units.Bytes(r.InputBytes)} / {Units.Bytes(r.IntermediateBytes)} / {Units.Bytes(r.OutputBytes)}");
         Line("output ratio S (achieved)", r.OutputRatio.ToString("0.####", CultureInfo.InvariantCulture));
         Line("shuffle+reduce time (simulated)", S(r.ShuffleReduceSeconds));
@@ -382,7 +385,12 @@ public static class SimRunCommand
         }
         else
         {
-            Line("link bytes", Units.Bytes(r.LinkBytes));
+            Line("link bytes / between switches", $"{Units.Bytes(r.LinkBytes)} / {Units.Bytes(r.CoreLinkBytes)}");
+            if (r.MergedBytes > 0)
+            {
+                Line("merged / forwarded on the way", string.Create(CultureInfo.InvariantCulture,
+                    $"{Units.Bytes(r.MergedBytes)} / {Units.Bytes(r.ForwardedBytes)} ({1 - ((double)r.ForwardedBytes / r.MergedBytes):P0} fewer)"));
+            }
         }
         Line("busiest link", string.Create(CultureInfo.InvariantCulture,
             $"{Units.Bytes(r.BusiestLinkBytes)}, busy {Units.Seconds(r.BusiestLinkBusySeconds)} ({(r.ShuffleReduceSeconds > 0 ? r.BusiestLinkBusySeconds / r.ShuffleReduceSeconds : 0):P0} of the shuffle)"));

@@ -36,7 +36,8 @@ public static class SimSweepCommand
                       "servers. Work costs no simulated time unless --compute prices it: with --compute paper a reducer limits a\n" +
                       "job as on the paper's testbed (its reduce path at 3.15 Gbit/s).\n" +
                       "Figures 6, 7 and 10 with --networks torus,switch,racks also run TCP Camdoop (every map output straight to\n" +
-                      "its reducer over TCP) on each switched network listed, on the same map outputs, beside the bounds.",
+                      "its reducer over TCP) on each switched network listed, on the same map outputs, beside the bounds;\n" +
+                      "with --aggregation direct,rack,binary,chain once per aggregation among the servers.",
         }
             .Option("figure", "6, 7, 8, 9, 10 or table1", "N", "6")
             .Option("torus", "Torus size", "XxYxZ", "8x8x8")
@@ -57,6 +58,7 @@ public static class SimSweepCommand
             .Option("energy", "Figures 6, 7 and 10: also chart and tabulate every run's network energy. " + CommonOptions.EnergyHelp, "MODEL")
             .Option("networks", "Figures 6, 7 and 10: torus (the Camdoop modes) and switched networks (switch, racks, fattree: TCP Camdoop), comma-separated", "LIST", "torus")
             .AddSwitchedNetworkOptions(network: false)
+            .AddAggregationOption(list: true)
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
             .Flag("force", "Run even when the largest run's estimated memory exceeds what this machine has available")
             .Handle(Run);
@@ -77,6 +79,7 @@ public static class SimSweepCommand
             // Their runs are on the torus only: a switch or TCP flag would be ignored.
             SwitchedNetworkFlags.Network(args, NetworkKind.Torus);
             SwitchedNetworkFlags.Tcp(args, usesTcp: false);
+            AggregationFlag.Parse(args, usesTcp: false);
         }
         if (args.Required("figure") == "9")
         {
@@ -116,11 +119,13 @@ public static class SimSweepCommand
                 Tcp = tcp,
                 TcpSendBufferBytes = sendBuffer,
                 Direct = direct,
+                Aggregations = AggregationFlag.Parse(args, usesTcp: true, list: true),
             };
         }
         else
         {
             SwitchedNetworkFlags.Network(args, NetworkKind.Torus);
+            AggregationFlag.Parse(args, usesTcp: false);
         }
         if (!args.Flag("force"))
         {
@@ -161,7 +166,7 @@ public static class SimSweepCommand
         foreach (var r in rows)
         {
             Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"{r.Panel,-8} {Units.Bytes(r.BytesPerServer),9} {r.OutputRatio,6:0.###} {r.ReduceTasks,5} {FigureSweep.SeriesName(r.Mode, r.Network),-24} {Units.Seconds(r.ShuffleReduceSeconds),12} {Units.Seconds(r.LowerBounds.Switch1G),12} {Units.Seconds(r.LowerBounds.Switch6G),12} {Units.Seconds(r.LowerBounds.Switch1GOversubscribed),12}"));
+                $"{r.Panel,-8} {Units.Bytes(r.BytesPerServer),9} {r.OutputRatio,6:0.###} {r.ReduceTasks,5} {FigureSweep.SeriesName(r.Mode, r.Network, r.Aggregation),-24} {Units.Seconds(r.ShuffleReduceSeconds),12} {Units.Seconds(r.LowerBounds.Switch1G),12} {Units.Seconds(r.LowerBounds.Switch6G),12} {Units.Seconds(r.LowerBounds.Switch1GOversubscribed),12}"));
         }
         if (figure == Figure.Figure10)
         {
