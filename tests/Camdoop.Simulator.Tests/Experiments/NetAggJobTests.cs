@@ -120,6 +120,29 @@ public sealed class NetAggJobTests
         Assert.InRange(Assert.Single(result.AggBoxes!).BusySeconds / expected, 0.99, 1.01);
     }
 
+    /// <summary>
+    /// With switch buffers that hold every window nothing is lost, and a box that takes in its rack's streams at
+    /// 10 Gbit/s while merging at 9.2 must still acknowledge every segment in time: no timeout.
+    /// </summary>
+    [Fact]
+    public void WithoutLossesNoStreamTimesOutAtABusyBox()
+    {
+        var options = Options(new Torus(4, 4, 4), 40);
+        var result = JobSimulation.Run(options with
+        {
+            Network = options.Network! with { PortBufferBytes = 64 << 20 },
+            // Linux's minimum timeout: a 1 ms one fires while a deep queue still holds the segment.
+            Tcp = new TcpOptions(),
+            Workload = Workload.Synthetic,
+            OutputRatio = 0,
+            BytesPerServer = 200_000,
+            ReduceTasks = 1,
+        });
+        AssertExact(result, 1);
+        Assert.Equal(0, result.Tcp!.SwitchDrops);
+        Assert.Equal(0, result.Timeouts);
+    }
+
     internal static JobSimulationOptions Options(Torus torus, int rackSize, AggBoxPlacement placement = AggBoxPlacement.All) => new()
     {
         Torus = torus,

@@ -373,6 +373,13 @@ public sealed partial class Simulation : IDisposable
             // No neighbour answers a beacon across a switch: a NIC's link is up while its cable has carrier.
             nodeOptions = nodeOptions with { BeaconInterval = long.MaxValue / 8, BeaconMisses = 1 };
         }
+        if (AggBoxes is not null && index >= Servers.Count && index < Servers.Count + AggBoxes.Boxes)
+        {
+            // An agg box's service queues hold as long a time of its faster cable as a server's hold of its own: with
+            // a server's 16 frames, a box that takes in streams at 10 Gbit/s overflows its queue with acknowledgements.
+            long ratio = Math.Max(1, _options.Network!.AggBoxes.LinkRateBitsPerSecond / _options.LinkRateBitsPerSecond);
+            nodeOptions = nodeOptions with { QueueCapacity = (int)Math.Min(nodeOptions.QueueCapacity * ratio, 4096) };
+        }
         var host = new NodeHost(c, Torus, partition, partition.Frames, nodeOptions);
         foreach (var port in Ports.All)
         {
