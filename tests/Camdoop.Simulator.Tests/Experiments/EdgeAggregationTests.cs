@@ -116,6 +116,25 @@ public sealed class EdgeAggregationTests
         Assert.True(rack.CoreLinkBytes < direct.CoreLinkBytes, $"rack {rack.CoreLinkBytes} B, direct {direct.CoreLinkBytes} B over the core");
     }
 
+    /// <summary>
+    /// A rack is what shares a switch: on one switch it is every server, so rack aggregation is the direct shuffle (no
+    /// server merges on the way); on a fat tree it is the servers under one edge switch (3 on 27 servers), which do.
+    /// </summary>
+    [Theory]
+    [InlineData(NetworkKind.Switch, false)]
+    [InlineData(NetworkKind.FatTree, true)]
+    public void RackAggregationFollowsTheSwitchesServersShare(NetworkKind network, bool mergesOnTheWay)
+    {
+        var result = JobSimulation.Run(Options(new Torus(3, 3, 3), network, Aggregation.Rack) with
+        {
+            Workload = Workload.WordCount,
+            BytesPerServer = 4_000,
+            ReduceTasks = 2,
+        });
+        AssertExact(result, 2);
+        Assert.Equal(mergesOnTheWay, result.MergedBytes > 0);
+    }
+
     [Fact]
     public void AnAggregationNeedsModeTcp()
     {

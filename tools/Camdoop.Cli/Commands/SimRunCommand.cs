@@ -396,7 +396,7 @@ public static class SimRunCommand
             $"{Units.Bytes(r.BusiestLinkBytes)}, busy {Units.Seconds(r.BusiestLinkBusySeconds)} ({(r.ShuffleReduceSeconds > 0 ? r.BusiestLinkBusySeconds / r.ShuffleReduceSeconds : 0):P0} of the shuffle)"));
         Line("frames: data / acks / dropped", $"{r.DataFrames} / {r.AckFrames} / {r.FramesDropped}");
         Line("retransmitted bytes / timeouts", $"{Units.Bytes(r.RetransmittedBytes)} / {r.Timeouts}");
-        Line(r.Tcp is null ? "aggregated bytes per server" : "reduced bytes per server", $"min {Units.Bytes(r.AggregatedBytes.Min)}, median {Units.Bytes(r.AggregatedBytes.Median)}, max {Units.Bytes(r.AggregatedBytes.Max)}");
+        Line(r.Tcp is null ? "aggregated bytes per server" : r.MergedBytes > 0 ? "merged+reduced bytes per server" : "reduced bytes per server", $"min {Units.Bytes(r.AggregatedBytes.Min)}, median {Units.Bytes(r.AggregatedBytes.Median)}, max {Units.Bytes(r.AggregatedBytes.Max)}");
         if (r.Compute is { } c)
         {
             Line("compute", string.Create(CultureInfo.InvariantCulture,

@@ -1,8 +1,8 @@
 namespace Camdoop.MapReduce.DirectShuffle;
 
 /// <summary>
-/// The plain direct shuffle (TCP Camdoop): one tree per reduce task, every server's stream straight to the root, which
-/// waits for all the other servers.
+/// The plain direct shuffle (TCP Camdoop): every server's stream straight to the root, which waits for all the other
+/// servers; one tree per reduce task unless asked for more (then one stream per server and tree).
 /// </summary>
 public sealed class DirectPlan : IAggregationPlan
 {
@@ -11,15 +11,18 @@ public sealed class DirectPlan : IAggregationPlan
 
     /// <param name="servers">The job's servers.</param>
     /// <param name="roots">Each reduce task's root server index.</param>
-    public DirectPlan(int servers, IReadOnlyList<int> roots)
+    /// <param name="trees">Streams per server and reduce task, each with some of the key stripes.</param>
+    public DirectPlan(int servers, IReadOnlyList<int> roots, int trees = 1)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(servers);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(trees);
         ArgumentNullException.ThrowIfNull(roots);
         _servers = servers;
         _roots = roots;
+        Trees = trees;
     }
 
-    public int Trees => 1;
+    public int Trees { get; }
 
     public int ParentOf(int reduceTask, int tree, int node) => -1;
 

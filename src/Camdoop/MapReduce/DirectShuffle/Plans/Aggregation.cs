@@ -44,8 +44,7 @@ public static class AggregationNames
     /// </summary>
     public static IAggregationPlan Plan(this Aggregation aggregation, int servers, int rackSize, IReadOnlyList<int> roots, int trees = 1) => aggregation switch
     {
-        Aggregation.Direct when trees == 1 => new DirectPlan(servers, roots),
-        Aggregation.Direct => new RackPlan(servers, servers, roots, trees, rackAggregation: false),
+        Aggregation.Direct => new DirectPlan(servers, roots, trees),
         Aggregation.Rack => new RackPlan(servers, rackSize, roots, trees),
         Aggregation.Binary => new BinaryPlan(servers, roots, trees),
         Aggregation.Chain => new ChainPlan(servers, roots, trees),

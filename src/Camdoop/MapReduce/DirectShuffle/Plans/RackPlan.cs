@@ -11,19 +11,16 @@ public sealed class RackPlan : IAggregationPlan
     private readonly int _servers;
     private readonly int _rackSize;
     private readonly IReadOnlyList<int> _roots;
-    private readonly bool _aggregate;
 
-    /// <summary>A rack plan; without <paramref name="rackAggregation"/> every server sends to the root (a direct plan of several trees).</summary>
-    public RackPlan(int servers, int rackSize, IReadOnlyList<int> roots, int trees = 1, bool rackAggregation = true)
+    public RackPlan(int servers, int rackSize, IReadOnlyList<int> roots, int trees = 1)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(servers);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(rackSize);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(trees);
         ArgumentNullException.ThrowIfNull(roots);
         _servers = servers;
-        _rackSize = rackAggregation ? Math.Min(rackSize, servers) : 1;
+        _rackSize = Math.Min(rackSize, servers);
         _roots = roots;
-        _aggregate = rackAggregation;
         Trees = trees;
     }
 
