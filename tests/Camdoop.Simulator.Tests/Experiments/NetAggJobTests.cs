@@ -143,6 +143,28 @@ public sealed class NetAggJobTests
         Assert.Equal(0, result.Timeouts);
     }
 
+    [Fact]
+    public void OneThreadAndSeveralGiveTheSameRun()
+    {
+        var options = Options(new Torus(4, 4, 4), 16) with
+        {
+            Workload = Workload.Synthetic,
+            OutputRatio = 0.5,
+            BytesPerServer = 20_000,
+            ReduceTasks = 5,
+        };
+        var one = JobSimulation.Run(options with { SimulationThreads = 1 });
+        var four = JobSimulation.Run(options with { SimulationThreads = 4 });
+        AssertExact(one, 5);
+        // Link counters are read where the run stopped, which a parallel run may pass by a few events (the last
+        // acknowledgements): what happened up to the last reducer's end is compared.
+        Assert.Equal(one.ShuffleReduceSeconds, four.ShuffleReduceSeconds);
+        Assert.Equal(one.DataBytesSent, four.DataBytesSent);
+        Assert.Equal(one.Timeouts, four.Timeouts);
+        Assert.Equal(one.AggBoxes, four.AggBoxes);
+        Assert.Equal(one.Reducers, four.Reducers);
+    }
+
     internal static JobSimulationOptions Options(Torus torus, int rackSize, AggBoxPlacement placement = AggBoxPlacement.All) => new()
     {
         Torus = torus,
