@@ -40,6 +40,11 @@ public sealed partial class NodeHost
             // server must not bring the link up.
             Monitor.Heard(port);
         }
+        if (_relay is not null && header.Destination != Self)
+        {
+            RelayFrame(frame, header, port);
+            return;
+        }
         Dispatch(frame, header, port, isLocal: false);
     }
 

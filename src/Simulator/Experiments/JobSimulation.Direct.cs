@@ -113,7 +113,7 @@ public static partial class JobSimulation
             Workload = options.Workload.ToString().ToLowerInvariant(),
             Mode = description.Mode.Name(),
             ReduceTasks = description.ReduceTasks,
-            Network = network.Kind.Name(),
+            Network = network.Label,
             Trees = "none",
             Completed = completed,
             InputBytes = input.InputBytes,

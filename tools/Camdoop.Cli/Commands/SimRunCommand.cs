@@ -360,7 +360,7 @@ public static class SimRunCommand
         Line("  Switch (1 Gbps, 1:4 oversub.)", S(r.LowerBounds.Switch1GOversubscribed));
         if (r.Tcp is { } tcp)
         {
-            double bound = r.Network == "racks" ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
+            double bound = r.Network == "racks" || r.Network.StartsWith("grin", StringComparison.Ordinal) ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
             Line("  against its network's bound", string.Create(CultureInfo.InvariantCulture, $"{(bound > 0 ? r.ShuffleReduceSeconds / bound : 0):0.000}x"));
             Line("tcp", string.Create(CultureInfo.InvariantCulture,
                 $"{tcp.CongestionControl}, min RTO {S(tcp.MinRtoSeconds)}, rwnd {(tcp.ReceiveWindowBytes == 0 ? "unlimited" : Units.Bytes(tcp.ReceiveWindowBytes))}, {(tcp.PacingBitsPerSecond == 0 ? "unpaced" : $"paced at {tcp.PacingBitsPerSecond / 1e6:0.###} Mbit/s")}, send buffer {Units.Bytes(tcp.SendBufferBytes)}, {tcp.ConcurrentStreams} streams at once per server"));

@@ -83,6 +83,15 @@ public static class TcpWire
     }
 
     /// <summary>
+    /// The connection id of the segment a frame carries, which names its flow for path choices in the network
+    /// (GRIN pins a flow to one path); 0 for any other frame.
+    /// </summary>
+    public static uint ConnectionOf(ReadOnlySpan<byte> frame, in FrameHeader header) =>
+        header.ServiceId != WellKnownServices.Tcp || header.PayloadLength < HeaderSize
+            ? 0
+            : BinaryPrimitives.ReadUInt32BigEndian(frame[(header.PayloadOffset + 4)..]);
+
+    /// <summary>
     /// What a switch does to a frame joining a long queue: if it carries an ECN-capable segment, marks it
     /// "congestion experienced" and returns true. Any other frame is left alone.
     /// </summary>

@@ -14,6 +14,9 @@ public enum NetworkKind
 
     /// <summary>A k-ary fat tree of edge, aggregation and core switches (full bisection).</summary>
     FatTree,
+
+    /// <summary>Racks as <see cref="Racks"/>, plus direct cables between servers' free ports (GRIN).</summary>
+    Grin,
 }
 
 public static class NetworkKinds
@@ -24,6 +27,7 @@ public static class NetworkKinds
         NetworkKind.Switch => "switch",
         NetworkKind.Racks => "racks",
         NetworkKind.FatTree => "fattree",
+        NetworkKind.Grin => "grin",
         _ => throw new ArgumentOutOfRangeException(nameof(kind)),
     };
 

@@ -45,6 +45,7 @@ public sealed partial class Simulation : IDisposable
     private readonly ServerCompute[]? _compute;
     private readonly SimulatedLink[] _links;
     private readonly SimulatedSwitch[] _switches;
+    private readonly SwitchFabric? _grin;
     private readonly SimulationPartition[] _partitions;
     private readonly int _framesKeptFree;
     private readonly SimulationPartition[] _partitionOf;
@@ -69,6 +70,7 @@ public sealed partial class Simulation : IDisposable
             throw new ArgumentException($"a {Torus} torus has more servers than the simulator can order events for", nameof(options));
         }
         var fabric = options.Network is null ? null : SwitchFabric.Build(options.Network, n);
+        _grin = fabric is { HasGrinCables: true } ? fabric : null;
         int nodes = n + (fabric?.SwitchCount ?? 0);
         _hosts = new NodeHost?[n];
         _boots = new int[n];
@@ -357,6 +359,10 @@ public sealed partial class Simulation : IDisposable
             nodeOptions = nodeOptions with { BeaconInterval = long.MaxValue / 8, BeaconMisses = 1 };
         }
         var host = new NodeHost(c, Torus, partition, partition.Frames, nodeOptions);
+        if (_grin is not null)
+        {
+            host.Relay = new GrinRelay(_grin, index, Torus);
+        }
         foreach (var port in Ports.All)
         {
             host.Attach(port, _links[(index * Ports.Count) + (int)port]);

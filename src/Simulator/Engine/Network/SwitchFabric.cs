@@ -5,7 +5,7 @@ namespace Camdoop.Simulator.Network;
 /// and, per switch and destination server, the ports that start a shortest path there (equal-cost paths for ECMP).
 /// Nodes are numbered servers first (0 to N - 1, the torus index order), then switches (N onwards).
 /// </summary>
-internal sealed class SwitchFabric
+internal sealed partial class SwitchFabric
 {
     private readonly int[][] _routeStart;
     private readonly int[][] _routePorts;
@@ -18,6 +18,7 @@ internal sealed class SwitchFabric
         PortCounts = portCounts;
         Cables = cables;
         (_routeStart, _routePorts) = BuildRoutes();
+        (_grinStart, _grinLinks) = BuildGrinTables();
     }
 
     public int Servers { get; }
@@ -31,7 +32,7 @@ internal sealed class SwitchFabric
     /// <summary>Ports of each switch (index: switch number, 0-based).</summary>
     public IReadOnlyList<int> PortCounts { get; }
 
-    /// <summary>Every cable once; a server's end names its NIC (0 to 5), a switch's end its port.</summary>
+    /// <summary>Every cable once; a server's end names its port (0 to 5: a NIC, or a GRIN cable's), a switch's end its port.</summary>
     public IReadOnlyList<Cable> Cables { get; }
 
     /// <summary>Ports of switch <paramref name="sw"/> (0-based) that start a shortest path to server <paramref name="server"/>.</summary>
@@ -65,6 +66,10 @@ internal sealed class SwitchFabric
                 break;
             case NetworkKind.FatTree:
                 BuildFatTree(b, servers, nics, options.FatTreeK);
+                break;
+            case NetworkKind.Grin:
+                BuildRacks(b, servers, nics, options.RackSize, options.Oversubscription);
+                CableFreePorts(b, servers, options.RackSize, options.FreePorts);
                 break;
             default:
                 throw new ArgumentException("not a switched network", nameof(options));
@@ -268,6 +273,8 @@ internal sealed class SwitchFabric
         }
 
         public void CableServer(int server, int nic, int sw) => Cables.Add(new Cable(server, nic, sw, NextPort(sw)));
+
+        public void CableServers(int a, int aPort, int b, int bPort) => Cables.Add(new Cable(a, aPort, b, bPort));
 
         public void CableSwitches(int a, int b) => Cables.Add(new Cable(a, NextPort(a), b, NextPort(b)));
 
