@@ -50,10 +50,12 @@ internal sealed partial class SwitchFabric
     /// The wiring rule. Servers are numbered in rack order (positions 0 to size - 1 in each rack). Free ports go in
     /// pairs: the k-th pair cables every server to the servers k positions on either side of it in a ring of its rack
     /// (skipped in a rack too small for it to add two new neighbours). An odd free port crosses to the neighbouring
-    /// rack: racks stand in pairs (0 and 1, 2 and 3, ...) and the servers at the same position are cabled; a server
-    /// with no counterpart there (the smaller rack of a pair, a last unpaired rack) is cabled instead to the next
-    /// server along its own rack that is also left over and not yet its neighbour. No server is cabled to itself or
-    /// twice to one neighbour; a server may be left with a port unused when no such partner remains.
+    /// rack: racks stand in pairs (0 and 1, 2 and 3, ...) and the servers at the same position are cabled. The servers
+    /// of a rack with no counterpart there (past the end of the smaller rack of a pair, or all of a last unpaired
+    /// rack), L of them in position order, pair among themselves: the i-th with the (i + ⌈L/2⌉)-th, and any still
+    /// without a partner with the next left-over server along the rack that is not yet its neighbour. No server is
+    /// cabled to itself or twice to one neighbour; a server may be left with a port unused when no partner remains
+    /// (one per rack with an odd number left over).
     /// </summary>
     private static void CableFreePorts(Builder b, int servers, int rackSize, int freePorts)
     {
@@ -95,29 +97,27 @@ internal sealed partial class SwitchFabric
         {
             return;
         }
-        var leftOver = new List<int>();
         for (int r = 0; r < racks; r += 2)
         {
             int size = SizeOf(r);
             int pairSize = r + 1 < racks ? SizeOf(r + 1) : 0;
-            for (int p = 0; p < Math.Min(size, pairSize); p++)
+            int paired = Math.Min(size, pairSize);
+            for (int p = 0; p < paired; p++)
             {
                 TryCable((r * rackSize) + p, ((r + 1) * rackSize) + p);
             }
-            for (int p = Math.Min(size, pairSize); p < Math.Max(size, pairSize); p++)
+            int rack = size > pairSize ? r : r + 1;
+            var leftOver = Enumerable.Range(paired, Math.Max(size, pairSize) - paired).Select(p => (rack * rackSize) + p).ToList();
+            int half = (leftOver.Count + 1) / 2;
+            for (int i = 0; i + half < leftOver.Count; i++)
             {
-                leftOver.Add((p < size ? r : r + 1) * rackSize + p);
+                TryCable(leftOver[i], leftOver[i + half]);
             }
-        }
-        for (int i = 0; i < leftOver.Count; i++)
-        {
-            int a = leftOver[i];
-            for (int j = i + 1; j < leftOver.Count && nextPort[a] <= freePorts; j++)
+            for (int i = 0; i < leftOver.Count; i++)
             {
-                int c = leftOver[j];
-                if (c / rackSize == a / rackSize)
+                for (int j = i + 1; j < leftOver.Count && nextPort[leftOver[i]] <= freePorts; j++)
                 {
-                    TryCable(a, c);
+                    TryCable(leftOver[i], leftOver[j]);
                 }
             }
         }
