@@ -80,6 +80,35 @@ public class NodeHostRelayTests
     }
 
     [Fact]
+    public void TheRelayQueueHoldsItsOwnDepthThenDropsInOrder()
+    {
+        // Transit holds 100 frames where the service's own queue holds 16: the ring grows past its first 64 slots.
+        var f = new HostFixture(new NodeOptions { AssumeLinksUpAtStart = true, IsolateServiceFaults = false, QueueCapacity = 16, TransitQueueCapacity = 100 });
+        f.Host.Register(new RecordingService(10));
+        f.Host.Relay = new FixedRelay(Port.YPlus);
+        f.Host.Start();
+        var link = f.Link(Port.YPlus);
+        link.ReleaseAll();
+        link.Budget = 0;
+        for (int i = 0; i < 101; i++)
+        {
+            f.Receive(Port.XMinus, f.Build(10, f.NeighbourOn(Port.XMinus), new Coordinate(2, 2, 2), BitConverter.GetBytes(i)));
+        }
+        Assert.Equal(100, f.Host.QueueLength(10, Port.YPlus));
+        Assert.Equal(1, f.Host.Counters.ForwardDropped);
+        Assert.Equal(16, f.Host.QueueSpace(10, Port.YPlus)); // the service's own queue is untouched
+
+        link.Budget = 100;
+        f.Host.OnTransmitReady(Port.YPlus);
+        Assert.Equal(Enumerable.Range(0, 100), link.Sent.Select(fr =>
+        {
+            Assert.Equal(FrameError.None, FrameCodec.TryRead(fr.Span, HostFixture.Cube, out var header));
+            return BitConverter.ToInt32(FrameCodec.Payload(fr.Span, header));
+        }));
+        link.ReleaseAll();
+    }
+
+    [Fact]
     public void TheRelayIsSetBeforeTheNodeStarts()
     {
         var f = new HostFixture();

@@ -358,6 +358,11 @@ public sealed partial class Simulation : IDisposable
             // No neighbour answers a beacon across a switch: a NIC's link is up while its cable has carrier.
             nodeOptions = nodeOptions with { BeaconInterval = long.MaxValue / 8, BeaconMisses = 1 };
         }
+        if (_grin is not null)
+        {
+            // A relaying server queues for its neighbours as deep as a switch port does (a kernel's interface queue).
+            nodeOptions = nodeOptions with { TransitQueueCapacity = _options.Network!.PortBufferBytes / FrameLayout.MaxFrameSize };
+        }
         var host = new NodeHost(c, Torus, partition, partition.Frames, nodeOptions);
         if (_grin is not null)
         {
