@@ -35,10 +35,12 @@ public static class SimRunCommand
                       "placement maps every copy on every server and keeps their reduce tasks apart; vertical placement gives\n" +
                       "each copy --servers-per-job servers of its own, chosen from the seed. Each copy also runs alone on the\n" +
                       "same servers, and the report gives each one's time at once and normalised to its time alone.\n" +
-                      "With --network switch, racks or fattree the servers are wired to switches instead of to each other\n" +
+                      "With --network switch, racks, fattree or grin the servers are wired to switches instead of to each other\n" +
                       "(--torus still names them and their data) and --mode tcp runs TCP Camdoop: every map output goes\n" +
                       "straight to its reducer over TCP through the switches and is merged only there; the switch bounds\n" +
-                      "stay in the report beside the simulated time.",
+                      "stay in the report beside the simulated time. grin is racks plus --free-ports cables per server to\n" +
+                      "servers of the same or a neighbouring rack: connections are pinned to the NIC or a cable, and\n" +
+                      "neighbours relay for each other.",
         }
             .Option("torus", "Torus size", "XxYxZ", "3x3x3")
             .Option("job", "synthetic | wordcount | sort | topk[?k=N] | median | PATH.dll#Type", "JOB", "synthetic")

@@ -133,7 +133,7 @@ public static class SwitchedNetworkFlags
         ArgumentNullException.ThrowIfNull(args);
         if (mode == ShuffleMode.Tcp && kind == NetworkKind.Torus)
         {
-            throw CliException.Usage($"{args.CommandPath}: --mode tcp shuffles through a switch: add --network switch, racks or fattree");
+            throw CliException.Usage($"{args.CommandPath}: --mode tcp shuffles through a switch: add --network switch, racks, fattree or grin");
         }
         if (mode != ShuffleMode.Tcp && kind != NetworkKind.Torus)
         {
