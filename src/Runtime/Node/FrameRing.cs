@@ -2,28 +2,38 @@ using Camdoop.Runtime.Frames;
 
 namespace Camdoop.Runtime.Node;
 
-/// <summary>A bounded FIFO ring of frames.</summary>
+/// <summary>
+/// A bounded FIFO ring of frames. A deep bound (a relay's queue, as deep as a switch port's) is not allocated up
+/// front: the ring starts at <see cref="InitialSlots"/> and doubles as it fills, up to the bound.
+/// </summary>
 internal sealed class FrameRing
 {
-    private readonly Frame?[] _ring;
+    private const int InitialSlots = 64;
+
+    private Frame?[] _ring;
     private int _head;
 
     public FrameRing(int capacity)
     {
-        _ring = new Frame?[capacity];
+        Capacity = capacity;
+        _ring = new Frame?[Math.Min(capacity, InitialSlots)];
     }
 
     public int Count { get; private set; }
 
-    public int Capacity => _ring.Length;
+    public int Capacity { get; }
 
-    public int Space => _ring.Length - Count;
+    public int Space => Capacity - Count;
 
     public bool TryEnqueue(Frame frame)
     {
         if (Count == _ring.Length)
         {
-            return false;
+            if (Count == Capacity)
+            {
+                return false;
+            }
+            Grow();
         }
         int tail = _head + Count;
         if (tail >= _ring.Length)
@@ -55,6 +65,17 @@ internal sealed class FrameRing
         _head = _head + 1 == _ring.Length ? 0 : _head + 1;
         Count--;
         return f;
+    }
+
+    private void Grow()
+    {
+        var bigger = new Frame?[(int)Math.Min(Capacity, 2L * _ring.Length)];
+        for (int i = 0; i < Count; i++)
+        {
+            bigger[i] = Peek(i);
+        }
+        _ring = bigger;
+        _head = 0;
     }
 
     /// <summary>Releases every queued frame; returns how many.</summary>

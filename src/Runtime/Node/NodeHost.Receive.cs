@@ -40,6 +40,12 @@ public sealed partial class NodeHost
             // server must not bring the link up.
             Monitor.Heard(port);
         }
+        if (_relay is not null && header.Destination != Self && header.ServiceId != WellKnownServices.LinkMonitor)
+        {
+            // Beacons are link-local: they name the torus neighbour, not the server at the cable's end.
+            RelayFrame(frame, header, port);
+            return;
+        }
         Dispatch(frame, header, port, isLocal: false);
     }
 

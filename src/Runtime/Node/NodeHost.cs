@@ -92,7 +92,7 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
         int capacity = queueCapacity > 0 ? queueCapacity : _options.QueueCapacity;
         for (int p = 0; p < Ports.Count; p++)
         {
-            _portQueues[p].Add(new ServiceQueue(service.Id, capacity));
+            _portQueues[p].Add(new ServiceQueue(service.Id, capacity, Math.Max(capacity, _options.TransitQueueCapacity)));
         }
         _queueSlot[service.Id] = (byte)(_serviceOrder.Count - 1);
     }

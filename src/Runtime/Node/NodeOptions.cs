@@ -8,6 +8,12 @@ public sealed record NodeOptions
     /// <summary>Frames each service may have waiting per port before it is pushed back.</summary>
     public int QueueCapacity { get; init; } = 64;
 
+    /// <summary>
+    /// Frames each service's transit queue per port holds (frames forwarded or relayed for others), when more than
+    /// <see cref="QueueCapacity"/>: a GRIN server's relay queue is as deep as a switch port's.
+    /// </summary>
+    public int TransitQueueCapacity { get; init; }
+
     /// <summary>How often a liveness beacon goes out on every link.</summary>
     public long BeaconInterval { get; init; } = 10 * Millisecond;
 

@@ -13,11 +13,11 @@ internal sealed class ServiceQueue
     private readonly FrameRing _local;
     private readonly FrameRing _transit;
 
-    public ServiceQueue(byte serviceId, int capacity)
+    public ServiceQueue(byte serviceId, int capacity, int transitCapacity)
     {
         ServiceId = serviceId;
         _local = new FrameRing(capacity);
-        _transit = new FrameRing(capacity);
+        _transit = new FrameRing(transitCapacity);
     }
 
     public byte ServiceId { get; }

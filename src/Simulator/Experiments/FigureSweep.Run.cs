@@ -234,7 +234,7 @@ public static partial class FigureSweep
                 }
                 int now = Interlocked.Increment(ref _done);
                 progress?.Report(new SweepProgress(now, Total, string.Create(CultureInfo.InvariantCulture,
-                    $"{figure} {panel}{(figure == Figure.Figure10 ? $" {bytes / 1024.0:0.#} KB" : "")} S={s:0.##} R={r} {SeriesName(mode.Name(), network?.Kind.Name() ?? "torus", aggregation.Name())}: {results[m].ShuffleReduceSeconds:0.####} s")));
+                    $"{figure} {panel}{(figure == Figure.Figure10 ? $" {bytes / 1024.0:0.#} KB" : "")} S={s:0.##} R={r} {SeriesName(mode.Name(), network?.Label ?? "torus", aggregation.Name())}: {results[m].ShuffleReduceSeconds:0.####} s")));
             });
             foreach (var res in results)
             {

@@ -54,6 +54,9 @@ public sealed record SweepOptions
     /// <summary>The switched networks' queues and NICs (its kind is each of <see cref="Networks"/> in turn).</summary>
     public SwitchedNetworkOptions SwitchedNetwork { get; init; } = new();
 
+    /// <summary>Free ports cabled per server on <see cref="NetworkKind.Grin"/>: one run of each.</summary>
+    public IReadOnlyList<int> GrinFreePorts { get; init; } = [1];
+
     /// <summary>TCP Camdoop's transport: TCP, each stream's send buffer, streams at once per server.</summary>
     public TcpOptions Tcp { get; init; } = new();
 
@@ -68,8 +71,11 @@ public sealed record SweepOptions
     internal IReadOnlyList<(ShuffleMode Mode, SwitchedNetworkOptions? Network, Aggregation Aggregation)> Runs =>
     [
         .. Networks.Contains(NetworkKind.Torus) ? Modes.Select(m => (m, (SwitchedNetworkOptions?)null, Aggregation.Direct)) : [],
-        .. Networks.Where(n => n != NetworkKind.Torus).Distinct().SelectMany(n => Aggregations.Distinct().Select(a =>
-            (ShuffleMode.Tcp, (SwitchedNetworkOptions?)(SwitchedNetwork with { Kind = n }), a))),
+        .. Networks.Where(n => n != NetworkKind.Torus).Distinct().SelectMany(n =>
+            (n == NetworkKind.Grin ? GrinFreePorts : [0]).SelectMany(f =>
+                // NetAgg's boxes are its aggregation: it runs once, on its own plan.
+                (n == NetworkKind.NetAgg ? [Aggregation.Direct] : Aggregations.Distinct()).Select(a =>
+                    (ShuffleMode.Tcp, (SwitchedNetworkOptions?)(SwitchedNetwork with { Kind = n, FreePorts = f }), a)))),
     ];
 
     /// <summary>Cores to use: simulations run side by side (as many as fit in memory), each on its share; 0 = every core.</summary>

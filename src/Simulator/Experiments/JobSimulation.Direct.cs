@@ -164,7 +164,7 @@ public static partial class JobSimulation
             Workload = options.Workload.ToString().ToLowerInvariant(),
             Mode = description.Mode.Name(),
             ReduceTasks = description.ReduceTasks,
-            Network = network.Kind.Name(),
+            Network = network.Label,
             Aggregation = boxes is not null ? "netagg" : options.Aggregation.Name(),
             AggBoxes = boxReports,
             Trees = "none",

@@ -211,7 +211,7 @@ public sealed record JobSimulationOptions
         {
             if (Network is null)
             {
-                throw new ArgumentException("mode tcp shuffles through a switch: it needs a switched network (switch, racks or fattree), not the torus");
+                throw new ArgumentException("mode tcp shuffles through a switch: it needs a switched network (switch, racks, fattree or grin), not the torus");
             }
             if (Failures.Count > 0 || ReplicateOutput || Queries.Count > 0)
             {

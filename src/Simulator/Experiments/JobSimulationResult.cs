@@ -87,7 +87,7 @@ public sealed record JobSimulationResult
     [JsonPropertyName("reduceTasks")]
     public required int ReduceTasks { get; init; }
 
-    /// <summary>How the servers were wired: torus, switch, racks or fattree.</summary>
+    /// <summary>How the servers were wired: torus, switch, racks, fattree, or grinN (GRIN of degree N).</summary>
     [JsonPropertyName("network")]
     public string Network { get; init; } = "torus";
 

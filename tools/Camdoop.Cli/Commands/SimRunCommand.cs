@@ -35,11 +35,13 @@ public static class SimRunCommand
                       "placement maps every copy on every server and keeps their reduce tasks apart; vertical placement gives\n" +
                       "each copy --servers-per-job servers of its own, chosen from the seed. Each copy also runs alone on the\n" +
                       "same servers, and the report gives each one's time at once and normalised to its time alone.\n" +
-                      "With --network switch, racks or fattree the servers are wired to switches instead of to each other\n" +
+                      "With --network switch, racks, fattree, netagg or grin the servers are wired to switches, not to each other\n" +
                       "(--torus still names them and their data) and --mode tcp runs TCP Camdoop: every map output goes\n" +
                       "straight to its reducer over TCP through the switches and is merged only there; the switch bounds\n" +
                       "stay in the report beside the simulated time. --aggregation rack, binary or chain sends the streams up\n" +
-                      "trees of servers instead, each merging (and combining) its children's streams with its own output.",
+                      "trees of servers instead, each merging (and combining) its children's streams with its own output.\n" +
+                      "grin is racks plus --free-ports cables per server to servers of the same or a neighbouring rack:\n" +
+                      "connections are pinned to the NIC or a cable, and neighbours relay for each other.",
         }
             .Option("torus", "Torus size", "XxYxZ", "3x3x3")
             .Option("job", "synthetic | wordcount | sort | topk[?k=N] | median | PATH.dll#Type", "JOB", "synthetic")
@@ -365,7 +367,7 @@ public static class SimRunCommand
         Line("  Switch (1 Gbps, 1:4 oversub.)", S(r.LowerBounds.Switch1GOversubscribed));
         if (r.Tcp is { } tcp)
         {
-            double bound = r.Network is "racks" or "netagg" ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
+            double bound = r.Network is "racks" or "netagg" || r.Network.StartsWith("grin", StringComparison.Ordinal) ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
             Line("  against its network's bound", string.Create(CultureInfo.InvariantCulture, $"{(bound > 0 ? r.ShuffleReduceSeconds / bound : 0):0.000}x"));
             Line("tcp", string.Create(CultureInfo.InvariantCulture,
                 $"{tcp.CongestionControl}, min RTO {S(tcp.MinRtoSeconds)}, rwnd {(tcp.ReceiveWindowBytes == 0 ? "unlimited" : Units.Bytes(tcp.ReceiveWindowBytes))}, {(tcp.PacingBitsPerSecond == 0 ? "unpaced" : $"paced at {tcp.PacingBitsPerSecond / 1e6:0.###} Mbit/s")}, send buffer {Units.Bytes(tcp.SendBufferBytes)}, {tcp.ConcurrentStreams} streams at once per server"));

@@ -1,3 +1,4 @@
+using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs.Control;
@@ -12,10 +13,10 @@ namespace Camdoop.Cli.Commands;
 /// </summary>
 public static class SwitchedNetworkFlags
 {
-    public const string NetworkHelp = "torus (the CamCube) | switch (one full-bisection switch) | racks (racks of 40, 1:4 oversubscribed) | fattree (k-ary fat tree) | netagg (racks plus agg boxes)";
+    public const string NetworkHelp = "torus (the CamCube) | switch (one full-bisection switch) | racks (racks of 40, 1:4 oversubscribed) | fattree (k-ary fat tree) | netagg (racks plus agg boxes) | grin (racks plus direct cables between servers' free ports)";
 
     /// <summary>Flags that mean something only on a switched network, and those only with --mode tcp.</summary>
-    private static readonly string[] SwitchFlags = ["switch-buffer", "ecn", "nics"];
+    private static readonly string[] SwitchFlags = ["switch-buffer", "ecn", "nics", "free-ports"];
     private static readonly string[] TcpFlags = ["tcp", "min-rto", "rwnd", "pacing-mbps", "send-buffer", "streams-per-server"];
 
     private static readonly IReadOnlyDictionary<string, bool> CongestionControls = new Dictionary<string, bool>(StringComparer.Ordinal)
@@ -35,6 +36,8 @@ public static class SwitchedNetworkFlags
             .Option("switch-buffer", "Switched networks: bytes of each switch port's output queue (drop-tail)", "SIZE", "256KB")
             .Option("ecn", "Switched networks: mark ECN-capable frames joining a queue this long; 0 = no marking (use with --tcp dctcp)", "SIZE", "0")
             .Option("nics", "Switched networks: NICs per server, 1 or 6 teamed", "N", "1")
+            .Option("free-ports", "With grin: free ports per server cabled to servers of the same or a neighbouring rack, 0..5" +
+                (network ? "" : "; a comma-separated list runs each"), network ? "N" : "LIST", "1")
             .Option("tcp", "With --mode tcp: newreno | dctcp (ECN-capable; set --ecn)", "CC", "newreno")
             .Option("min-rto", "With --mode tcp: smallest retransmission timeout", "DURATION", "200ms")
             .Option("rwnd", "With --mode tcp: every receiver's advertised window; 0 = unlimited", "SIZE", "0")
@@ -49,17 +52,29 @@ public static class SwitchedNetworkFlags
         ArgumentNullException.ThrowIfNull(args);
         string text = args.Required("network");
         return NetworkKinds.TryParse(text, out var kind) ? kind
-            : throw CliException.Usage($"{args.CommandPath}: --network '{text}' is not one of torus, switch, racks, fattree, netagg");
+            : throw CliException.Usage($"{args.CommandPath}: --network '{text}' is not one of torus, switch, racks, fattree, netagg, grin");
     }
 
     /// <summary>The switched network of <paramref name="kind"/> with the queue and NIC flags; null for the torus.</summary>
-    public static SwitchedNetworkOptions? Network(ParsedArguments args, NetworkKind kind)
+    /// <param name="args">The parsed flags.</param>
+    /// <param name="kind">The network --network (or the sweep's first switched network) names.</param>
+    /// <param name="grinListed">A sweep that runs grin among other networks: --free-ports is for those runs.</param>
+    public static SwitchedNetworkOptions? Network(ParsedArguments args, NetworkKind kind, bool grinListed = false)
     {
         ArgumentNullException.ThrowIfNull(args);
         if (kind == NetworkKind.Torus)
         {
-            RejectGiven(args, SwitchFlags, "a switched network (--network switch, racks or fattree)");
+            RejectGiven(args, SwitchFlags, "a switched network (--network switch, racks, fattree or grin)");
             return null;
+        }
+        var freePorts = FreePorts(args);
+        if (kind != NetworkKind.Grin && !grinListed && args.Strings("free-ports").Count > 0)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --free-ports needs --network grin");
+        }
+        if (!grinListed && freePorts.Count > 1)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --free-ports takes one count here");
         }
         long buffer = args.Bytes("switch-buffer");
         long ecn = args.Bytes("ecn");
@@ -76,7 +91,37 @@ public static class SwitchedNetworkFlags
         {
             throw CliException.Usage($"{args.CommandPath}: --nics is 1 or 6 (teamed), not {nics}");
         }
-        return new SwitchedNetworkOptions { Kind = kind, PortBufferBytes = (int)buffer, EcnThresholdBytes = (int)ecn, NicsPerServer = nics };
+        if (kind == NetworkKind.Grin && nics != 1)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --network grin has one NIC per server (its other ports are the free ones)");
+        }
+        return new SwitchedNetworkOptions
+        {
+            Kind = kind,
+            PortBufferBytes = (int)buffer,
+            EcnThresholdBytes = (int)ecn,
+            NicsPerServer = nics,
+            FreePorts = kind == NetworkKind.Grin ? freePorts[0] : 0,
+        };
+    }
+
+    /// <summary>--free-ports: one count (sim run) or a list of them (sim sweep), each 0 to 5.</summary>
+    public static IReadOnlyList<int> FreePorts(ParsedArguments args)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        var counts = new List<int>();
+        foreach (string item in args.Required("free-ports").Split(',', StringSplitOptions.TrimEntries))
+        {
+            if (!int.TryParse(item, NumberStyles.Integer, CultureInfo.InvariantCulture, out int count) || count is < 0 or > 5)
+            {
+                throw CliException.Usage($"{args.CommandPath}: --free-ports takes counts from 0 to 5 (a server's six ports less its NIC), not '{item}'");
+            }
+            if (!counts.Contains(count))
+            {
+                counts.Add(count);
+            }
+        }
+        return counts;
     }
 
     /// <summary>
@@ -88,7 +133,7 @@ public static class SwitchedNetworkFlags
         ArgumentNullException.ThrowIfNull(args);
         if (mode == ShuffleMode.Tcp && kind == NetworkKind.Torus)
         {
-            throw CliException.Usage($"{args.CommandPath}: --mode tcp shuffles through a switch: add --network switch, racks or fattree");
+            throw CliException.Usage($"{args.CommandPath}: --mode tcp shuffles through a switch: add --network switch, racks, fattree or grin");
         }
         if (mode != ShuffleMode.Tcp && kind != NetworkKind.Torus)
         {

@@ -17,6 +17,9 @@ public enum NetworkKind
 
     /// <summary>Racks as <see cref="Racks"/>, plus aggregation appliances (NetAgg's agg boxes) cabled to chosen switches.</summary>
     NetAgg,
+
+    /// <summary>Racks as <see cref="Racks"/>, plus direct cables between servers' free ports (GRIN).</summary>
+    Grin,
 }
 
 public static class NetworkKinds
@@ -28,6 +31,7 @@ public static class NetworkKinds
         NetworkKind.Racks => "racks",
         NetworkKind.FatTree => "fattree",
         NetworkKind.NetAgg => "netagg",
+        NetworkKind.Grin => "grin",
         _ => throw new ArgumentOutOfRangeException(nameof(kind)),
     };
 

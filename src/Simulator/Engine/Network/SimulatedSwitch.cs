@@ -72,6 +72,11 @@ public sealed class SimulatedSwitch
         }
         int source = _torus.IndexOf(header.Source);
         int destination = _torus.IndexOf(header.Destination);
+        if (_fabric.HasGrinCables)
+        {
+            // GRIN: towards the server the flow enters its destination through (the destination or a neighbour).
+            destination = _fabric.EntryServer(source, destination, TcpWire.ConnectionOf(span, header));
+        }
         var route = _fabric.Route(Number, destination);
         if (route.Length == 0)
         {

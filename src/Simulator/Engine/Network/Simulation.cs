@@ -45,6 +45,7 @@ public sealed partial class Simulation : IDisposable
     private readonly ServerCompute?[]? _compute;
     private readonly SimulatedLink[] _links;
     private readonly SimulatedSwitch[] _switches;
+    private readonly SwitchFabric? _grin;
     private readonly SimulationPartition[] _partitions;
     private readonly int _framesKeptFree;
     private readonly SimulationPartition[] _partitionOf;
@@ -70,6 +71,7 @@ public sealed partial class Simulation : IDisposable
         }
         Servers = options.Servers ?? Torus;
         var fabric = options.Network is null ? null : SwitchFabric.Build(options.Network, Servers.Count, n);
+        _grin = fabric is { HasGrinCables: true } ? fabric : null;
         int nodes = n + (fabric?.SwitchCount ?? 0);
         _hosts = new NodeHost?[n];
         _boots = new int[n];
@@ -380,7 +382,16 @@ public sealed partial class Simulation : IDisposable
             long ratio = Math.Max(1, _options.Network!.AggBoxes.LinkRateBitsPerSecond / _options.LinkRateBitsPerSecond);
             nodeOptions = nodeOptions with { QueueCapacity = (int)Math.Min(nodeOptions.QueueCapacity * ratio, 4096) };
         }
+        if (_grin is not null)
+        {
+            // A relaying server queues for its neighbours as deep as a switch port does (a kernel's interface queue).
+            nodeOptions = nodeOptions with { TransitQueueCapacity = _options.Network!.PortBufferBytes / FrameLayout.MaxFrameSize };
+        }
         var host = new NodeHost(c, Torus, partition, partition.Frames, nodeOptions);
+        if (_grin is not null)
+        {
+            host.Relay = new GrinRelay(_grin, index, Torus);
+        }
         foreach (var port in Ports.All)
         {
             host.Attach(port, _links[(index * Ports.Count) + (int)port]);

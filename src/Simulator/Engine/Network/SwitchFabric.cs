@@ -18,6 +18,7 @@ internal sealed partial class SwitchFabric
         PortCounts = portCounts;
         Cables = cables;
         (_routeStart, _routePorts) = BuildRoutes();
+        (_grinStart, _grinLinks) = BuildGrinTables();
     }
 
     /// <summary>Hosts: the servers and any appliances after them. Node indices from here on are switches.</summary>
@@ -32,7 +33,7 @@ internal sealed partial class SwitchFabric
     /// <summary>Ports of each switch (index: switch number, 0-based).</summary>
     public IReadOnlyList<int> PortCounts { get; }
 
-    /// <summary>Every cable once; a server's end names its NIC (0 to 5), a switch's end its port.</summary>
+    /// <summary>Every cable once; a server's end names its port (0 to 5: a NIC, or a GRIN cable's), a switch's end its port.</summary>
     public IReadOnlyList<Cable> Cables { get; }
 
     /// <summary>Ports of switch <paramref name="sw"/> (0-based) that start a shortest path to server <paramref name="server"/>.</summary>
@@ -74,6 +75,10 @@ internal sealed partial class SwitchFabric
                 break;
             case NetworkKind.NetAgg:
                 BuildNetAgg(b, servers, hosts, options);
+                break;
+            case NetworkKind.Grin:
+                BuildRacks(b, servers, nics, options.RackSize, options.Oversubscription);
+                CableFreePorts(b, servers, options.RackSize, options.FreePorts);
                 break;
             default:
                 throw new ArgumentException("not a switched network", nameof(options));
@@ -280,6 +285,8 @@ internal sealed partial class SwitchFabric
         }
 
         public void CableServer(int server, int nic, int sw) => Cables.Add(new Cable(server, nic, sw, NextPort(sw)));
+
+        public void CableServers(int a, int aPort, int b, int bPort) => Cables.Add(new Cable(a, aPort, b, bPort));
 
         public void CableSwitches(int a, int b) => Cables.Add(new Cable(a, NextPort(a), b, NextPort(b)));
 

@@ -35,15 +35,32 @@ public sealed record SwitchedNetworkOptions
     /// <summary>The agg boxes of a <see cref="NetworkKind.NetAgg"/> network: where, their cables' rate and their processing rate.</summary>
     public AggBoxOptions AggBoxes { get; init; } = new();
 
+    /// <summary>
+    /// Free ports of each server cabled to other servers (<see cref="NetworkKind.Grin"/>): 0 to 5, since one of the
+    /// six ports is the NIC. 0 is the racks network exactly.
+    /// </summary>
+    public int FreePorts { get; init; }
+
+    /// <summary>The network's name in reports: its kind's, and a GRIN network's degree after it (grin2: two free ports cabled).</summary>
+    public string Label => Kind == NetworkKind.Grin ? $"grin{FreePorts}" : Kind.Name();
+
     internal void Validate()
     {
         if (Kind == NetworkKind.Torus)
         {
-            throw new ArgumentException("a switched network is a switch, racks, a fat tree or netagg");
+            throw new ArgumentException("a switched network is a switch, racks, a fat tree, netagg or grin");
         }
         if (NicsPerServer is not (1 or 6))
         {
             throw new ArgumentOutOfRangeException(nameof(NicsPerServer), NicsPerServer, "a server has 1 NIC or 6 teamed");
+        }
+        if (Kind == NetworkKind.Grin && NicsPerServer != 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(NicsPerServer), NicsPerServer, "a GRIN server has one NIC and its free ports for cables");
+        }
+        if (FreePorts < 0 || FreePorts > 5 || (FreePorts > 0 && Kind != NetworkKind.Grin))
+        {
+            throw new ArgumentOutOfRangeException(nameof(FreePorts), FreePorts, "free ports are 0 to 5, on a GRIN network only");
         }
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(PortBufferBytes);
         ArgumentOutOfRangeException.ThrowIfNegative(EcnThresholdBytes);
