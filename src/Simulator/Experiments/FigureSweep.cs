@@ -317,6 +317,6 @@ public static partial class FigureSweep
         "camdoop" => "Camdoop",
         "noagg" => "Camdoop (no agg.)",
         _ when aggregation is null or "direct" => $"TCP Camdoop ({network})",
-        _ => $"TCP Camdoop ({network}, {aggregation} aggregation)",
+        _ => $"TCP Camdoop ({network}, {aggregation})", // short: the legend has room for about 32 characters
     };
 }

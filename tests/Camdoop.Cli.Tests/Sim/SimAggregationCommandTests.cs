@@ -48,7 +48,7 @@ public sealed class SimAggregationCommandTests
             int column = Array.IndexOf(header, "aggregation");
             Assert.True(column >= 0, lines[0]);
             Assert.Equal(["direct", "binary"], lines.Skip(1).Select(l => l.Split(',')[column]));
-            Assert.Contains("binary aggregation", File.ReadAllText(Path.Combine(dir, "figure-6-r-1.svg")), StringComparison.Ordinal);
+            Assert.Contains("TCP Camdoop (racks, binary)", File.ReadAllText(Path.Combine(dir, "figure-6-r-1.svg")), StringComparison.Ordinal);
         }
         finally
         {
