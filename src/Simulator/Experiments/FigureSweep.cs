@@ -316,6 +316,7 @@ public static partial class FigureSweep
     {
         "camdoop" => "Camdoop",
         "noagg" => "Camdoop (no agg.)",
+        _ when network == "netagg" || aggregation == "netagg" => "NetAgg",
         _ when aggregation is null or "direct" => $"TCP Camdoop ({network})",
         _ => $"TCP Camdoop ({network}, {aggregation})", // short: the legend has room for about 32 characters
     };
