@@ -93,8 +93,8 @@ public static partial class JobSimulation
     {
         switch (network.Kind)
         {
-            case NetworkKind.Racks:
-                return network.RackSize;
+            case NetworkKind.Racks or NetworkKind.Grin:
+                return network.RackSize; // GRIN's cables change no rack: its switches are the racks network's
             case NetworkKind.FatTree:
                 {
                     int k = network.FatTreeK;

@@ -118,15 +118,19 @@ public sealed class EdgeAggregationTests
 
     /// <summary>
     /// A rack is what shares a switch: on one switch it is every server, so rack aggregation is the direct shuffle (no
-    /// server merges on the way); on a fat tree it is the servers under one edge switch (3 on 27 servers), which do.
+    /// server merges on the way); on a fat tree it is the servers under one edge switch (3 on 27 servers), which do;
+    /// GRIN's cables change no rack, so its racks aggregate as the racks network's do.
     /// </summary>
     [Theory]
-    [InlineData(NetworkKind.Switch, false)]
-    [InlineData(NetworkKind.FatTree, true)]
-    public void RackAggregationFollowsTheSwitchesServersShare(NetworkKind network, bool mergesOnTheWay)
+    [InlineData(NetworkKind.Switch, 40, false)]
+    [InlineData(NetworkKind.FatTree, 40, true)]
+    [InlineData(NetworkKind.Grin, 9, true)]
+    public void RackAggregationFollowsTheSwitchesServersShare(NetworkKind network, int rackSize, bool mergesOnTheWay)
     {
-        var result = JobSimulation.Run(Options(new Torus(3, 3, 3), network, Aggregation.Rack) with
+        var options = Options(new Torus(3, 3, 3), network, Aggregation.Rack, rackSize);
+        var result = JobSimulation.Run(options with
         {
+            Network = options.Network! with { FreePorts = network == NetworkKind.Grin ? 2 : 0 },
             Workload = Workload.WordCount,
             BytesPerServer = 4_000,
             ReduceTasks = 2,
