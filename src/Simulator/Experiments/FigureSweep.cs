@@ -256,7 +256,8 @@ public static partial class FigureSweep
 
     /// <summary>
     /// With energy measured, one more chart per panel: each mode's network energy for the job, and what legacy
-    /// Ethernet would have drawn over the same time (dashed).
+    /// Ethernet would have drawn over the same time (dashed) when there are few enough series to read it: beyond
+    /// four designs the legacy lines are left to the CSV.
     /// </summary>
     public static IReadOnlyList<SvgLineChart> EnergyCharts(IEnumerable<SweepRow> rows)
     {
@@ -277,12 +278,16 @@ public static partial class FigureSweep
                     : x => Math.Round(Math.Pow(2, x)).ToString(CultureInfo.InvariantCulture),
                 YLabel = $"network energy for the job (J, {model})",
             };
-            foreach (var (mode, network, aggregation) in panel.Select(r => (r.Mode, r.Network, r.Aggregation)).Distinct())
+            var designs = panel.Select(r => (r.Mode, r.Network, r.Aggregation)).Distinct().ToList();
+            foreach (var (mode, network, aggregation) in designs)
             {
                 var runs = panel.Where(r => r.Mode == mode && r.Network == network && r.Aggregation == aggregation).OrderBy(X).ToList();
                 string name = SeriesName(mode, network, aggregation);
                 chart.Series.Add(new ChartSeries($"{name} ({model})", runs.Select(r => (X(r), r.Energy!.Joules)).ToList()));
-                chart.Series.Add(new ChartSeries($"{name}, legacy", runs.Select(r => (X(r), r.Energy!.LegacyJoules)).ToList(), Dashed: true));
+                if (designs.Count <= 4)
+                {
+                    chart.Series.Add(new ChartSeries($"{name}, legacy", runs.Select(r => (X(r), r.Energy!.LegacyJoules)).ToList(), Dashed: true));
+                }
             }
             charts.Add(chart);
         }

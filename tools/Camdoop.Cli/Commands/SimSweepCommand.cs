@@ -56,7 +56,7 @@ public static class SimSweepCommand
             .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
             .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
             .Option("energy", "Figures 6, 7 and 10: also chart and tabulate every run's network energy. " + CommonOptions.EnergyHelp, "MODEL")
-            .Option("networks", "Figures 6, 7 and 10: torus (the Camdoop modes) and switched networks (switch, racks, fattree, grin: TCP Camdoop), comma-separated", "LIST", "torus")
+            .Option("networks", "Figures 6, 7 and 10: torus (the Camdoop modes) and switched networks (switch, racks, fattree, netagg, grin: TCP Camdoop, NetAgg), comma-separated", "LIST", "torus")
             .AddSwitchedNetworkOptions(network: false)
             .AddAggregationOption(list: true)
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
@@ -409,7 +409,7 @@ public static class SimSweepCommand
         {
             if (!NetworkKinds.TryParse(name, out var kind))
             {
-                throw CliException.Usage($"sim sweep: --networks: '{name}' is not one of torus, switch, racks, fattree, grin");
+                throw CliException.Usage($"sim sweep: --networks: '{name}' is not one of torus, switch, racks, fattree, netagg, grin");
             }
             if (!networks.Contains(kind))
             {

@@ -17,7 +17,7 @@ public sealed class SvgLineChart
     private const int Top = 40;
     private const int Bottom = 60;
 
-    private static readonly string[] Palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#7f7f7f"];
+    private static readonly string[] Palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#7f7f7f", "#e377c2", "#bcbd22", "#393b79", "#000000"];
 
     // Dashed series (bounds) often coincide; distinct patterns keep each visible.
     private static readonly string[] DashPatterns = ["8,4", "3,3", "12,3,3,3", "2,6"];
