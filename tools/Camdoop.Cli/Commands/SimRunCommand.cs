@@ -204,7 +204,8 @@ public static class SimRunCommand
             throw CliException.Usage("sim run: --mode tcp runs one job without --concurrent, --placement vertical, --query or --replicate-output");
         }
         bool netAgg = options.Network?.Kind == NetworkKind.NetAgg && options.Mode == ShuffleMode.Tcp;
-        if (failures.Any(f => f.IsAggBox != netAgg || f.AtNanoseconds < 0))
+        bool tcp = options.Mode == ShuffleMode.Tcp;
+        if (failures.Any(f => (tcp && (!netAgg || !f.IsAggBox || f.AtNanoseconds < 0)) || (!tcp && f.IsAggBox)))
         {
             throw CliException.Usage(netAgg
                 ? "sim run: --fail on --network netagg --mode tcp takes agg boxes (box@rack0, box@core) during the shuffle; servers fail only on the torus"
