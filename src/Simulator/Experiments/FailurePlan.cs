@@ -2,13 +2,15 @@ using System.Globalization;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
+using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
 
 /// <summary>
 /// A failure to inject into a simulated job, as a user writes it: <c>WHAT@WHEN</c>. WHAT is <c>root</c> (the server of
 /// reduce task 0), <c>root-neighbour</c> (a one-hop neighbour of it), <c>random</c> (a server that is neither), a
-/// server <c>X,Y,Z</c>, or a cable <c>link:X,Y,Z:PORT</c> (both directions; PORT is +X, -X, +Y, -Y, +Z or -Z). WHEN is
+/// server <c>X,Y,Z</c>, a cable <c>link:X,Y,Z:PORT</c> (both directions; PORT is +X, -X, +Y, -Y, +Z or -Z), or, on a
+/// NetAgg network in mode tcp, an agg box as the report names it (<c>box@rack3</c>, <c>box@core</c>). WHEN is
 /// a fraction of T with the suffix T (<c>0.25T</c>: T is the failure-free shuffle-and-reduce time of the same job) or
 /// a simulated time after the shuffle starts (<c>15ms</c>, <c>200us</c>, <c>1.5s</c>), or <c>start</c>: down before the
 /// job starts, so that it starts without that server (<see cref="StartLead"/> earlier, long enough to be detected).
@@ -26,9 +28,9 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
         }
         string what = text[..at].Trim().ToLowerInvariant();
         string when = text[(at + 1)..].Trim();
-        if (what is not ("root" or "root-neighbour" or "random") && !TryServer(what, out _) && !TryLink(what, out _, out _))
+        if (what is not ("root" or "root-neighbour" or "random") && !TryServer(what, out _) && !TryLink(what, out _, out _) && !IsBoxName(what))
         {
-            throw new FormatException($"'{text[..at]}' is not a failure target: root, root-neighbour, random, X,Y,Z or link:X,Y,Z:PORT");
+            throw new FormatException($"'{text[..at]}' is not a failure target: root, root-neighbour, random, X,Y,Z, link:X,Y,Z:PORT or box@NAME");
         }
         if (when.Equals("start", StringComparison.OrdinalIgnoreCase))
         {
@@ -52,6 +54,9 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
     /// <summary>How long before the job starts a failure <c>@start</c> happens: several detection times (beacons).</summary>
     public const long StartLead = 250 * SimTime.Millisecond;
 
+    /// <summary>Whether the target is an agg box (<c>box@NAME</c>).</summary>
+    public bool IsAggBox => IsBoxName(What);
+
     /// <summary>Whether the time is a fraction of T, so the failure-free run must come first.</summary>
     public bool NeedsBaseline => FractionOfT is not null;
 
@@ -59,13 +64,28 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
     /// The concrete failure on <paramref name="torus"/> for the job placed by <paramref name="placement"/>:
     /// <c>root-neighbour</c> and <c>random</c> are drawn from <paramref name="seed"/>; a fraction of T needs
     /// <paramref name="baselineNanoseconds"/>.
+    /// An agg box needs the NetAgg network's <paramref name="boxes"/>; its host is in the hosts' torus.
     /// </summary>
-    public InjectedFailure Resolve(Torus torus, JobPlacement placement, int seed, long? baselineNanoseconds)
+    public InjectedFailure Resolve(Torus torus, JobPlacement placement, int seed, long? baselineNanoseconds, NetAggLayout? boxes = null)
     {
         ArgumentNullException.ThrowIfNull(torus);
         ArgumentNullException.ThrowIfNull(placement);
         long at = AtNanoseconds ?? (long)Math.Round(FractionOfT!.Value * (baselineNanoseconds
             ?? throw new InvalidOperationException("a failure at a fraction of T needs the failure-free run's time")));
+        if (IsAggBox)
+        {
+            if (boxes is null)
+            {
+                throw new FormatException($"{What}: agg boxes fail only on a netagg network (--network netagg --mode tcp)");
+            }
+            int box = boxes.BoxNamed(What["box@".Length..]);
+            if (box < 0)
+            {
+                var names = Enumerable.Range(boxes.Servers, boxes.Boxes).Select(boxes.NameOf);
+                throw new FormatException($"{What} is not an agg box of this network: {string.Join(", ", names)}");
+            }
+            return new InjectedFailure(boxes.NameOf(box), boxes.HostTorus(torus).CoordinateOf(box), null, at);
+        }
         var root = placement.Root(0);
         var random = new Random(unchecked((seed * 31) + What.Length));
         switch (What)
@@ -93,6 +113,8 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
             : throw new FormatException($"server {end.Name} of '{What}' is not on the {torus} torus");
     }
 
+    private static bool IsBoxName(string text) => text.StartsWith("box@", StringComparison.Ordinal) && text.Length > "box@".Length;
+
     private static bool TryServer(string text, out Coordinate server) => Coordinate.TryParse(text, out server) && text.Count(c => c == ',') == 2;
 
     private static bool TryLink(string text, out Coordinate server, out Port port)
@@ -112,6 +134,9 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
 public sealed record InjectedFailure(string What, Coordinate Server, Port? LinkPort, long AtNanoseconds)
 {
     public bool IsLink => LinkPort is not null;
+
+    /// <summary>An agg box of a NetAgg network (<see cref="What"/> is its name, <see cref="Server"/> its host).</summary>
+    public bool IsAggBox => What.StartsWith("box@", StringComparison.Ordinal);
 
     /// <summary>"x,y,z" or "x,y,z:PORT".</summary>
     public string Target => LinkPort is { } port ? $"{Server.Name}:{port.Name()}" : Server.Name;

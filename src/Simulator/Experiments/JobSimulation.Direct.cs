@@ -75,14 +75,54 @@ public static partial class JobSimulation
                 services[s].StartJob(description, input.Job, s < n && mapTasks.Maps(s) ? [maps[s]] : [], plan);
             }
         }));
+        var detected = FailBoxes(options, sim, services, description.JobId, plan, nodes, t0);
         bool completed = RunShuffle(sim, options, completions, failures, progress, t0);
         double cpuSeconds = cpu.Seconds(sim);
         var result = CollectDirect(options, description, sim, services, transports, input, completions, failures, completed, t0) with
         {
+            Failures = [.. options.Failures.Select(f => new FailureReport(f.What, f.Server.Name, null, f.AtNanoseconds / 1e9,
+                detected.TryGetValue(f.What, out long d) ? (d - t0) / 1e9 : null))],
+            Recovery = options.Failures.Count == 0 ? null : new RecoveryReport(services.Sum(s => s.GetJob(description.JobId)?.ResentBytes ?? 0),
+                0, 0, 0, 0, 0, null, null),
             // The same accounting as the torus's runs: the network's ports from time 0 to the last reducer's end.
             Energy = options.Energy is null ? null : sim.MeasureEnergy(JobEnd(sim, completions)),
         };
         return Finish(result, options, input, completions, completed, cpuSeconds, wall);
+    }
+
+    /// <summary>
+    /// Crashes the agg boxes of <see cref="JobSimulationOptions.Failures"/> at their times. The job's hosts learn of
+    /// a crash one liveness detection later (the node's beacon interval times its missed beacons, as the torus's
+    /// servers detect a neighbour): then they go on with the trees without the box. Returns when each was detected.
+    /// </summary>
+    private static Dictionary<string, long> FailBoxes(JobSimulationOptions options, Simulation sim, DirectShuffleService[] services,
+        ulong jobId, IAggregationPlan plan, int nodes, long t0)
+    {
+        var detected = new Dictionary<string, long>();
+        if (options.Failures.Count == 0)
+        {
+            return detected;
+        }
+        var node = sim.Options.Node;
+        long detection = node.BeaconInterval * node.BeaconMisses;
+        var trees = (NetAggPlan)plan;
+        foreach (var failure in options.Failures.OrderBy(f => f.AtNanoseconds))
+        {
+            int box = sim.Torus.IndexOf(failure.Server);
+            long at = t0 + failure.AtNanoseconds;
+            sim.FailServer(failure.Server, at);
+            trees = trees.Without(box);
+            var without = trees;
+            detected[failure.What] = at + detection;
+            sim.Schedule(at + detection, () => sim.ForEachServer(s =>
+            {
+                if (s < nodes && !sim.IsServerFailed(sim.Torus.CoordinateOf(s)))
+                {
+                    services[s].OnApplianceFailed(jobId, box, without, without.Nodes);
+                }
+            }));
+        }
+        return detected;
     }
 
     /// <summary>

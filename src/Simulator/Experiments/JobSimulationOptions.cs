@@ -207,15 +207,23 @@ public sealed record JobSimulationOptions
         {
             throw new ArgumentException($"aggregation {Aggregation.Name()} shapes the streams of mode tcp on a switched network, not mode {Mode.Name()}");
         }
+        if (Mode != ShuffleMode.Tcp && Failures.Any(f => f.IsAggBox))
+        {
+            throw new ArgumentException("agg boxes fail only on a netagg network in mode tcp");
+        }
         if (Mode == ShuffleMode.Tcp)
         {
             if (Network is null)
             {
                 throw new ArgumentException("mode tcp shuffles through a switch: it needs a switched network (switch, racks, fattree or grin), not the torus");
             }
-            if (Failures.Count > 0 || ReplicateOutput || Queries.Count > 0)
+            if (ReplicateOutput || Queries.Count > 0)
             {
-                throw new ArgumentException("mode tcp runs without injected failures, output replicas or monitoring queries");
+                throw new ArgumentException("mode tcp runs without output replicas or monitoring queries");
+            }
+            if (Failures.Any(f => !f.IsAggBox || f.AtNanoseconds < 0) || (Failures.Count > 0 && Network.Kind != NetworkKind.NetAgg))
+            {
+                throw new ArgumentException("mode tcp takes injected failures of agg boxes only (box@NAME, on a netagg network, during the shuffle)");
             }
             if (Network.Kind == NetworkKind.NetAgg && Aggregation != Aggregation.Direct)
             {

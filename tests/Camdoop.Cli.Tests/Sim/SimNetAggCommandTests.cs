@@ -28,7 +28,35 @@ public sealed class SimNetAggCommandTests
         Assert.Equal(merged * 8 / 5e9, box.GetProperty("busySeconds").GetDouble(), 6);
     }
 
+    [Fact]
+    public void AFailedBoxIsReportedAndTheOutputIsStillVerified()
+    {
+        // One rack: the box's children (every server but the reducer) send to the reducer again once it is down.
+        var (code, stdout, stderr) = CamdoopProcess.Run(
+            "sim", "run", "--torus", "2x2x3", "--job", "wordcount", "--input-per-server", "200KB", "--network", "netagg",
+            "--mode", "tcp", "--switch-buffer", "8MB", "--min-rto", "1ms", "--fail", "box@rack0@0.25T", "--verify", "--json");
+        Assert.True(code == 0, stderr);
+        using var doc = JsonDocument.Parse(stdout);
+        var root = doc.RootElement;
+        Assert.True(root.GetProperty("verified").GetBoolean());
+        var box = Assert.Single(root.GetProperty("aggBoxes").EnumerateArray().ToList());
+        Assert.True(box.GetProperty("failed").GetBoolean());
+        var failure = Assert.Single(root.GetProperty("failures").EnumerateArray().ToList());
+        Assert.Equal("box@rack0", failure.GetProperty("what").GetString());
+        Assert.Equal("2,0,0", failure.GetProperty("server").GetString());
+        Assert.True(failure.GetProperty("detectedAtSeconds").GetDouble() > failure.GetProperty("atSeconds").GetDouble());
+        var recovery = root.GetProperty("recovery");
+        Assert.True(recovery.GetProperty("resentBytes").GetInt64() > 0);
+        Assert.True(recovery.GetProperty("stretch").GetDouble() > 1);
+    }
+
     [Theory]
+    [InlineData("--network", "netagg", "--mode", "tcp", "--fail", "box@core@0.25T")]
+    [InlineData("--network", "netagg", "--mode", "tcp", "--fail", "box@rack9@1ms")]
+    [InlineData("--network", "netagg", "--mode", "tcp", "--fail", "box@rack0@start")]
+    [InlineData("--network", "netagg", "--mode", "tcp", "--fail", "root@0.5T")]
+    [InlineData("--network", "racks", "--mode", "tcp", "--fail", "box@rack0@1ms")]
+    [InlineData("--fail", "box@rack0@1ms")]
     [InlineData("--network", "netagg", "--mode", "tcp", "--agg-boxes", "some")]
     [InlineData("--network", "netagg", "--mode", "tcp", "--agg-trees", "7")]
     [InlineData("--network", "netagg", "--mode", "tcp", "--agg-rate", "0")]

@@ -5,6 +5,7 @@ using Camdoop.Experiments;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Network;
 
 namespace Camdoop.Cli.Commands;
 
@@ -61,7 +62,7 @@ public static class SimRunCommand
             .Option("concurrent", "Run this many copies of the job at once, each with its own data", "K", "1")
             .Option("placement", "With --concurrent: horizontal (every server maps every copy) | vertical (each copy on its own servers)", "HOW", "horizontal")
             .Option("servers-per-job", "With --placement vertical: servers of each copy, chosen from the seed; 0 = N/K", "M", "0")
-            .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
+            .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT; with --network netagg --mode tcp only an agg box, box@rack0 or box@core) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
             .Option("energy", CommonOptions.EnergyHelp, "MODEL")
             .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
             .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
@@ -197,10 +198,27 @@ public static class SimRunCommand
         options = options with { Limits = SimLimitOption.Parse(args.Strings("limit"), options.Torus, options.JobId, copies) };
         var placement = args.Choice("placement", Placements);
         int serversPerJob = args.Int("servers-per-job", 0, options.Torus.Count);
-        if (options.Mode == ShuffleMode.Tcp && (failures.Count > 0 || copies > 1 || placement == JobPartitioning.Vertical
+        if (options.Mode == ShuffleMode.Tcp && (copies > 1 || placement == JobPartitioning.Vertical
             || options.Queries.Count > 0 || options.ReplicateOutput))
         {
-            throw CliException.Usage("sim run: --mode tcp runs one job without --fail, --concurrent, --placement vertical, --query or --replicate-output");
+            throw CliException.Usage("sim run: --mode tcp runs one job without --concurrent, --placement vertical, --query or --replicate-output");
+        }
+        bool netAgg = options.Network?.Kind == NetworkKind.NetAgg && options.Mode == ShuffleMode.Tcp;
+        bool tcp = options.Mode == ShuffleMode.Tcp;
+        if (failures.Any(f => (tcp && (!netAgg || !f.IsAggBox || f.AtNanoseconds < 0)) || (!tcp && f.IsAggBox)))
+        {
+            throw CliException.Usage(netAgg
+                ? "sim run: --fail on --network netagg --mode tcp takes agg boxes (box@rack0, box@core) during the shuffle; servers fail only on the torus"
+                : "sim run: --fail box@NAME is for --network netagg --mode tcp; mode tcp takes no other failure");
+        }
+        if (netAgg && failures.Count > 0)
+        {
+            var layout = NetAggLayout.For(options.Network!, options.Torus.Count);
+            if (failures.FirstOrDefault(f => layout.BoxNamed(f.What["box@".Length..]) < 0) is { } unknown)
+            {
+                var names = Enumerable.Range(layout.Servers, layout.Boxes).Select(layout.NameOf);
+                throw CliException.Usage($"sim run: --fail {unknown.What} is not an agg box of this network: {string.Join(", ", names)}");
+            }
         }
         if ((copies > 1 || placement == JobPartitioning.Vertical) && options.Queries.Count > 0)
         {
@@ -301,7 +319,8 @@ public static class SimRunCommand
         List<InjectedFailure> failures;
         try
         {
-            failures = requests.Select(r => r.Resolve(options.Torus, placement, (int)options.Seed, t)).ToList();
+            var boxes = options.Network?.Kind == NetworkKind.NetAgg ? NetAggLayout.For(options.Network, options.Torus.Count) : null;
+            failures = requests.Select(r => r.Resolve(options.Torus, placement, (int)options.Seed, t, boxes)).ToList();
         }
         catch (Exception e) when (e is FormatException or InvalidOperationException)
         {
@@ -422,7 +441,7 @@ public static class SimRunCommand
         foreach (var f in r.Failures)
         {
             Line($"failed: {f.What}", string.Create(CultureInfo.InvariantCulture,
-                $"{(f.Link is null ? $"server {f.Server}" : $"cable {f.Link}")} at {S(f.AtSeconds)}, detected at {(f.DetectedAtSeconds is { } d ? S(d) : "never (nothing needed it)")}"));
+                $"{(f.Link is not null ? $"cable {f.Link}" : f.What.StartsWith("box@", StringComparison.Ordinal) ? $"agg box on host {f.Server}" : $"server {f.Server}")} at {S(f.AtSeconds)}, detected at {(f.DetectedAtSeconds is { } d ? S(d) : "never (nothing needed it)")}"));
         }
         if (r.Recovery is { } rec)
         {

@@ -22,6 +22,8 @@ public sealed class DirectJob
     private readonly Dictionary<(int ReduceTask, int Tree), ForwardingVertex> _vertexOf = [];
     private readonly Dictionary<int, DirectReducer> _reducers = [];
     private readonly List<ReduceTaskResult> _completed = [];
+    private readonly IReadOnlyList<MapOutput> _mapOutputs;
+    private readonly IReadOnlyList<int> _roots;
     private int _active;
 
     internal DirectJob(DirectShuffleService service, JobDescription description, IMapReduceJob job, IReadOnlyList<MapOutput> mapOutputs, IAggregationPlan? plan)
@@ -35,6 +37,8 @@ public sealed class DirectJob
         int self = hosts.IndexOf(context.Self);
         bool isServer = self < servers;
         var roots = JobPlacement.For(service.Servers, description).RootIndices;
+        _roots = roots;
+        _mapOutputs = mapOutputs;
         Plan = plan ?? new DirectPlan(servers, roots);
         int trees = Plan.Trees;
         var options = service.Options;
@@ -79,7 +83,16 @@ public sealed class DirectJob
     }
 
     /// <summary>Where this job's streams go (the direct plan unless the job was started with another).</summary>
-    public IAggregationPlan Plan { get; }
+    public IAggregationPlan Plan { get; private set; }
+
+    /// <summary>Streams this host sent again from the start, to a new parent or to a restarted one, after a failure.</summary>
+    public int RestartedStreams { get; private set; }
+
+    /// <summary>Record bytes of the streams sent again after a failure.</summary>
+    public long ResentBytes => _senders.Where(s => s.IsRestart).Sum(s => s.BytesWritten) + _vertices.Where(v => v.IsRestart).Sum(v => v.BytesWritten);
+
+    /// <summary>Records this host's merges dropped from resent streams as already merged from a failed child.</summary>
+    public long DroppedRecords => _vertices.Sum(v => v.DroppedRecords) + _reducers.Values.Sum(r => r.DroppedRecords);
 
     public JobDescription Description { get; }
 
@@ -105,7 +118,8 @@ public sealed class DirectJob
     public long ReducedBytes => _reducers.Values.Sum(r => r.InputBytes);
 
     /// <summary>Every stream delivered and every reduce task rooted here written.</summary>
-    public bool IsFinished => _senders.All(s => s.IsDelivered) && _vertices.All(v => v.IsDelivered) && _reducers.Values.All(r => r.IsFinished);
+    public bool IsFinished => _senders.All(s => s.IsAbandoned || s.IsDelivered) && _vertices.All(v => v.Abandoned || v.IsDelivered)
+        && _reducers.Values.All(r => r.IsFinished);
 
     internal long Now => _service.Context.Now;
 
@@ -183,10 +197,103 @@ public sealed class DirectJob
         }
     }
 
+    /// <summary>
+    /// Node <paramref name="failed"/> (an appliance: an agg box) is down and <paramref name="plan"/> is the trees
+    /// without it. In every tree it merged for: its parent cuts its stream at the last key merged from it and takes
+    /// its children's resent streams past that key instead; every node below it sends its stream again from the
+    /// start, its children to their new parent (the next node on the path), the nodes further down to their own
+    /// parents, which start over too (what the failed node had merged of theirs is lost with it).
+    /// <paramref name="nodes"/> is the plan's node count.
+    /// </summary>
+    internal void OnNodeFailed(int failed, IAggregationPlan plan, int nodes)
+    {
+        var context = _service.Context;
+        var hosts = context.Torus;
+        int self = hosts.IndexOf(context.Self);
+        var old = Plan;
+        var options = _service.Options;
+        for (int r = 0; r < Description.ReduceTasks; r++)
+        {
+            for (int t = 0; t < old.Trees; t++)
+            {
+                if (old.ChildrenOf(r, t, failed) == 0 || self == failed)
+                {
+                    continue; // the failed node had no part in this tree
+                }
+                int parent = old.ParentOf(r, t, failed);
+                if ((parent < 0 ? _roots[r] : parent) == self)
+                {
+                    var children = Enumerable.Range(0, nodes).Where(n => n != failed && n != _roots[r] && old.ParentOf(r, t, n) == failed).ToList();
+                    MergeFor(r, t)?.Cut(failed, t, children);
+                    continue;
+                }
+                if (!Below(old, r, t, self, failed, nodes))
+                {
+                    continue;
+                }
+                int newParent = plan.ParentOf(r, t, self);
+                var parentAt = hosts.CoordinateOf(newParent < 0 ? _roots[r] : newParent);
+                bool isServer = self < _service.Servers.Count;
+                var local = isServer ? new LocalRunMerge(Job, LocalRuns(_mapOutputs, r, t, old.Trees), options.LocalBlockBytes) : null;
+                if (_vertexOf.TryGetValue((r, t), out var vertex))
+                {
+                    vertex.Abandon();
+                    var restarted = new ForwardingVertex(this, r, t, parentAt, plan.ChildrenOf(r, t, self), local, options.ReducerInputBytes, options.LocalBlockBytes)
+                    {
+                        IsRestart = true,
+                    };
+                    _vertices.Add(restarted);
+                    _vertexOf[(r, t)] = restarted;
+                    Run(() => restarted.Start(_service.Transport));
+                }
+                else if (_senders.FirstOrDefault(x => x.ReduceTask == r && x.Tree == t && !x.IsAbandoned) is { } sender)
+                {
+                    if (sender.IsStarted && !sender.IsDelivered)
+                    {
+                        _active--;
+                    }
+                    sender.Abandon();
+                    var restarted = new DirectSender(this, r, t, parentAt, local!) { IsRestart = true };
+                    _senders.Add(restarted);
+                    _waiting.Enqueue(restarted);
+                }
+                else
+                {
+                    continue;
+                }
+                RestartedStreams++;
+            }
+        }
+        Plan = plan;
+        StartWaiting();
+    }
+
+    // Whether node's stream of (r, t) passes through `failed` on its way to the root.
+    private static bool Below(IAggregationPlan plan, int r, int t, int node, int failed, int nodes)
+    {
+        for (int hops = 0, at = node; hops < nodes; hops++)
+        {
+            at = plan.ParentOf(r, t, at);
+            if (at == failed)
+            {
+                return true;
+            }
+            if (at < 0)
+            {
+                return false;
+            }
+        }
+        return false;
+    }
+
     private void StartWaiting()
     {
         while (_active < _service.Options.ConcurrentStreams && _waiting.TryDequeue(out var sender))
         {
+            if (sender.IsAbandoned)
+            {
+                continue;
+            }
             _active++;
             Run(() => sender.Start(_service.Transport));
         }

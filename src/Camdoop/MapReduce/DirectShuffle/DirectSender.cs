@@ -41,6 +41,21 @@ internal sealed class DirectSender : IStreamWriter
 
     public bool IsDelivered { get; private set; }
 
+    /// <summary>Sent again from the start after a failure, in place of an abandoned stream.</summary>
+    public bool IsRestart { get; init; }
+
+    /// <summary>Opened (it holds one of the job's concurrent stream slots until delivered).</summary>
+    public bool IsStarted => _stream is not null;
+
+    /// <summary>Replaced by a stream to another parent: it writes nothing more and its delivery no longer counts.</summary>
+    public bool IsAbandoned { get; private set; }
+
+    public void Abandon()
+    {
+        IsAbandoned = true;
+        _ended = true;
+    }
+
     public void Start(IStreamTransport transport)
     {
         _stream = transport.Open(Parent, this);
@@ -51,6 +66,10 @@ internal sealed class DirectSender : IStreamWriter
 
     public void OnDelivered(IOutboundByteStream stream)
     {
+        if (IsAbandoned)
+        {
+            return;
+        }
         IsDelivered = true;
         _owner.OnSenderDelivered(this);
     }

@@ -138,6 +138,24 @@ public sealed class DirectShuffleService : IStreamAcceptor
         return true;
     }
 
+    /// <summary>
+    /// Host <paramref name="failed"/>, an appliance of <paramref name="jobId"/>'s aggregation trees, is down (its
+    /// peers gave up on it): the job goes on with <paramref name="plan"/>, the trees without it, which has
+    /// <paramref name="nodes"/> nodes. What this host resends or cuts: <see cref="DirectJob.OnNodeFailed"/>.
+    /// </summary>
+    public void OnApplianceFailed(ulong jobId, int failed, IAggregationPlan plan, int nodes)
+    {
+        ArgumentNullException.ThrowIfNull(plan);
+        if (failed < Servers.Count)
+        {
+            throw new ArgumentOutOfRangeException(nameof(failed), failed, "a failed server's part is not taken over in a stream shuffle");
+        }
+        if (_jobs.TryGetValue(jobId, out var job))
+        {
+            job.Run(() => job.OnNodeFailed(failed, plan, nodes));
+        }
+    }
+
     /// <summary>Forgets a job and the reducers' state.</summary>
     public bool RemoveJob(ulong jobId)
     {

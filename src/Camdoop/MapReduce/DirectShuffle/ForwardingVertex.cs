@@ -36,6 +36,9 @@ internal sealed class ForwardingVertex : StreamMergeNode, IStreamWriter
 
     public bool IsDelivered { get; private set; }
 
+    /// <summary>Sent again from the start after a failure, in place of an abandoned stream.</summary>
+    public bool IsRestart { get; init; }
+
     public void Start(IStreamTransport transport)
     {
         _stream = transport.Open(Parent, this);
@@ -45,6 +48,13 @@ internal sealed class ForwardingVertex : StreamMergeNode, IStreamWriter
     public void OnWritable(IOutboundByteStream stream) => Owner.Run(_pump);
 
     public void OnDelivered(IOutboundByteStream stream) => IsDelivered = true;
+
+    /// <summary>Its stream is restarted by a new vertex: it sends nothing more.</summary>
+    public override void Abandon()
+    {
+        _ended = true;
+        base.Abandon();
+    }
 
     public override void Pump()
     {
