@@ -4,27 +4,17 @@ namespace Camdoop.MapReduce.DirectShuffle;
 /// The plain direct shuffle (TCP Camdoop): every server's stream straight to the root, which waits for all the other
 /// servers; one tree per reduce task unless asked for more (then one stream per server and tree).
 /// </summary>
-public sealed class DirectPlan : IAggregationPlan
+public sealed class DirectPlan : ServerPlan
 {
-    private readonly int _servers;
-    private readonly IReadOnlyList<int> _roots;
-
     /// <param name="servers">The job's servers.</param>
     /// <param name="roots">Each reduce task's root server index.</param>
     /// <param name="trees">Streams per server and reduce task, each with some of the key stripes.</param>
     public DirectPlan(int servers, IReadOnlyList<int> roots, int trees = 1)
+        : base(servers, roots, trees)
     {
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(servers);
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(trees);
-        ArgumentNullException.ThrowIfNull(roots);
-        _servers = servers;
-        _roots = roots;
-        Trees = trees;
     }
 
-    public int Trees { get; }
+    public override int ParentOf(int reduceTask, int tree, int node) => -1;
 
-    public int ParentOf(int reduceTask, int tree, int node) => -1;
-
-    public int ChildrenOf(int reduceTask, int tree, int node) => node == _roots[reduceTask] ? _servers - 1 : 0;
+    public override int ChildrenOf(int reduceTask, int tree, int node) => node == Roots[reduceTask] ? Servers - 1 : 0;
 }

@@ -5,31 +5,22 @@ namespace Camdoop.MapReduce.DirectShuffle.Plans;
 /// splits the servers after it in tree order into two contiguous halves, each a subtree. Contiguous runs of the
 /// index order are racks, so the leaves aggregate within their rack first and then progressively across racks.
 /// </summary>
-public sealed class BinaryPlan : IAggregationPlan
+public sealed class BinaryPlan : ServerPlan
 {
-    private readonly int _servers;
-    private readonly IReadOnlyList<int> _roots;
 
     public BinaryPlan(int servers, IReadOnlyList<int> roots, int trees = 1)
+        : base(servers, roots, trees)
     {
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(servers);
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(trees);
-        ArgumentNullException.ThrowIfNull(roots);
-        _servers = servers;
-        _roots = roots;
-        Trees = trees;
     }
 
-    public int Trees { get; }
-
-    public int ParentOf(int reduceTask, int tree, int node)
+    public override int ParentOf(int reduceTask, int tree, int node)
     {
         var order = Order(reduceTask, tree);
         var (parent, _) = Find(order.PositionOf(node));
         return parent <= 0 ? -1 : order.ServerAt(parent);
     }
 
-    public int ChildrenOf(int reduceTask, int tree, int node)
+    public override int ChildrenOf(int reduceTask, int tree, int node)
     {
         var (_, size) = Find(Order(reduceTask, tree).PositionOf(node));
         int below = size - 1;
@@ -40,7 +31,7 @@ public sealed class BinaryPlan : IAggregationPlan
     /// <summary>The parent's position (-1 for the root) and the size of the subtree at <paramref name="position"/>.</summary>
     private (int Parent, int Size) Find(int position)
     {
-        int lo = 0, hi = _servers, parent = -1;
+        int lo = 0, hi = Servers, parent = -1;
         while (lo != position)
         {
             // The servers after lo: [lo+1, mid) is the left subtree, [mid, hi) the right one.
@@ -58,5 +49,5 @@ public sealed class BinaryPlan : IAggregationPlan
         return (parent, hi - lo);
     }
 
-    private ServerOrder Order(int reduceTask, int tree) => new(_servers, _roots[reduceTask], tree, Trees);
+    private ServerOrder Order(int reduceTask, int tree) => new(Servers, Roots[reduceTask], tree, Trees);
 }

@@ -5,32 +5,23 @@ namespace Camdoop.MapReduce.DirectShuffle.Plans;
 /// its predecessor's stream with its own map output and sending one stream on, the last one being the reducer. It
 /// crosses each rack boundary once, but every server's downlink carries a stream as well as its uplink.
 /// </summary>
-public sealed class ChainPlan : IAggregationPlan
+public sealed class ChainPlan : ServerPlan
 {
-    private readonly int _servers;
-    private readonly IReadOnlyList<int> _roots;
 
     public ChainPlan(int servers, IReadOnlyList<int> roots, int trees = 1)
+        : base(servers, roots, trees)
     {
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(servers);
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(trees);
-        ArgumentNullException.ThrowIfNull(roots);
-        _servers = servers;
-        _roots = roots;
-        Trees = trees;
     }
 
-    public int Trees { get; }
-
-    public int ParentOf(int reduceTask, int tree, int node)
+    public override int ParentOf(int reduceTask, int tree, int node)
     {
         var order = Order(reduceTask, tree);
         int position = order.PositionOf(node);
         return position <= 1 ? -1 : order.ServerAt(position - 1);
     }
 
-    public int ChildrenOf(int reduceTask, int tree, int node) =>
-        Order(reduceTask, tree).PositionOf(node) < _servers - 1 ? 1 : 0;
+    public override int ChildrenOf(int reduceTask, int tree, int node) =>
+        Order(reduceTask, tree).PositionOf(node) < Servers - 1 ? 1 : 0;
 
-    private ServerOrder Order(int reduceTask, int tree) => new(_servers, _roots[reduceTask], tree, Trees);
+    private ServerOrder Order(int reduceTask, int tree) => new(Servers, Roots[reduceTask], tree, Trees);
 }

@@ -6,38 +6,29 @@ namespace Camdoop.MapReduce.DirectShuffle.Plans;
 /// to it, so it is that rack's aggregator. The aggregator of the other racks rotates with the reduce task (and tree),
 /// so with many reduce tasks every server takes its share. With one rack (a single switch) it is the direct shuffle.
 /// </summary>
-public sealed class RackPlan : IAggregationPlan
+public sealed class RackPlan : ServerPlan
 {
-    private readonly int _servers;
     private readonly int _rackSize;
-    private readonly IReadOnlyList<int> _roots;
 
     public RackPlan(int servers, int rackSize, IReadOnlyList<int> roots, int trees = 1)
+        : base(servers, roots, trees)
     {
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(servers);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(rackSize);
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(trees);
-        ArgumentNullException.ThrowIfNull(roots);
-        _servers = servers;
         _rackSize = Math.Min(rackSize, servers);
-        _roots = roots;
-        Trees = trees;
     }
 
-    public int Trees { get; }
+    private int Racks => (Servers + _rackSize - 1) / _rackSize;
 
-    private int Racks => (_servers + _rackSize - 1) / _rackSize;
-
-    public int ParentOf(int reduceTask, int tree, int node)
+    public override int ParentOf(int reduceTask, int tree, int node)
     {
         int aggregator = Aggregator(reduceTask, tree, node / _rackSize);
-        return node == aggregator || aggregator == _roots[reduceTask] ? -1 : aggregator;
+        return node == aggregator || aggregator == Roots[reduceTask] ? -1 : aggregator;
     }
 
-    public int ChildrenOf(int reduceTask, int tree, int node)
+    public override int ChildrenOf(int reduceTask, int tree, int node)
     {
         int rack = node / _rackSize;
-        if (node == _roots[reduceTask])
+        if (node == Roots[reduceTask])
         {
             return RackCount(rack) - 1 + Racks - 1;
         }
@@ -47,7 +38,7 @@ public sealed class RackPlan : IAggregationPlan
     /// <summary>The server that merges <paramref name="rack"/>'s streams: the root in its own rack, else one rotating with the task.</summary>
     private int Aggregator(int reduceTask, int tree, int rack)
     {
-        int root = _roots[reduceTask];
+        int root = Roots[reduceTask];
         if (root / _rackSize == rack)
         {
             return root;
@@ -55,5 +46,5 @@ public sealed class RackPlan : IAggregationPlan
         return (rack * _rackSize) + (int)((((long)reduceTask * Trees) + tree) % RackCount(rack));
     }
 
-    private int RackCount(int rack) => Math.Min(_servers, (rack + 1) * _rackSize) - (rack * _rackSize);
+    private int RackCount(int rack) => Math.Min(Servers, (rack + 1) * _rackSize) - (rack * _rackSize);
 }
