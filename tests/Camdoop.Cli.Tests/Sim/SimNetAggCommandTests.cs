@@ -50,6 +50,18 @@ public sealed class SimNetAggCommandTests
         Assert.True(recovery.GetProperty("stretch").GetDouble() > 1);
     }
 
+    [Fact]
+    public void AFailedBoxsRecoveryLineSpeaksOfStreamsNotMapTasks()
+    {
+        var (code, stdout, stderr) = CamdoopProcess.Run(
+            "sim", "run", "--torus", "2x2x3", "--job", "wordcount", "--input-per-server", "200KB", "--network", "netagg",
+            "--mode", "tcp", "--switch-buffer", "8MB", "--min-rto", "1ms", "--fail", "box@rack0@0.25T");
+        Assert.True(code == 0, stderr);
+        string line = Assert.Single(stdout.Split('\n'), l => l.StartsWith("recovery", StringComparison.Ordinal));
+        Assert.Contains("sent again (the streams that crossed the failed box)", line, StringComparison.Ordinal);
+        Assert.DoesNotContain("map task", line, StringComparison.Ordinal);
+    }
+
     [Theory]
     [InlineData("--network", "netagg", "--mode", "tcp", "--fail", "box@core@0.25T")]
     [InlineData("--network", "netagg", "--mode", "tcp", "--fail", "box@rack9@1ms")]

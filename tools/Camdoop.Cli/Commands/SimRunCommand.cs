@@ -445,7 +445,10 @@ public static class SimRunCommand
         }
         if (r.Recovery is { } rec)
         {
-            Line("recovery", $"{Units.Bytes(rec.ResentBytes)} sent again, {Units.Count(rec.MapTasksRerun, "map task")} run again, {Units.Count(rec.VerticesAdopted, "vertex", "vertices")} taken over");
+            // The stream shuffle reruns no map task and adopts no vertex: a failed agg box's streams are sent again.
+            Line("recovery", r.Mode == "tcp"
+                ? $"{Units.Bytes(rec.ResentBytes)} sent again (the streams that crossed the failed box)"
+                : $"{Units.Bytes(rec.ResentBytes)} sent again, {Units.Count(rec.MapTasksRerun, "map task")} run again, {Units.Count(rec.VerticesAdopted, "vertex", "vertices")} taken over");
             if (rec.Stretch is { } stretch && rec.BaselineSeconds is { } baseline)
             {
                 Line("  stretch over T", string.Create(CultureInfo.InvariantCulture, $"{stretch:0.000}x (T = {S(baseline)} without failures)"));
