@@ -63,6 +63,7 @@ public sealed class SimNetAggCommandTests
     }
 
     [Theory]
+    [InlineData("--network", "netagg", "--mode", "tcp", "--aggregation", "rack")]
     [InlineData("--network", "netagg", "--mode", "tcp", "--fail", "box@core@0.25T")]
     [InlineData("--network", "netagg", "--mode", "tcp", "--fail", "box@rack9@1ms")]
     [InlineData("--network", "netagg", "--mode", "tcp", "--fail", "box@rack0@start")]

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Experiments;
+using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
@@ -96,6 +97,11 @@ public static class SimRunCommand
         var kind = SwitchedNetworkFlags.Kind(args);
         SwitchedNetworkFlags.CheckMode(args, mode, kind);
         var (tcp, sendBuffer, direct) = SwitchedNetworkFlags.Tcp(args, mode == ShuffleMode.Tcp);
+        var aggregation = AggregationFlag.Parse(args, mode == ShuffleMode.Tcp)[0];
+        if (kind == NetworkKind.NetAgg && aggregation != Aggregation.Direct)
+        {
+            throw CliException.Usage("sim run: --aggregation is for the servers of the other switched networks; on netagg the agg boxes aggregate");
+        }
         return new JobSimulationOptions
         {
             Network = NetAggFlags.Apply(args, SwitchedNetworkFlags.Network(args, kind)),
@@ -103,7 +109,7 @@ public static class SimRunCommand
             Tcp = tcp,
             TcpSendBufferBytes = sendBuffer,
             Direct = direct,
-            Aggregation = AggregationFlag.Parse(args, mode == ShuffleMode.Tcp)[0],
+            Aggregation = aggregation,
             Torus = torus,
             Workload = workload,
             Job = workload == Workload.Files || job.Contains('?', StringComparison.Ordinal) ? job : null,
