@@ -54,7 +54,7 @@ public sealed class EdgeAggregationTests
             Seed = (ulong)(reduceTasks * 5) + 1,
             ReduceTasks = reduceTasks,
         });
-        AssertExact(result, reduceTasks);
+        StreamShuffleResults.AssertExact(result, reduceTasks);
         Assert.Equal(aggregation.Name(), result.Aggregation);
         // Every server but the root has at least one interior vertex in a chain or binary tree; a rack plan has one per other rack.
         Assert.True(result.MergedBytes > 0);
@@ -77,7 +77,7 @@ public sealed class EdgeAggregationTests
             ReduceTasks = 1,
             AggregationTrees = 2,
         });
-        AssertExact(result, 1);
+        StreamShuffleResults.AssertExact(result, 1);
         // One stream per server and tree, the root's excepted, whatever the tree's shape.
         Assert.Equal(2 * (cube.Count - 1), result.Tcp!.Connections);
     }
@@ -88,11 +88,11 @@ public sealed class EdgeAggregationTests
     {
         var cube = new Torus(3, 3, 3);
         var sort = JobSimulation.Run(Options(cube, NetworkKind.Switch, Aggregation.Chain) with { Workload = Workload.Sort, BytesPerServer = 2_000 });
-        AssertExact(sort, 1);
+        StreamShuffleResults.AssertExact(sort, 1);
         Assert.True(sort.MergedBytes > 0);
         Assert.Equal(sort.MergedBytes, sort.ForwardedBytes);
         var words = JobSimulation.Run(Options(cube, NetworkKind.Switch, Aggregation.Chain) with { Workload = Workload.WordCount, BytesPerServer = 4_000 });
-        AssertExact(words, 1);
+        StreamShuffleResults.AssertExact(words, 1);
         Assert.True(words.ForwardedBytes < words.MergedBytes);
     }
 
@@ -110,8 +110,8 @@ public sealed class EdgeAggregationTests
         });
         var direct = Run(Aggregation.Direct);
         var rack = Run(Aggregation.Rack);
-        AssertExact(direct, 1);
-        AssertExact(rack, 1);
+        StreamShuffleResults.AssertExact(direct, 1);
+        StreamShuffleResults.AssertExact(rack, 1);
         Assert.True(direct.CoreLinkBytes > 0);
         Assert.True(rack.CoreLinkBytes < direct.CoreLinkBytes, $"rack {rack.CoreLinkBytes} B, direct {direct.CoreLinkBytes} B over the core");
     }
@@ -135,7 +135,7 @@ public sealed class EdgeAggregationTests
             BytesPerServer = 4_000,
             ReduceTasks = 2,
         });
-        AssertExact(result, 2);
+        StreamShuffleResults.AssertExact(result, 2);
         Assert.Equal(mergesOnTheWay, result.MergedBytes > 0);
     }
 
@@ -255,12 +255,4 @@ public sealed class EdgeAggregationTests
         WriteOutputFiles = true,
         MapParallelism = 1,
     };
-
-    private static void AssertExact(JobSimulationResult result, int reduceTasks)
-    {
-        Assert.True(result.Completed, string.Join("; ", result.Errors));
-        Assert.True(result.Verified, result.VerificationError);
-        Assert.Equal(reduceTasks, result.Reducers.Count);
-        Assert.True(result.OutputRecords > 0);
-    }
 }

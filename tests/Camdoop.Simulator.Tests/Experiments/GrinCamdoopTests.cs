@@ -48,7 +48,7 @@ public sealed class GrinCamdoopTests
             Seed = (ulong)(reduceTasks * 5) + 1,
             ReduceTasks = reduceTasks,
         });
-        AssertExact(result, reduceTasks);
+        StreamShuffleResults.AssertExact(result, reduceTasks);
         Assert.Equal($"grin{freePorts}", result.Network);
     }
 
@@ -78,7 +78,7 @@ public sealed class GrinCamdoopTests
                     InputPath = directory,
                     ReduceTasks = r,
                 });
-                AssertExact(result, r);
+                StreamShuffleResults.AssertExact(result, r);
             }
         }
         finally
@@ -101,8 +101,8 @@ public sealed class GrinCamdoopTests
         };
         var grin = JobSimulation.Run(options);
         var racks = JobSimulation.Run(options with { Network = options.Network! with { Kind = NetworkKind.Racks } });
-        AssertExact(grin, reduceTasks);
-        AssertExact(racks, reduceTasks);
+        StreamShuffleResults.AssertExact(grin, reduceTasks);
+        StreamShuffleResults.AssertExact(racks, reduceTasks);
         Assert.Equal("grin0", grin.Network);
         Assert.Equal("racks", racks.Network);
         Assert.Equal(racks.ShuffleReduceSeconds, grin.ShuffleReduceSeconds);
@@ -127,7 +127,7 @@ public sealed class GrinCamdoopTests
         };
         var one = JobSimulation.Run(options with { SimulationThreads = 1 });
         var four = JobSimulation.Run(options with { SimulationThreads = 4 });
-        AssertExact(one, 5);
+        StreamShuffleResults.AssertExact(one, 5);
         Assert.Equal(one.ShuffleReduceSeconds, four.ShuffleReduceSeconds);
         Assert.Equal(one.LinkBytes, four.LinkBytes);
         Assert.Equal(one.LinkFrames, four.LinkFrames);
@@ -147,12 +147,4 @@ public sealed class GrinCamdoopTests
         WriteOutputFiles = true,
         MapParallelism = 1,
     };
-
-    private static void AssertExact(JobSimulationResult result, int reduceTasks)
-    {
-        Assert.True(result.Completed, string.Join("; ", result.Errors));
-        Assert.True(result.Verified, result.VerificationError);
-        Assert.Equal(reduceTasks, result.Reducers.Count);
-        Assert.True(result.OutputRecords > 0);
-    }
 }

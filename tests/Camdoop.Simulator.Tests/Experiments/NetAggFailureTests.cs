@@ -42,13 +42,13 @@ public sealed class NetAggFailureTests
         };
         var input = JobSimulationInput.Prepare(options, keepInputs: true);
         var baseline = JobSimulation.Run(options, input);
-        NetAggJobTests.AssertExact(baseline, reduceTasks);
+        StreamShuffleResults.AssertExact(baseline, reduceTasks);
 
         var failure = FailureRequest.Parse($"{box}@0.25T").Resolve(cube, new JobPlacement(cube, options.JobId, reduceTasks, options.Trees),
             (int)options.Seed, (long)Math.Round(baseline.ShuffleReduceSeconds * 1e9), NetAggLayout.For(options.Network!, cube.Count));
         var result = JobSimulation.Run(options with { Failures = [failure] }, input);
 
-        NetAggJobTests.AssertExact(result, reduceTasks);
+        StreamShuffleResults.AssertExact(result, reduceTasks);
         var failed = Assert.Single(result.AggBoxes!, b => b.Failed);
         Assert.Equal(box, failed.Name);
         var report = Assert.Single(result.Failures);

@@ -47,7 +47,7 @@ public sealed class NetAggJobTests
             Seed = (ulong)(reduceTasks * 3) + 2,
             ReduceTasks = reduceTasks,
         });
-        AssertExact(result, reduceTasks);
+        StreamShuffleResults.AssertExact(result, reduceTasks);
         Assert.Equal("netagg", result.Network);
         Assert.Equal("netagg", result.Aggregation);
         var boxes = result.AggBoxes!;
@@ -72,7 +72,7 @@ public sealed class NetAggJobTests
             BytesPerServer = 4_000,
             ReduceTasks = 3,
         });
-        AssertExact(result, 3);
+        StreamShuffleResults.AssertExact(result, 3);
         var box = Assert.Single(result.AggBoxes!);
         Assert.Equal("box@core", box.Name);
         Assert.True(box.ForwardedBytes < box.MergedBytes, "WordCount combines at the box");
@@ -89,7 +89,7 @@ public sealed class NetAggJobTests
             ReduceTasks = 1,
             AggregationTrees = 2,
         });
-        AssertExact(result, 1);
+        StreamShuffleResults.AssertExact(result, 1);
         Assert.Equal(5, result.AggBoxes!.Count);
     }
 
@@ -113,7 +113,7 @@ public sealed class NetAggJobTests
             BytesPerServer = 40_000,
             ReduceTasks = 1,
         });
-        AssertExact(result, 1);
+        StreamShuffleResults.AssertExact(result, 1);
         double merged = result.IntermediateEncodedBytes * 26.0 / 27.0;
         double expected = merged * 8 / rate;
         Assert.InRange(result.ShuffleReduceSeconds / expected, 0.99, 1.05);
@@ -138,7 +138,7 @@ public sealed class NetAggJobTests
             BytesPerServer = 200_000,
             ReduceTasks = 1,
         });
-        AssertExact(result, 1);
+        StreamShuffleResults.AssertExact(result, 1);
         Assert.Equal(0, result.Tcp!.SwitchDrops);
         Assert.Equal(0, result.Timeouts);
     }
@@ -155,7 +155,7 @@ public sealed class NetAggJobTests
         };
         var one = JobSimulation.Run(options with { SimulationThreads = 1 });
         var four = JobSimulation.Run(options with { SimulationThreads = 4 });
-        AssertExact(one, 5);
+        StreamShuffleResults.AssertExact(one, 5);
         // Link counters are read where the run stopped, which a parallel run may pass by a few events (the last
         // acknowledgements): what happened up to the last reducer's end is compared.
         Assert.Equal(one.ShuffleReduceSeconds, four.ShuffleReduceSeconds);
@@ -181,12 +181,4 @@ public sealed class NetAggJobTests
         WriteOutputFiles = true,
         MapParallelism = 1,
     };
-
-    internal static void AssertExact(JobSimulationResult result, int reduceTasks)
-    {
-        Assert.True(result.Completed, string.Join("; ", result.Errors));
-        Assert.True(result.Verified, result.VerificationError);
-        Assert.Equal(reduceTasks, result.Reducers.Count);
-        Assert.True(result.OutputRecords > 0);
-    }
 }

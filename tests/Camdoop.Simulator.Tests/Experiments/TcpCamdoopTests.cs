@@ -52,7 +52,7 @@ public sealed class TcpCamdoopTests
             Seed = (ulong)(reduceTasks * 7) + 3,
             ReduceTasks = reduceTasks,
         });
-        AssertExact(result, reduceTasks);
+        StreamShuffleResults.AssertExact(result, reduceTasks);
         Assert.Equal("tcp", result.Mode);
         Assert.Equal(network.Name(), result.Network);
         Assert.NotNull(result.Tcp);
@@ -83,7 +83,7 @@ public sealed class TcpCamdoopTests
                 InputPath = directory,
                 ReduceTasks = 4,
             });
-            AssertExact(result, 4);
+            StreamShuffleResults.AssertExact(result, 4);
             Assert.Equal("fattree", result.Network);
         }
         finally
@@ -107,7 +107,7 @@ public sealed class TcpCamdoopTests
             TcpSendBufferBytes = TcpWire.MaxSegmentSize + 100,
             Direct = new DirectShuffleOptions { ConcurrentStreams = 1 },
         });
-        AssertExact(result, 27);
+        StreamShuffleResults.AssertExact(result, 27);
         Assert.Equal(1, result.Tcp!.ConcurrentStreams);
     }
 
@@ -123,7 +123,7 @@ public sealed class TcpCamdoopTests
         };
         var one = JobSimulation.Run(options with { SimulationThreads = 1 });
         var four = JobSimulation.Run(options with { SimulationThreads = 4 });
-        AssertExact(one, 5);
+        StreamShuffleResults.AssertExact(one, 5);
         Assert.Equal(one.ShuffleReduceSeconds, four.ShuffleReduceSeconds);
         Assert.Equal(one.LinkBytes, four.LinkBytes);
         Assert.Equal(one.LinkFrames, four.LinkFrames);
@@ -148,7 +148,7 @@ public sealed class TcpCamdoopTests
             BytesPerServer = 200_000,
             ReduceTasks = 1,
         });
-        AssertExact(result, 1);
+        StreamShuffleResults.AssertExact(result, 1);
         Assert.Equal(0, result.Tcp!.SwitchDrops);
         Assert.Equal(0, result.Timeouts);
         double ratio = result.ShuffleReduceSeconds / result.LowerBounds.Switch1G;
@@ -183,12 +183,4 @@ public sealed class TcpCamdoopTests
         WriteOutputFiles = true,
         MapParallelism = 1,
     };
-
-    private static void AssertExact(JobSimulationResult result, int reduceTasks)
-    {
-        Assert.True(result.Completed, string.Join("; ", result.Errors));
-        Assert.True(result.Verified, result.VerificationError);
-        Assert.Equal(reduceTasks, result.Reducers.Count);
-        Assert.True(result.OutputRecords > 0);
-    }
 }
