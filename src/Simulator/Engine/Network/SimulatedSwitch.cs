@@ -108,14 +108,6 @@ public sealed class SimulatedSwitch
     public override string ToString() => Name;
 
     /// <summary>ECMP hash: the same (source, destination, flow) always takes the same port at a given switch.</summary>
-    private static uint Mix(int source, int destination, int sw, uint flow)
-    {
-        ulong h = ((ulong)(uint)source << 32) ^ (uint)destination ^ ((ulong)(uint)sw * 0x9E3779B97F4A7C15UL) ^ ((ulong)flow * 0xD6E8FEB86659FD93UL);
-        h ^= h >> 33;
-        h *= 0xFF51AFD7ED558CCDUL;
-        h ^= h >> 33;
-        h *= 0xC4CEB9FE1A85EC53UL;
-        h ^= h >> 33;
-        return (uint)h;
-    }
+    private static uint Mix(int source, int destination, int sw, uint flow) =>
+        FlowHash.Finish(((ulong)(uint)source << 32) ^ (uint)destination ^ ((ulong)(uint)sw * 0x9E3779B97F4A7C15UL) ^ ((ulong)flow * 0xD6E8FEB86659FD93UL));
 }

@@ -151,14 +151,6 @@ internal sealed partial class SwitchFabric
         return (start, [.. links]);
     }
 
-    private static uint Mix(int source, int destination, uint flow)
-    {
-        ulong h = ((ulong)(uint)source << 32) ^ (uint)destination ^ ((ulong)flow * 0x9E3779B97F4A7C15UL);
-        h ^= h >> 33;
-        h *= 0xFF51AFD7ED558CCDUL;
-        h ^= h >> 33;
-        h *= 0xC4CEB9FE1A85EC53UL;
-        h ^= h >> 33;
-        return (uint)h;
-    }
+    private static uint Mix(int source, int destination, uint flow) =>
+        FlowHash.Finish(((ulong)(uint)source << 32) ^ (uint)destination ^ ((ulong)flow * 0x9E3779B97F4A7C15UL));
 }
