@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Runtime;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
@@ -139,29 +138,8 @@ public static class ConcurrentJobSimulation
                 services[s].StartJob(descriptions[k], mapTasks[k].Maps(s) ? [inputs[k].MapOutputs[s]] : [], mapTasks[k]);
             }
         }));
-        long nextReport = 0;
-        var latency = GCSettings.LatencyMode;
-        GCSettings.LatencyMode = GCLatencyMode.Batch;
-        bool completed;
-        try
-        {
-            completed = sim.RunUntil(() =>
-            {
-                if (progress is not null && sim.EventsProcessed >= nextReport)
-                {
-                    nextReport = sim.EventsProcessed + 200_000;
-                    progress.Report(new JobSimulationProgress("shuffle", (double)finished / tasks,
-                        string.Create(CultureInfo.InvariantCulture, $"{count} jobs: {finished}/{tasks} reducers done at {(sim.Now - t0) / 1e9:0.000} s simulated")));
-                }
-                return finished == tasks || failures.Count > 0;
-            }, t0 + jobs.Max(j => j.TimeLimit), checkEvery: 64);
-        }
-        finally
-        {
-            GCSettings.LatencyMode = latency;
-        }
-        completed &= failures.Count == 0 && finished == tasks;
-        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{count} jobs: {finished}/{tasks} reducers done"));
+        bool completed = JobSimulation.RunShuffle(sim, () => finished, tasks, failures, t0 + jobs.Max(j => j.TimeLimit),
+            string.Create(CultureInfo.InvariantCulture, $"{count} jobs: "), progress, t0);
 
         double cpuSeconds = cpu.Seconds(sim);
         first.Inspect?.Invoke(sim, services);

@@ -238,12 +238,20 @@ public static partial class JobSimulation
             : SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * SimTime.Millisecond },
     };
 
-    /// <summary>When the last reducer finished (now, if none did): where the job's time and energy end.</summary>
     /// <summary>
     /// Runs the shuffle until every reduce task is done, a server fails the job, or the time limit; reports progress
     /// every 200,000 events. True when every reduce task finished and nothing failed.
     /// </summary>
     private static bool RunShuffle(Simulation sim, JobSimulationOptions options, List<ReduceTaskResult> completions, List<string> failures,
+        IProgress<JobSimulationProgress>? progress, long t0) =>
+        RunShuffle(sim, () => completions.Count, options.ReduceTasks, failures, t0 + options.TimeLimit, "", progress, t0);
+
+    /// <summary>
+    /// Runs the shuffle until <paramref name="finished"/> reaches <paramref name="tasks"/> reduce tasks, a server
+    /// fails a job (<paramref name="failures"/>), or <paramref name="deadline"/>; reports progress every 200,000
+    /// events, each line after <paramref name="label"/>. True when every reduce task finished and nothing failed.
+    /// </summary>
+    internal static bool RunShuffle(Simulation sim, Func<int> finished, int tasks, List<string> failures, long deadline, string label,
         IProgress<JobSimulationProgress>? progress, long t0)
     {
         long nextReport = 0;
@@ -258,21 +266,22 @@ public static partial class JobSimulation
                 if (progress is not null && sim.EventsProcessed >= nextReport)
                 {
                     nextReport = sim.EventsProcessed + 200_000;
-                    progress.Report(new JobSimulationProgress("shuffle", (double)completions.Count / options.ReduceTasks,
-                        string.Create(CultureInfo.InvariantCulture, $"{completions.Count}/{options.ReduceTasks} reducers done at {(sim.Now - t0) / 1e9:0.000} s simulated")));
+                    progress.Report(new JobSimulationProgress("shuffle", (double)finished() / tasks,
+                        string.Create(CultureInfo.InvariantCulture, $"{label}{finished()}/{tasks} reducers done at {(sim.Now - t0) / 1e9:0.000} s simulated")));
                 }
-                return completions.Count == options.ReduceTasks || failures.Count > 0;
-            }, t0 + options.TimeLimit, checkEvery: 64);
+                return finished() == tasks || failures.Count > 0;
+            }, deadline, checkEvery: 64);
         }
         finally
         {
             GCSettings.LatencyMode = latency;
         }
-        completed &= failures.Count == 0 && completions.Count == options.ReduceTasks;
-        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{completions.Count}/{options.ReduceTasks} reducers done"));
+        completed &= failures.Count == 0 && finished() == tasks;
+        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{label}{finished()}/{tasks} reducers done"));
         return completed;
     }
 
+    /// <summary>When the last reducer finished (now, if none did): where the job's time and energy end.</summary>
     private static long JobEnd(Simulation sim, List<ReduceTaskResult> completions) =>
         completions.Count == 0 ? sim.Now : completions.Max(c => c.CompletedAt);
 
