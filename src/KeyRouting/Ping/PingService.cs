@@ -16,8 +16,26 @@ public sealed class PingService : IService
 
     private readonly Dictionary<uint, Pending> _pending = [];
     private INodeContext? _context;
-    private KeyRoutingService? _routing;
+    private readonly KeyRoutingService _routing;
     private uint _nextId;
+
+    /// <param name="routing">The server's key routing, over which echoes travel.</param>
+    public PingService(KeyRoutingService routing)
+    {
+        ArgumentNullException.ThrowIfNull(routing);
+        _routing = routing;
+    }
+
+    /// <summary>Registers a ping service on <paramref name="host"/>, over its key routing.</summary>
+    public static PingService Install(NodeHost host)
+    {
+        ArgumentNullException.ThrowIfNull(host);
+        var routing = host.GetService<KeyRoutingService>()
+            ?? throw new InvalidOperationException("the ping service needs the key-routing service registered first");
+        var service = new PingService(routing);
+        host.Register(service);
+        return service;
+    }
 
     public byte Id => WellKnownServices.Ping;
 
@@ -37,8 +55,6 @@ public sealed class PingService : IService
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
-        _routing = context.GetService<KeyRoutingService>()
-            ?? throw new InvalidOperationException("the ping service needs the key-routing service on the same node");
     }
 
     /// <summary>
@@ -52,7 +68,7 @@ public sealed class PingService : IService
         uint id = ++_nextId;
         Span<byte> payload = stackalloc byte[PayloadSize];
         Write(payload, KindRequest, id, context.Now, 0);
-        var status = _routing!.RouteTo(Id, target, payload, out _);
+        var status = _routing.RouteTo(Id, target, payload, out _);
         if (status != SendStatus.Queued)
         {
             return status;
@@ -74,7 +90,7 @@ public sealed class PingService : IService
         byte kind = payload[0];
         uint id = BinaryPrimitives.ReadUInt32BigEndian(payload[1..]);
         long sentAt = BinaryPrimitives.ReadInt64BigEndian(payload[5..]);
-        int hops = _routing!.HopsTravelled(frame);
+        int hops = _routing.HopsTravelled(frame);
         if (kind == KindRequest)
         {
             Span<byte> reply = stackalloc byte[PayloadSize];

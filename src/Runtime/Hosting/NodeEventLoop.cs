@@ -258,6 +258,8 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
 
     public long UnixTimeMilliseconds => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
 
+    public long ClusterTime => (DateTime.UtcNow - DateTime.UnixEpoch).Ticks * 100;
+
     /// <summary>Runs <paramref name="work"/> on the thread pool, then posts <paramref name="then"/> to the loop (dropped if the loop stopped).</summary>
     public void RunOffLoop(NodeHost host, Action work, Action then)
     {

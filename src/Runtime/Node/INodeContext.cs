@@ -19,6 +19,13 @@ public interface INodeContext
     /// </summary>
     long UnixTimeMilliseconds { get; }
 
+    /// <summary>
+    /// Nanoseconds on a clock the cube's servers share, to agree on an instant (a synchronous start): virtual time in
+    /// the simulator; the system's real-time clock on a real server, as close to the others' as the cube's time
+    /// service keeps it. Time durations with <see cref="Now"/>.
+    /// </summary>
+    long ClusterTime { get; }
+
     /// <summary>Directory for this server's local files (chunks, map output runs, reduce output); it exists once asked for.</summary>
     string DataDirectory { get; }
 

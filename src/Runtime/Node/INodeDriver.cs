@@ -22,6 +22,12 @@ public interface INodeDriver
     /// </summary>
     long UnixTimeMilliseconds => DateTimeOffset.UnixEpoch.ToUnixTimeMilliseconds() + (Now / 1_000_000);
 
+    /// <summary>
+    /// Nanoseconds on a clock every server of the cube reads alike (see <see cref="INodeContext.ClusterTime"/>):
+    /// virtual time in the simulator.
+    /// </summary>
+    long ClusterTime => Now;
+
     /// <summary>Arranges for <see cref="NodeHost.FireTimer"/> to be called with <paramref name="timerId"/> at <paramref name="dueTime"/>.</summary>
     void ScheduleTimer(NodeHost host, long dueTime, long timerId);
 

@@ -48,6 +48,8 @@ public sealed partial class NodeHost : INodeContext, ILinkEvents
 
     public long UnixTimeMilliseconds => _driver.UnixTimeMilliseconds;
 
+    public long ClusterTime => _driver.ClusterTime;
+
     /// <summary>
     /// The server's directory for local files, created when first asked for: a simulated cube of 512 servers whose
     /// job writes nothing (map outputs in memory, output discarded) spent half a second making and removing them.

@@ -52,7 +52,7 @@ public class PingTests
     [Fact]
     public void Pinging_self_takes_no_hops_an_unreachable_server_is_refused_and_a_crashed_one_times_out()
     {
-        using var cube = new RoutedCube(new Torus(3, 3, 3), extra: h => h.Register(new PingService()));
+        using var cube = new RoutedCube(new Torus(3, 3, 3), extra: h => PingService.Install(h));
         var source = new Coordinate(0, 0, 0);
         var ping = cube.Sim.Host(source).GetService<PingService>()!;
         var results = new List<PingResult>();
