@@ -24,7 +24,7 @@ public sealed partial class ChunkStoreService : IService
     private readonly List<OutboundTransfer>[] _blocked = new List<OutboundTransfer>[Ports.Count];
     private readonly byte[] _frame = new byte[FrameLayout.MaxPayload];
     private INodeContext? _context;
-    private KeyRoutingService? _routing;
+    private readonly KeyRoutingService _routing;
     private LocalChunkStore? _store;
     private ReplicaWriteQueue? _writes;
     private ulong _idBase;
@@ -32,8 +32,12 @@ public sealed partial class ChunkStoreService : IService
     private Action? _sweep;
     private bool _stopped;
 
-    public ChunkStoreService(ChunkStoreOptions? options = null)
+    /// <param name="routing">The server's key routing: where replicas go, and the frames that carry them.</param>
+    /// <param name="options">The store's settings; null: the defaults.</param>
+    public ChunkStoreService(KeyRoutingService routing, ChunkStoreOptions? options = null)
     {
+        ArgumentNullException.ThrowIfNull(routing);
+        _routing = routing;
         Options = options ?? new ChunkStoreOptions();
         for (int p = 0; p < Ports.Count; p++)
         {
@@ -45,7 +49,9 @@ public sealed partial class ChunkStoreService : IService
     public static ChunkStoreService Install(NodeHost host, ChunkStoreOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(host);
-        var service = new ChunkStoreService(options);
+        var routing = host.GetService<KeyRoutingService>()
+            ?? throw new InvalidOperationException("the chunk store needs the key-routing service registered first");
+        var service = new ChunkStoreService(routing, options);
         host.Register(service, service.Options.QueueFrames);
         return service;
     }
@@ -73,8 +79,6 @@ public sealed partial class ChunkStoreService : IService
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
-        _routing = context.GetService<KeyRoutingService>()
-            ?? throw new InvalidOperationException("the chunk store needs the key-routing service on the same node");
         _store = new LocalChunkStore(context.DataDirectory);
         _store.Open();
         _writes = new ReplicaWriteQueue(context);
@@ -116,9 +120,9 @@ public sealed partial class ChunkStoreService : IService
     }
 
     /// <summary>The replica servers of <paramref name="chunk"/> in this server's current view, primary first.</summary>
-    public IReadOnlyList<Coordinate> PlacementOf(in Key chunk) => ChunkPlacement.Targets(_routing!, chunk);
+    public IReadOnlyList<Coordinate> PlacementOf(in Key chunk) => ChunkPlacement.Targets(_routing, chunk);
 
-    public bool IsReachable(Coordinate server) => _routing!.IsReachable(server);
+    public bool IsReachable(Coordinate server) => _routing.IsReachable(server);
 
     public void OnFrame(in InboundFrame frame)
     {
@@ -477,7 +481,7 @@ public sealed partial class ChunkStoreService : IService
     {
         int header = ChunkWire.WriteDataHeader(_frame, transfer.Id, offset);
         int n = transfer.Source.Read(offset, _frame.AsSpan(header, length));
-        var status = _routing!.RouteTo(Id, transfer.Peer, _frame.AsSpan(0, header + n), out port);
+        var status = _routing.RouteTo(Id, transfer.Peer, _frame.AsSpan(0, header + n), out port);
         if (status == SendStatus.Queued)
         {
             Counters.DataFramesSent++;
@@ -507,7 +511,7 @@ public sealed partial class ChunkStoreService : IService
     /// <summary>Control frames are not retried here: a lost one is recovered by the sender's timer.</summary>
     private void SendControl(Coordinate peer, int length)
     {
-        if (_routing!.RouteTo(Id, peer, _frame.AsSpan(0, length), out _) != SendStatus.Queued)
+        if (_routing.RouteTo(Id, peer, _frame.AsSpan(0, length), out _) != SendStatus.Queued)
         {
             Counters.ControlDropped++;
         }

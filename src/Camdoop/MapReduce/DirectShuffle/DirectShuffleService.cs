@@ -64,6 +64,9 @@ public sealed class DirectShuffleService : IStreamAcceptor
     /// <summary>Raised when a job fails on this server (corrupt stream, a job function threw).</summary>
     public event Action<DirectJob>? JobFailed;
 
+    /// <summary>Raised (on the event loop) when this host starts its part of a job.</summary>
+    public event Action<DirectJob>? JobStarted;
+
     public DirectJob? GetJob(ulong jobId) => _jobs.GetValueOrDefault(jobId);
 
     /// <summary>
@@ -96,6 +99,7 @@ public sealed class DirectShuffleService : IStreamAcceptor
         }
         var directJob = new DirectJob(this, description, job, mapOutputs, plan);
         _jobs.Add(description.JobId, directJob);
+        JobStarted?.Invoke(directJob);
         directJob.Start();
         // Streams for this job that came before it: bind them now, in the order they came.
         var early = _early.Where(s => s.JobId == description.JobId).ToList();

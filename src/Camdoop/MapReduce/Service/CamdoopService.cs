@@ -20,22 +20,30 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
 {
     private readonly Dictionary<ulong, ServerJob> _jobs = [];
     private readonly List<VertexBase> _dirty = [];
+    private readonly Dictionary<ulong, List<EarlyFrame>> _expected = [];
+    private long _heldBytes;
     private INodeContext? _context;
-    private KeyRoutingService? _router;
+    private readonly KeyRoutingService _router;
     private ShuffleTransport? _transport;
     private bool _flushing;
 
-    public CamdoopService(CamdoopServiceOptions? options = null)
+    /// <param name="router">The server's key routing, over which every shuffle frame travels and which reports lost servers.</param>
+    /// <param name="options">The service's settings; null: the defaults.</param>
+    public CamdoopService(KeyRoutingService router, CamdoopServiceOptions? options = null)
     {
+        ArgumentNullException.ThrowIfNull(router);
+        _router = router;
         Options = options ?? new CamdoopServiceOptions();
         Options.Validate();
     }
 
-    /// <summary>Registers a Camdoop service on <paramref name="host"/> with its short runtime queues.</summary>
+    /// <summary>Registers a Camdoop service on <paramref name="host"/>, over its key routing, with its short runtime queues.</summary>
     public static CamdoopService Install(NodeHost host, CamdoopServiceOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(host);
-        var service = new CamdoopService(options);
+        var router = host.GetService<KeyRoutingService>()
+            ?? throw new InvalidOperationException("the Camdoop service needs the key-routing service registered first");
+        var service = new CamdoopService(router, options);
         host.Register(service, service.Options.Shuffle.RuntimeQueueFrames);
         return service;
     }
@@ -60,14 +68,15 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
     /// <summary>Raised when a job fails on this server (corrupt stream, a job function threw).</summary>
     public event Action<ServerJob>? JobFailed;
 
+    /// <summary>Raised (on the event loop) when this server starts its part of a job: its vertices and roots are built.</summary>
+    public event Action<ServerJob>? JobStarted;
+
     public ServerJob? GetJob(ulong jobId) => _jobs.GetValueOrDefault(jobId);
 
     public void Start(INodeContext context)
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
-        _router = context.GetService<KeyRoutingService>()
-            ?? throw new InvalidOperationException("the Camdoop service needs the key-routing service on the same node");
         _transport = new ShuffleTransport(context, _router, Options.Shuffle, Flush);
         _router.AddOwnershipListener(this);
         _router.AddRouteListener(this);
@@ -113,7 +122,7 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
         for (int i = 0; i < context.Torus.Count; i++)
         {
             view.Add(i);
-            if (!_router!.IsReachable(context.Torus.CoordinateOf(i)))
+            if (!_router.IsReachable(context.Torus.CoordinateOf(i)))
             {
                 down.Add(context.Torus.CoordinateOf(i));
             }
@@ -122,6 +131,8 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
         _jobs[description.JobId] = serverJob;
         RebalanceWindows();
         serverJob.Start(down);
+        JobStarted?.Invoke(serverJob);
+        Release(serverJob);
         Flush();
         return serverJob;
     }
@@ -133,6 +144,7 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
     /// </summary>
     public bool RemoveJob(ulong jobId)
     {
+        Forget(jobId);
         if (!_jobs.Remove(jobId, out var job))
         {
             return false;
@@ -142,6 +154,28 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
         RebalanceWindows();
         Flush();
         return true;
+    }
+
+    /// <summary>
+    /// Job <paramref name="jobId"/> will start here soon (its map tasks are running): frames of it that come first,
+    /// from servers that started it sooner, are held and handed over when it starts, not dropped for an unknown job
+    /// (the Camdoop paper, §4: servers may start the shuffle asynchronously).
+    /// </summary>
+    public void Expect(ulong jobId)
+    {
+        if (!_jobs.ContainsKey(jobId))
+        {
+            _expected.TryAdd(jobId, []);
+        }
+    }
+
+    /// <summary>Job <paramref name="jobId"/> will not start here after all: what was held of it goes.</summary>
+    public void Forget(ulong jobId)
+    {
+        if (_expected.Remove(jobId, out var held))
+        {
+            _heldBytes -= held.Sum(f => (long)f.Payload.Length);
+        }
     }
 
     public void OnFrame(in InboundFrame frame)
@@ -155,13 +189,28 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
             counters.Malformed[(int)error]++;
             return;
         }
+        int hops = kind == ShuffleFrameKind.Data && !frame.IsLocal ? _router.HopsTravelled(frame) : 0;
         if (!_jobs.TryGetValue(jobId, out var job) || job.Failure is not null)
         {
+            if (job is null && _expected.TryGetValue(jobId, out var held) && _heldBytes + payload.Length <= Options.MaxEarlyBytes)
+            {
+                held.Add(new EarlyFrame(payload.ToArray(), hops, frame.Header.Source));
+                _heldBytes += payload.Length;
+                counters.HeldEarly++;
+                return;
+            }
             counters.UnknownJob++;
             return;
         }
+        Process(job, kind, count, payload, hops, frame.Header.Source);
+    }
+
+    private void Process(ServerJob job, ShuffleFrameKind kind, int count, ReadOnlySpan<byte> payload, int hops, Coordinate source)
+    {
+        var counters = Transport.Counters;
         var torus = Context.Torus;
         int position = ShuffleWire.FrameHeaderSize;
+        WireError error;
         if (kind == ShuffleFrameKind.Control)
         {
             for (int i = 0; i < count; i++)
@@ -188,7 +237,6 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
         if (kind == ShuffleFrameKind.Data)
         {
             counters.DataFramesReceived++;
-            int hops = frame.IsLocal ? 0 : _router!.HopsTravelled(frame);
             // Validate the whole frame first: a malformed one is dropped entirely, never half-applied.
             for (int i = 0; i < count; i++)
             {
@@ -210,7 +258,7 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
                 for (int i = 0; i < count; i++)
                 {
                     ShuffleWire.TryReadSegment(payload, ref position, torus, out var segment);
-                    job.OnSegment(segment, hops, frame.Header.Source);
+                    job.OnSegment(segment, hops, source);
                 }
             }
             // corrupt data or a job function's bug fails the job on this server, never the server
@@ -235,6 +283,25 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
         }
         Flush();
     }
+
+    /// <summary>Hands the frames held for a job that just started to it, in the order they came.</summary>
+    private void Release(ServerJob job)
+    {
+        if (!_expected.Remove(job.JobId, out var held))
+        {
+            return;
+        }
+        foreach (var early in held)
+        {
+            _heldBytes -= early.Payload.Length;
+            if (job.Failure is null && ShuffleWire.TryReadHeader(early.Payload, out var kind, out int count, out _) == WireError.None)
+            {
+                Process(job, kind, count, early.Payload, early.Hops, early.Source);
+            }
+        }
+    }
+
+    private sealed record EarlyFrame(byte[] Payload, int Hops, Coordinate Source);
 
     public void OnSendReady(Port port)
     {

@@ -31,6 +31,13 @@ public sealed record CamdoopServiceOptions
     /// </summary>
     public long ResumeRetentionBytes { get; init; } = -1;
 
+    /// <summary>
+    /// Bytes of shuffle frames held for jobs about to start here (<see cref="CamdoopService.Expect"/>): a server that
+    /// starts the shuffle a little sooner sends its first windows before its parent has the job. Past this they are
+    /// dropped, and the senders' retransmissions bring them again.
+    /// </summary>
+    public long MaxEarlyBytes { get; init; } = 16L * 1024 * 1024;
+
     public void Validate()
     {
         ArgumentNullException.ThrowIfNull(Shuffle);
@@ -38,5 +45,6 @@ public sealed record CamdoopServiceOptions
         ArgumentOutOfRangeException.ThrowIfLessThan(MemoryBudgetBytes, 0);
         ArgumentOutOfRangeException.ThrowIfLessThan(LocalBlockBytes, 64);
         ArgumentOutOfRangeException.ThrowIfNegative(MergerInitialInputBytes);
+        ArgumentOutOfRangeException.ThrowIfNegative(MaxEarlyBytes);
     }
 }

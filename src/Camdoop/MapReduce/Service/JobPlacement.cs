@@ -23,7 +23,8 @@ public sealed class JobPlacement
     /// The placement of job <paramref name="jobId"/>: its reduce tasks rooted on <paramref name="roots"/> (server
     /// indices in task order, distinct) when given, else spread over the cube from a server the job id picks.
     /// </summary>
-    public JobPlacement(Torus torus, ulong jobId, int reduceTasks, TreeFamily trees = TreeFamily.Shallow, IReadOnlyList<int>? roots = null)
+    public JobPlacement(Torus torus, ulong jobId, int reduceTasks, TreeFamily trees = TreeFamily.Shallow, IReadOnlyList<int>? roots = null,
+        bool sharedRoots = false)
     {
         ArgumentNullException.ThrowIfNull(torus);
         ArgumentOutOfRangeException.ThrowIfLessThan(reduceTasks, 1);
@@ -43,7 +44,7 @@ public sealed class JobPlacement
             _rootIndex = SpreadRoots(torus, reduceTasks, rotation);
             return;
         }
-        if (roots.Count != reduceTasks || roots.Any(r => (uint)r >= (uint)n) || roots.Distinct().Count() != reduceTasks)
+        if (roots.Count != reduceTasks || roots.Any(r => (uint)r >= (uint)n) || (!sharedRoots && roots.Distinct().Count() != reduceTasks))
         {
             throw new ArgumentException($"{roots.Count} roots for R = {reduceTasks}: each must be a distinct server of the {n}", nameof(roots));
         }
@@ -54,7 +55,7 @@ public sealed class JobPlacement
     public static JobPlacement For(Torus torus, JobDescription description)
     {
         ArgumentNullException.ThrowIfNull(description);
-        return new JobPlacement(torus, description.JobId, description.ReduceTasks, description.Trees, description.Roots);
+        return new JobPlacement(torus, description.JobId, description.ReduceTasks, description.Trees, description.Roots, description.Mode == ShuffleMode.Tcp);
     }
 
     /// <summary>

@@ -36,6 +36,9 @@ public sealed class ShuffleCounters
     /// <summary>Frames or entries for a job this server does not run (or no longer runs).</summary>
     public long UnknownJob;
 
+    /// <summary>Frames of a job about to start here, held until it did (<see cref="Service.CamdoopService.Expect"/>).</summary>
+    public long HeldEarly;
+
     /// <summary>Entries naming a stream this server does not terminate (wrong reduce task, tree or child).</summary>
     public long UnknownStream;
 
