@@ -180,7 +180,7 @@ public sealed class FrontEndClient : IDisposable
             while (true)
             {
                 var body = new ReadOnlySequence<byte>(MessageFraming.Read(_stream)
-                    ?? throw new FrontEndException($"front-end {Address} closed the connection without answering '{request.Op}'"));
+                    ?? throw new FrontEndException($"front-end {Address} closed the connection without answering '{request.Op}'") { ConnectionLost = true });
                 var reply = FrontEndWire.Decode<ReplyEnvelope>(body);
                 if (!reply.Ok)
                 {
@@ -203,7 +203,7 @@ public sealed class FrontEndClient : IDisposable
         }
         catch (IOException e)
         {
-            throw new FrontEndException($"lost the connection to front-end {Address}: {Inner(e)}", e);
+            throw new FrontEndException($"lost the connection to front-end {Address}: {Inner(e)}", e) { ConnectionLost = true };
         }
         catch (InvalidDataException e)
         {

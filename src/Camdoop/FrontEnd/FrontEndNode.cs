@@ -1,7 +1,7 @@
 using System.Text.Json;
 using Camdoop.ChunkStore;
-using Camdoop.FrontEnd.Jobs;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.JobControl;
 using Camdoop.KeyRouting;
 using Camdoop.Monitoring.Service;
 using Camdoop.Runtime.Hosting;
@@ -51,6 +51,10 @@ public sealed class FrontEndNode
         {
             return await Loop.InvokeAsync(func).ConfigureAwait(false);
         }
+        catch (JobControlException e)
+        {
+            throw new FrontEndException(e.Message, e);
+        }
         catch (InvalidOperationException e) when (!Loop.IsRunning)
         {
             throw new FrontEndException($"server {Loop.Host.Self} is shutting down", e);
@@ -71,6 +75,10 @@ public sealed class FrontEndNode
                 try
                 {
                     start(result => completion.TrySetResult(result));
+                }
+                catch (JobControlException e)
+                {
+                    completion.TrySetException(new FrontEndException(e.Message, e));
                 }
                 // handed to the waiting session
                 catch (Exception e)

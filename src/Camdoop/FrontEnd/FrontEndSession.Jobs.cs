@@ -1,15 +1,17 @@
 using System.Globalization;
 using System.Security.Cryptography;
 using Camdoop.ChunkStore;
-using Camdoop.FrontEnd.Jobs;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.JobControl;
+using Camdoop.JobControl.Wire;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.FrontEnd;
 
-// Jobs: submission, status and progress, and the output of a finished job.
+// Jobs: submission, status and progress, and the output of a finished job. Any front-end answers for any job: job
+// control asks the job's coordinator, wherever it is.
 public sealed partial class FrontEndSession
 {
     private Task HandleJobsAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation) => request switch
@@ -72,57 +74,64 @@ public sealed partial class FrontEndSession
         {
             throw new FrontEndException(misfit);
         }
-        ulong jobId = BitConverter.ToUInt64(RandomNumberGenerator.GetBytes(8));
-        var description = new JobDescription
+        // The job's control key is this server's, so this front-end's server coordinates it; the job is accepted
+        // (and its id given out) once the two servers after it hold its state too.
+        var accepted = await _node.Start<JobTracker>(done =>
         {
-            JobId = jobId,
-            Job = spec,
-            ReduceTasks = (int)reducers,
-            Mode = mode,
-            Trees = trees,
-            ReplicateOutput = request.ReplicateOutput,
-            Input = new InputDescription(FormattableString.Invariant($"chunks/{input}")),
-            Output = OutputTarget.LocalFiles(),
-        };
-        await _node.OnLoop(() => jobs.Submit(description, manifest, output)).ConfigureAwait(false);
-        await replies.SendAsync(new SubmitReply { JobId = FormatJobId(jobId) }, cancellation).ConfigureAwait(false);
+            ulong jobId = jobs.NewJobId(() => BitConverter.ToUInt64(RandomNumberGenerator.GetBytes(8)));
+            var description = new JobDescription
+            {
+                JobId = jobId,
+                Job = spec,
+                ReduceTasks = (int)reducers,
+                Mode = mode,
+                Trees = trees,
+                ReplicateOutput = request.ReplicateOutput,
+                Input = new InputDescription(FormattableString.Invariant($"chunks/{input}")),
+                Output = OutputTarget.LocalFiles(),
+            };
+            jobs.Submit(description, manifest, output, done);
+        }).ConfigureAwait(false);
+        await replies.SendAsync(new SubmitReply { JobId = FormatJobId(accepted.JobId) }, cancellation).ConfigureAwait(false);
     }
 
     private async Task JobStatusAsync(JobStatusRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
-        var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
         ulong jobId = ParseJobId(Field.Required(request.JobId, "jobId"));
-        var status = await _node.OnLoop(() => jobs.GetJob(jobId) is { } t ? Snapshot(t, _node.Loop.Host.Now, _node.Loop.Host.UnixTimeMilliseconds) : null).ConfigureAwait(false)
-            ?? throw new FrontEndException($"unknown job {FormatJobId(jobId)} (jobs are known to the front-end they were submitted to)");
-        await replies.SendAsync(status, cancellation).ConfigureAwait(false);
+        var snapshot = await StatusOfAsync(jobId).ConfigureAwait(false);
+        await replies.SendAsync(Reply(snapshot), cancellation).ConfigureAwait(false);
+    }
+
+    /// <summary>Any job's snapshot, from its coordinator wherever it is; a one-line error when no server knows it.</summary>
+    private async Task<JobSnapshot> StatusOfAsync(ulong jobId)
+    {
+        var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
+        var (snapshot, error) = await _node.Start<(JobSnapshot?, string?)>(done => jobs.Status(jobId, (s, e) => done((s, e)))).ConfigureAwait(false);
+        return snapshot ?? throw new FrontEndException(error ?? $"unknown job {FormatJobId(jobId)}");
     }
 
     /// <summary>Streams the output of one reduce task: from the chunk store, or from the reducer's disk.</summary>
     private async Task JobPartAsync(JobPartRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
-        var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
         ulong jobId = ParseJobId(Field.Required(request.JobId, "jobId"));
         int reduceTask = (int)Field.Required(request.ReduceTask, "reduceTask");
-        var part = await _node.OnLoop(() =>
+        var job = await StatusOfAsync(jobId).ConfigureAwait(false);
+        if (job.State != JobState.Done)
         {
-            var job = jobs.GetJob(jobId) ?? throw new FrontEndException($"unknown job {FormatJobId(jobId)}");
-            if (job.State != JobState.Done)
-            {
-                throw new FrontEndException($"job {FormatJobId(jobId)} is {job.State.ToString().ToLowerInvariant()}, not done");
-            }
-            if (reduceTask < 0 || reduceTask >= job.Reduces.Length)
-            {
-                throw new FrontEndException($"job {FormatJobId(jobId)} has no reduce task {reduceTask}");
-            }
-            return job.Reduces[reduceTask]!.Value;
-        }).ConfigureAwait(false);
-        var report = part.Report;
+            throw new FrontEndException($"job {FormatJobId(jobId)} is {job.State.Name()}, not done");
+        }
+        if (reduceTask < 0 || reduceTask >= job.Reducers)
+        {
+            throw new FrontEndException($"job {FormatJobId(jobId)} has no reduce task {reduceTask}");
+        }
+        var part = job.Outputs.FirstOrDefault(o => o.ReduceTask == reduceTask)
+            ?? throw new FrontEndException($"reduce task {reduceTask} of job {FormatJobId(jobId)} has no output recorded");
         ReadResult result;
-        if (report.Chunk is { } chunk)
+        if (part.Chunk is { } chunk)
         {
             result = await _node.Start<ReadResult>(done => _node.Store.Read(chunk, done)).ConfigureAwait(false);
         }
-        else if (report.OutputPath is { } path)
+        else if (part.Path is { } path)
         {
             result = await _node.Start<ReadResult>(done => _node.Store.ReadFile(part.Server, path, done)).ConfigureAwait(false);
         }
@@ -139,61 +148,53 @@ public sealed partial class FrontEndSession
         await replies.SendAsync(new JobPartReply { Length = bytes.Length, Server = part.Server.Name }, cancellation).ConfigureAwait(false);
     }
 
-    /// <summary>The job as the client sees it (taken on the event loop).</summary>
-    private static JobStatusReply Snapshot(JobTracker job, long now, long unixMs)
+    /// <summary>The job as the client sees it.</summary>
+    private static JobStatusReply Reply(JobSnapshot job) => new()
     {
-        var d = job.Description;
-        long end = job.IsOver || job.Finishing ? job.FinishedAt : now;
-        return new JobStatusReply
+        JobId = FormatJobId(job.JobId),
+        Job = job.Job,
+        Input = job.Input,
+        Reducers = job.Reducers,
+        Mode = job.Mode,
+        Trees = job.Trees,
+        State = job.State.Name(),
+        Servers = job.Servers,
+        MapsDone = job.MapsDone,
+        MapTasks = job.MapTasks,
+        InputBytes = job.InputBytes,
+        IntermediateBytes = job.IntermediateBytes,
+        ShuffleBytes = job.ShuffleBytes,
+        ReducesDone = job.ReducesDone,
+        JobSeconds = job.JobSeconds,
+        MapSeconds = job.MapSeconds,
+        ShuffleReduceSeconds = job.ShuffleReduceSeconds,
+        Failure = job.Failure,
+        OutputDataset = job.OutputDataset,
+        Outputs = [.. job.Outputs.Select(o => new JobOutputInfo
         {
-            JobId = FormatJobId(d.JobId),
-            Job = d.Job.ToString(),
-            Input = job.Input.Name,
-            Reducers = d.ReduceTasks,
-            Mode = d.Mode.Name(),
-            Trees = d.Trees.Name(),
-            State = job.State.ToString().ToLowerInvariant(),
-            Servers = job.Servers,
-            MapsDone = job.MapsDone,
-            MapTasks = job.MapTasksAssigned,
-            InputBytes = job.InputBytes,
-            IntermediateBytes = job.IntermediateBytes,
-            ShuffleBytes = job.ShuffleBytes,
-            ReducesDone = job.ReducesDone,
-            JobSeconds = (end - job.SubmittedAt) / 1e9,
-            MapSeconds = ((job.MapsDoneAt > 0 ? job.MapsDoneAt : end) - job.SubmittedAt) / 1e9,
-            ShuffleReduceSeconds = job.ShuffleStartedAt > 0 ? (end - job.ShuffleStartedAt) / 1e9 : 0.0,
-            Failure = job.Failure,
-            OutputDataset = job.OutputDataset,
-            Outputs = job.Reduces
-                .Where(r => r is not null)
-                .Select(r => new JobOutputInfo
-                {
-                    ReduceTask = r!.Value.Report.ReduceTask,
-                    Server = r.Value.Server.Name,
-                    Path = r.Value.Report.OutputPath,
-                    Chunk = r.Value.Report.Chunk?.ToString(),
-                    Records = r.Value.Report.Records,
-                    Bytes = r.Value.Report.FileBytes,
-                })
-                .ToList(),
-            Failures = job.Losses
-                .Select(l => new JobFailureInfo
-                {
-                    Server = l.Server.Name,
-                    DetectedAtSeconds = (l.DetectedAt - job.SubmittedAt) / 1e9,
-                    DetectedAtUnixMs = unixMs - ((now - l.DetectedAt) / 1_000_000),
-                    During = l.During,
-                })
-                .ToList(),
-            Recovery = new JobRecoveryInfo
-            {
-                ResentBytes = job.ResentBytes,
-                MapTasksRerun = job.MapTasksRerun,
-                VerticesAdopted = job.VerticesAdopted,
-            },
-        };
-    }
+            ReduceTask = o.ReduceTask,
+            Server = o.Server.Name,
+            Path = o.Path,
+            Chunk = o.Chunk?.ToString(),
+            Records = o.Records,
+            Bytes = o.Bytes,
+        })],
+        Failures = [.. job.Losses.Select(l => new JobFailureInfo
+        {
+            Server = l.Server.Name,
+            DetectedAtSeconds = (l.DetectedUnixMs - job.SubmittedUnixMs) / 1e3,
+            DetectedAtUnixMs = l.DetectedUnixMs,
+            During = l.During,
+        })],
+        Recovery = new JobRecoveryInfo
+        {
+            ResentBytes = job.ResentBytes,
+            MapTasksRerun = job.MapTasksRerun,
+            VerticesAdopted = job.VerticesAdopted,
+        },
+        Coordinator = job.Coordinator.Name,
+        Attempt = job.Attempt,
+    };
 
     public static string FormatJobId(ulong jobId) => jobId.ToString("x16", CultureInfo.InvariantCulture);
 

@@ -1,7 +1,6 @@
 using Camdoop.ChunkStore;
-using Camdoop.FrontEnd.Jobs;
 using Camdoop.FrontEnd.Wire;
-using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.JobControl.Wire;
 
 namespace Camdoop.FrontEnd;
 
@@ -21,32 +20,25 @@ public sealed partial class FrontEndSession
     private async Task JobsAsync(FrontEndReplies replies, CancellationToken cancellation)
     {
         var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
-        var list = await _node.OnLoop(() =>
-        {
-            long now = _node.Loop.Host.Now;
-            long unixMs = _node.Loop.Host.UnixTimeMilliseconds;
-            return jobs.CoordinatedJobs
-                .OrderByDescending(j => j.SubmittedAt)
-                .Select(j => Summary(j, now, unixMs))
-                .ToList();
-        }).ConfigureAwait(false);
-        await replies.SendAsync(new JobsReply { Jobs = list }, cancellation).ConfigureAwait(false);
+        var list = await _node.Start<IReadOnlyList<JobSnapshot>>(jobs.ListJobs).ConfigureAwait(false);
+        await replies.SendAsync(new JobsReply { Jobs = [.. list.Select(Summary)] }, cancellation).ConfigureAwait(false);
     }
 
     private async Task KillAsync(KillRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
         var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
         ulong jobId = ParseJobId(Field.Required(request.JobId, "jobId"));
-        var reply = await _node.OnLoop(() =>
+        var (job, error) = await _node.Start<(JobSnapshot?, string?)>(done => jobs.KillAnywhere(jobId, (s, e) => done((s, e)))).ConfigureAwait(false);
+        if (job is null)
         {
-            var job = jobs.Kill(jobId);
-            return new KillReply
-            {
-                JobId = FormatJobId(jobId),
-                Was = job.ShuffleStartedAt > 0 ? "shuffling" : "mapping",
-                Servers = job.Participants.Count,
-            };
-        }).ConfigureAwait(false);
+            throw new FrontEndException(error ?? $"unknown job {FormatJobId(jobId)}");
+        }
+        var reply = new KillReply
+        {
+            JobId = FormatJobId(jobId),
+            Was = job.ShuffleReduceSeconds > 0 ? "shuffling" : "mapping",
+            Servers = job.Servers,
+        };
         await replies.SendAsync(reply, cancellation).ConfigureAwait(false);
     }
 
@@ -54,12 +46,13 @@ public sealed partial class FrontEndSession
     {
         string name = Names.CheckDataset(Field.Required(request.Name, "name"));
         _ = await ReadManifestAsync(name).ConfigureAwait(false) ?? throw new FrontEndException($"unknown dataset '{name}'");
-        // A job reading the dataset would fail mid-way; those this front-end coordinates are checked (others cannot be).
-        string? user = _node.Jobs is { } jobs
-            ? await _node.OnLoop(() => jobs.CoordinatedJobs.FirstOrDefault(j => !j.IsOver && !j.Finishing && j.Input.Name == name) is { } j
-                ? FormatJobId(j.Description.JobId)
-                : null).ConfigureAwait(false)
-            : null;
+        // A job reading the dataset would fail mid-way: every coordinator is asked.
+        string? user = null;
+        if (_node.Jobs is { } jobs)
+        {
+            var running = await _node.Start<IReadOnlyList<JobSnapshot>>(jobs.ListJobs).ConfigureAwait(false);
+            user = running.FirstOrDefault(j => !j.State.IsOver() && !j.Finishing && j.Input == name) is { } j ? FormatJobId(j.JobId) : null;
+        }
         if (user is not null)
         {
             throw new FrontEndException($"dataset '{name}' is the input of running job {user}; kill it or wait for it first");
@@ -76,27 +69,23 @@ public sealed partial class FrontEndSession
             cancellation).ConfigureAwait(false);
     }
 
-    /// <summary>A job as `camdoop jobs` shows it (taken on the event loop).</summary>
-    private static JobSummary Summary(JobTracker job, long now, long unixMs)
+    /// <summary>A job as `camdoop jobs` shows it.</summary>
+    private static JobSummary Summary(JobSnapshot job) => new()
     {
-        var d = job.Description;
-        long end = job.IsOver || job.Finishing ? job.FinishedAt : now;
-        return new JobSummary
-        {
-            JobId = FormatJobId(d.JobId),
-            Job = d.Job.ToString(),
-            Input = job.Input.Name,
-            Reducers = d.ReduceTasks,
-            Mode = d.Mode.Name(),
-            State = job.State.ToString().ToLowerInvariant(),
-            Servers = job.Servers,
-            MapsDone = job.MapsDone,
-            ShuffleBytes = job.ShuffleBytes,
-            ReducesDone = job.ReducesDone,
-            SubmittedUnixMs = unixMs - ((now - job.SubmittedAt) / 1_000_000),
-            JobSeconds = (end - job.SubmittedAt) / 1e9,
-            ShuffleReduceSeconds = job.ShuffleStartedAt > 0 ? (end - job.ShuffleStartedAt) / 1e9 : 0.0,
-            Failure = job.Failure,
-        };
-    }
+        JobId = FormatJobId(job.JobId),
+        Job = job.Job,
+        Input = job.Input,
+        Reducers = job.Reducers,
+        Mode = job.Mode,
+        State = job.State.Name(),
+        Servers = job.Servers,
+        MapsDone = job.MapsDone,
+        ShuffleBytes = job.ShuffleBytes,
+        ReducesDone = job.ReducesDone,
+        SubmittedUnixMs = job.SubmittedUnixMs,
+        JobSeconds = job.JobSeconds,
+        ShuffleReduceSeconds = job.ShuffleReduceSeconds,
+        Failure = job.Failure,
+        Coordinator = job.Coordinator.Name,
+    };
 }

@@ -3,9 +3,9 @@ using System.Text.Json;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Auth;
-using Camdoop.FrontEnd.Jobs;
 using Camdoop.FrontEnd.Web;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.JobControl;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Service;
@@ -17,6 +17,7 @@ using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Sockets;
+using Camdoop.Server;
 
 namespace Camdoop.Hosting;
 
@@ -143,15 +144,17 @@ public sealed class CamdoopNode : IDisposable
 
     private void RegisterServices()
     {
-        var host = Loop.Host;
-        KeyRoutingService.Install(host);
-        host.Register(new PingService());
-        ChunkStoreService.Install(host);
-        CamdoopService.Install(host);
         // Job control loads every job this server runs (and checks those its front-end takes) through this catalog.
-        JobControlService.Install(host, new JobControlOptions { Jobs = JobCatalog.ForServer(_settings.JobAssemblyDirectory), Streams = OpenStreams() });
-        host.Register(new MonitorService(_processStats));
+        Stack = ServerStack.OnTorus(Loop.Host, new ServerStackOptions
+        {
+            JobControl = new JobControlOptions { Jobs = JobCatalog.ForServer(_settings.JobAssemblyDirectory) },
+            Streams = OpenStreams(),
+            ProcessStats = _processStats,
+        });
     }
+
+    /// <summary>The services this server runs.</summary>
+    public ServerStack? Stack { get; private set; }
 
     /// <summary>
     /// Kernel TCP streams to the other servers on the switch network (TCP Camdoop), when the config gives a stream
@@ -170,7 +173,7 @@ public sealed class CamdoopNode : IDisposable
         _streams.StreamFailed += (peer, reason) =>
         {
             Host.Log(LogLevel.Warning, $"stream with {peer.Name} failed: {reason}");
-            Host.GetService<JobControlService>()?.OnStreamFailed(peer, reason);
+            Stack?.JobControl.OnStreamFailed(peer, reason);
         };
         return _streams;
     }
@@ -370,6 +373,9 @@ public sealed class CamdoopNode : IDisposable
             counters["jobControl"] = new Dictionary<string, long>(StringComparer.Ordinal)
             {
                 ["coordinated"] = jobs.CoordinatedJobs.Count,
+                ["copiesKept"] = jobs.RecordCopies,
+                ["takeovers"] = jobs.Takeovers,
+                ["coordinatorChanges"] = jobs.CoordinatorChanges,
                 ["malformed"] = jobs.MalformedFrames,
                 ["gaveUp"] = jobs.GaveUpMessages,
             };

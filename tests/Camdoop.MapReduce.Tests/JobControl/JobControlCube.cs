@@ -1,18 +1,18 @@
 using Camdoop.ChunkStore;
-using Camdoop.FrontEnd.Jobs;
-using Camdoop.KeyRouting;
+using Camdoop.JobControl;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
+using Camdoop.Server;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
-namespace Camdoop.MapReduce.Tests.FrontEnd;
+namespace Camdoop.MapReduce.Tests.JobControl;
 
 /// <summary>
-/// A simulated 3x3x3 cube whose servers run every service a node runs but the front-end (key routing, the chunk store,
-/// Camdoop, job control), driven through the services' own API: store a dataset, submit jobs, kill them.
+/// A simulated 3x3x3 cube whose servers run every service a node runs but the front-end (<see cref="ServerStack"/>),
+/// driven through the services' own API: store a dataset, submit jobs to their coordinators, kill them.
 /// </summary>
 internal sealed class JobControlCube : IDisposable
 {
@@ -25,13 +25,7 @@ internal sealed class JobControlCube : IDisposable
         // No failures here: rare beacons keep the event count down.
         Sim = new Simulation(
             new SimulationOptions { Torus = Cube, LinkRateBitsPerSecond = linkRateBitsPerSecond, Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * Ms } },
-            host =>
-            {
-                KeyRoutingService.Install(host);
-                ChunkStoreService.Install(host);
-                CamdoopService.Install(host);
-                JobControlService.Install(host, jobControl);
-            });
+            host => ServerStack.OnTorus(host, new ServerStackOptions { JobControl = jobControl }));
         Sim.Start();
     }
 
@@ -41,7 +35,17 @@ internal sealed class JobControlCube : IDisposable
 
     public CamdoopService Camdoop(Coordinate c) => Sim.Host(c).GetService<CamdoopService>()!;
 
-    public JobControlService Jobs => Sim.Host(FrontEnd).GetService<JobControlService>()!;
+    /// <summary>The job control of the server at the front-end's coordinate (which answers about any job).</summary>
+    public JobControlService Jobs => JobsAt(FrontEnd);
+
+    public JobControlService JobsAt(Coordinate c) => Sim.Host(c).GetService<JobControlService>()!;
+
+    /// <summary>The job control of the server that coordinates <paramref name="jobId"/> (the owner of its control key).</summary>
+    public JobControlService CoordinatorOf(ulong jobId) => JobsAt(Jobs.CoordinatorOf(jobId)!.Value);
+
+    /// <summary>Submits a job to the server that coordinates it, as a front-end there would.</summary>
+    public JobTracker Submit(JobDescription description, DatasetManifest input, string? output = null) =>
+        CoordinatorOf(description.JobId).Submit(description, input, output);
 
     public static byte[][] Corpus(int bytesPerServer, ulong seed = 5)
     {
@@ -65,7 +69,7 @@ internal sealed class JobControlCube : IDisposable
     /// <summary>Submits a job at the front-end and runs the cube until it is over.</summary>
     public JobTracker Run(JobDescription description, DatasetManifest input, string? output = null)
     {
-        var tracker = Jobs.Submit(description, input, output);
+        var tracker = Submit(description, input, output);
         RunUntil(() => tracker.IsOver, "the job did not finish");
         return tracker;
     }

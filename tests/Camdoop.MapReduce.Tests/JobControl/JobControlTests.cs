@@ -1,5 +1,6 @@
 using Camdoop.ChunkStore;
-using Camdoop.FrontEnd.Jobs;
+using Camdoop.JobControl;
+using Camdoop.JobControl.Wire;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
@@ -9,7 +10,7 @@ using Camdoop.MapReduce.Tests.Support;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
 
-namespace Camdoop.MapReduce.Tests.FrontEnd;
+namespace Camdoop.MapReduce.Tests.JobControl;
 
 /// <summary>
 /// Job submission end to end on the simulator: a dataset in the chunk store, a job submitted to one server's job

@@ -1,11 +1,11 @@
-using Camdoop.FrontEnd.Jobs;
-using Camdoop.FrontEnd.Wire;
+using Camdoop.JobControl;
+using Camdoop.JobControl.Wire;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Reference;
-using static Camdoop.MapReduce.Tests.FrontEnd.JobControlCube;
+using static Camdoop.MapReduce.Tests.JobControl.JobControlCube;
 
-namespace Camdoop.MapReduce.Tests.FrontEnd;
+namespace Camdoop.MapReduce.Tests.JobControl;
 
 /// <summary>
 /// Two jobs at once on the simulated cube, through job control: killing one mid-shuffle drops it on every server
@@ -29,8 +29,8 @@ public class JobKillTests
         var victimInput = cube.Put("big", Corpus(200_000, seed: 3));
         var inputs = Corpus(60_000);
         var survivorInput = cube.Put("corpus", inputs);
-        var victim = cube.Jobs.Submit(WordCount(0xdead, 27, ShuffleMode.NoAgg), victimInput);
-        var survivor = cube.Jobs.Submit(WordCount(0xbeef, 3, ShuffleMode.NoAgg), survivorInput);
+        var victim = cube.Submit(WordCount(0xdead, 27, ShuffleMode.NoAgg), victimInput);
+        var survivor = cube.Submit(WordCount(0xbeef, 3, ShuffleMode.NoAgg), survivorInput);
         cube.RunUntil(() => victim.State == JobState.Shuffling && survivor.State == JobState.Shuffling, "the shuffles did not start");
         // Let the victim's streams fill their windows first, so that the kill has buffers to free.
         cube.Sim.RunUntil(cube.Sim.Now + (5 * Ms));
@@ -39,7 +39,7 @@ public class JobKillTests
         Assert.True(rentedAtKill > 0, "no shuffle buffer was in use when the job was killed: the test proves nothing");
         Assert.All(Cube.All(), c => Assert.NotNull(cube.Camdoop(c).GetJob(0xdead)));
 
-        cube.Jobs.Kill(0xdead);
+        cube.CoordinatorOf(0xdead).Kill(0xdead);
         Assert.Equal(JobState.Killed, victim.State);
         cube.RunUntil(() => victim.EndedEverywhere, "not every server dropped the killed job");
         Assert.False(survivor.IsOver, "the other job finished before the killed one was dropped: the test proves nothing");
@@ -74,19 +74,19 @@ public class JobKillTests
     {
         using var cube = new JobControlCube();
         var input = cube.Put("corpus", Corpus(5_000));
-        var done = cube.Jobs.Submit(WordCount(7, 1, ShuffleMode.Camdoop), input);
+        var done = cube.Submit(WordCount(7, 1, ShuffleMode.Camdoop), input);
         cube.RunUntil(() => done.IsOver, "the job did not finish");
         Assert.Equal(JobState.Done, done.State);
 
-        var finished = Assert.Throws<FrontEndException>(() => cube.Jobs.Kill(7));
+        var finished = Assert.Throws<JobControlException>(() => cube.CoordinatorOf(7).Kill(7));
         Assert.Equal("job 0000000000000007 has already finished (done): nothing to kill", finished.Message);
-        var unknown = Assert.Throws<FrontEndException>(() => cube.Jobs.Kill(8));
+        var unknown = Assert.Throws<JobControlException>(() => cube.CoordinatorOf(8).Kill(8));
         Assert.StartsWith("unknown job 0000000000000008", unknown.Message, StringComparison.Ordinal);
 
-        var killed = cube.Jobs.Submit(WordCount(9, 1, ShuffleMode.Camdoop), input);
-        cube.Jobs.Kill(9);
+        var killed = cube.Submit(WordCount(9, 1, ShuffleMode.Camdoop), input);
+        cube.CoordinatorOf(9).Kill(9);
         Assert.Equal(JobState.Killed, killed.State);
-        var again = Assert.Throws<FrontEndException>(() => cube.Jobs.Kill(9));
+        var again = Assert.Throws<JobControlException>(() => cube.CoordinatorOf(9).Kill(9));
         Assert.Equal("job 0000000000000009 has already finished (killed): nothing to kill", again.Message);
     }
 }

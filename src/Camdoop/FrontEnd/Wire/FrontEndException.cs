@@ -19,4 +19,7 @@ public sealed class FrontEndException : Exception
         : base(message, innerException)
     {
     }
+
+    /// <summary>The front-end went away in the middle of a request (its server died, or the connection broke).</summary>
+    public bool ConnectionLost { get; init; }
 }

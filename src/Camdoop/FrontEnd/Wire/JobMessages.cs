@@ -127,6 +127,14 @@ public sealed class JobStatusReply : FrontEndReply
 
     [Key("recovery")]
     public JobRecoveryInfo Recovery { get; set; } = new();
+
+    /// <summary>The server coordinating the job when asked (another after its coordinator was lost).</summary>
+    [Key("coordinator")]
+    public string Coordinator { get; set; } = "";
+
+    /// <summary>How many times a TCP Camdoop job started over on the servers left after one was lost (0 at first).</summary>
+    [Key("attempt")]
+    public long Attempt { get; set; }
 }
 
 /// <summary>A server that became unreachable during the job.</summary>
@@ -136,7 +144,7 @@ public sealed class JobFailureInfo
     [Key("server")]
     public string Server { get; set; } = "";
 
-    /// <summary>When the front-end learnt of it, in seconds after the job was submitted.</summary>
+    /// <summary>When the job's coordinator learnt of it, in seconds after the job was submitted.</summary>
     [Key("detectedAtSeconds")]
     public double DetectedAtSeconds { get; set; }
 

@@ -2,7 +2,7 @@ using MessagePack;
 
 namespace Camdoop.FrontEnd.Wire;
 
-/// <summary>"jobs": the jobs this front-end coordinates, running and finished, newest first.</summary>
+/// <summary>"jobs": every job the cube's servers coordinate, running and finished, newest first.</summary>
 [MessagePackObject]
 public sealed class JobsRequest : FrontEndRequest<JobsReply>
 {
@@ -64,6 +64,10 @@ public sealed class JobSummary
 
     [Key("failure")]
     public string? Failure { get; set; }
+
+    /// <summary>The server coordinating the job.</summary>
+    [Key("coordinator")]
+    public string Coordinator { get; set; } = "";
 }
 
 /// <summary>"kill": cancels a running job on every server (its partial output is deleted).</summary>

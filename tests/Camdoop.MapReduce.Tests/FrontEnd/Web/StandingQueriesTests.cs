@@ -29,7 +29,7 @@ public sealed class StandingQueriesTests : IDisposable
         DataDirectory = data;
         _loop = new NodeEventLoop(driver => new NodeHost(new Coordinate(0, 0, 0), new Torus(2, 2, 2), driver, new FramePool(), new NodeOptions { DataDirectory = data }));
         KeyRoutingService.Install(_loop.Host);
-        _loop.Host.Register(new PingService());
+        PingService.Install(_loop.Host);
         ChunkStoreService.Install(_loop.Host);
         _loop.Host.Register(_monitor);
         _loop.Start();
