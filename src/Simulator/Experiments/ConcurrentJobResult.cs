@@ -50,9 +50,16 @@ public sealed record ConcurrentJobResult
     [JsonPropertyName("outputRecords")]
     public required long OutputRecords { get; init; }
 
-    /// <summary>Simulated seconds from the jobs' common start to this job's last reducer's last output byte.</summary>
+    /// <summary>Simulated seconds from this job's shuffle's start to its last reducer's last output byte.</summary>
     [JsonPropertyName("shuffleReduceSeconds")]
     public required double ShuffleReduceSeconds { get; init; }
+
+    /// <summary>
+    /// When this job's shuffle started after the first job's did: each job's coordinator starts it once its own
+    /// servers have mapped, so jobs submitted at once start a little apart.
+    /// </summary>
+    [JsonPropertyName("startedAfterSeconds")]
+    public double StartedAfterSeconds { get; init; }
 
     /// <summary>The same job alone on the cube (same servers, roots and data); null when it was not run alone.</summary>
     [JsonPropertyName("aloneSeconds")]

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Service;
@@ -12,8 +11,10 @@ namespace Camdoop.Experiments;
 /// Runs several MapReduce jobs at once on one simulated CamCube (the Camdoop paper, §5.3, Figure 8): every server runs
 /// its part of every job in the same Camdoop service, so each job has its own vertices, streams and trees, the
 /// packet-buffer budget is split over the inbound streams of all of them, and each port's scheduler takes the jobs in
-/// turn. Every job starts at the same virtual instant; each job's time runs from its own start to its own last
-/// reducer, so nothing in it assumes that the others are there or that they are alike. Deterministic for given jobs.
+/// turn. Every job is submitted at the same virtual instant, each to its own coordinator, which starts its shuffle
+/// once its servers have mapped (a few control messages apart from the others); each job's time runs from its own
+/// start to its own last reducer, so nothing in it assumes that the others are there or that they are alike.
+/// Deterministic for given jobs.
 /// </summary>
 public static class ConcurrentJobSimulation
 {
@@ -28,9 +29,9 @@ public static class ConcurrentJobSimulation
         var inputs = new List<JobSimulationInput>(jobs.Count);
         try
         {
-            foreach (var job in jobs)
+            for (int k = 0; k < jobs.Count; k++)
             {
-                inputs.Add(JobSimulationInput.Prepare(job, keepInputs: job.Verify, progress: progress));
+                inputs.Add(JobSimulationInput.Prepare(jobs[k], keepInputs: jobs[k].Verify, progress: progress, name: DatasetName(k)));
             }
             var alone = new double?[jobs.Count];
             for (int k = 0; runAlone && k < jobs.Count; k++)
@@ -72,97 +73,69 @@ public static class ConcurrentJobSimulation
         Check(jobs, inputs);
         var wall = Stopwatch.StartNew();
         var first = jobs[0];
-        var torus = first.Torus;
-        int n = torus.Count;
         int count = jobs.Count;
         var descriptions = jobs.Select(JobSimulation.Describe).ToArray();
-        var indexOf = new Dictionary<ulong, int>();
-        for (int k = 0; k < count; k++)
-        {
-            indexOf[descriptions[k].JobId] = k;
-        }
-        var serviceOptions = first.Service ?? new CamdoopServiceOptions();
-        var services = new CamdoopService[n];
-        using var sim = new Simulation(JobSimulation.SimulationOptionsFor(first), host =>
-        {
-            KeyRoutingService.Install(host);
-            services[torus.IndexOf(host.Self)] = CamdoopService.Install(host, serviceOptions);
-        });
-        first.Configure?.Invoke(sim);
+        using var cube = new SimulatedCube(first, inputs);
+        var sim = cube.Sim;
         var cpu = SimulationCpu.Start(sim);
-
-        var completions = new List<ReduceTaskResult>[count];
-        var failed = new string?[count];
+        double mapCpu = inputs.Sum(i => i.MapTasks.CpuSeconds);
+        foreach (var input in inputs)
+        {
+            input.MapTasks.StartRun();
+        }
+        // Every job is submitted at once; a job's time is measured from its own shuffle's start all the same.
+        long at = sim.Now;
+        var submitted = new SubmittedJob[count];
         for (int k = 0; k < count; k++)
         {
-            completions[k] = [];
+            submitted[k] = cube.Submit(descriptions[k], inputs[k], at, k == 0 ? first.Limits : null);
         }
-        var done = new HashSet<(int Job, int Task)>();
-        int tasks = jobs.Sum(j => j.ReduceTasks), finished = 0;
-        var failures = new List<string>();
-        sim.Start();
-        // Partitions report on their own threads; each reduce task of each job counts once.
-        foreach (var service in services)
-        {
-            service.ReduceTaskCompleted += c =>
-            {
-                lock (done)
-                {
-                    int k = indexOf[c.JobId];
-                    if (done.Add((k, c.ReduceTask)))
-                    {
-                        completions[k].Add(c);
-                        finished++;
-                    }
-                }
-            };
-            service.JobFailed += j =>
-            {
-                lock (failures)
-                {
-                    int k = indexOf[j.JobId];
-                    failed[k] ??= j.Failure;
-                    failures.Add($"job {k}: {service.Context.Self}: {j.Failure}");
-                }
-            };
-        }
-        // Every job starts at t0 here; a job's time is measured from its own start all the same.
-        long t0 = sim.Now;
-        var starts = Enumerable.Repeat(t0, count).ToArray();
-        var mapTasks = Enumerable.Range(0, count).Select(k => new SimulatedMapTasks(torus, inputs[k], jobs[k].MapServers)).ToArray();
-        sim.Schedule(t0, () => sim.ForEachServer(s =>
-        {
-            JobSimulation.ApplyLimits(services[s].Context, first.Limits);
-            for (int k = 0; k < count; k++)
-            {
-                services[s].StartJob(descriptions[k], mapTasks[k].Maps(s) ? [inputs[k].MapOutputs[s]] : [], mapTasks[k]);
-            }
-        }));
-        bool completed = JobSimulation.RunShuffle(sim, () => finished, tasks, failures, t0 + jobs.Max(j => j.TimeLimit),
-            string.Create(CultureInfo.InvariantCulture, $"{count} jobs: "), progress, t0);
+        bool completed = JobSimulation.RunJobs(cube, submitted, jobs.Max(j => j.TimeLimit),
+            string.Create(CultureInfo.InvariantCulture, $"{count} jobs: "), progress);
 
-        double cpuSeconds = cpu.Seconds(sim);
-        first.Inspect?.Invoke(sim, services);
+        double cpuSeconds = cpu.Seconds(sim) - (inputs.Sum(i => i.MapTasks.CpuSeconds) - mapCpu);
+        var services = cube.CamdoopServices;
+        first.Inspect?.Invoke(sim, services, [.. Enumerable.Range(0, services.Count).Select(s => cube.ServerJobOf(s, descriptions[0].JobId))]);
         var maps = inputs.Select(i => i.MapOutputs).ToArray();
-        var result = JobSimulation.Collect(first, descriptions, sim, services, maps, [.. completions.SelectMany(c => c)], failures, completed, t0, inputs.Sum(i => i.InputBytes));
+        long t0 = submitted.Where(j => j.ShuffleStartedAt > 0).Select(j => j.ShuffleStartedAt).DefaultIfEmpty(at).Min();
+        var completions = new List<ReduceTaskResult>[count];
+        var failures = new List<string>(cube.ShuffleErrors);
+        for (int k = 0; k < count; k++)
+        {
+            completions[k] = JobSimulation.Completions(cube, submitted[k], descriptions[k].ReduceTasks);
+            if (submitted[k].Current is { Failure: { } failure })
+            {
+                failures.Add($"job {k}: {failure}");
+            }
+        }
+        var result = JobSimulation.Collect(first, descriptions, sim, services, cube.ServerJobOf, maps, [.. completions.SelectMany(c => c)], failures, completed, t0, inputs.Sum(i => i.InputBytes));
         var perJob = new ConcurrentJobResult[count];
         for (int k = 0; k < count; k++)
         {
-            perJob[k] = Outcome(k, jobs[k], descriptions[k], inputs[k], maps[k], completions[k], failed[k], starts[k], sim.Now);
+            var job = submitted[k];
+            long start = job.ShuffleStartedAt > 0 ? job.ShuffleStartedAt : at;
+            var outcome = Outcome(k, jobs[k], descriptions[k], inputs[k], maps[k], completions[k], job.Current?.Failure, start, sim.Now);
+            perJob[k] = outcome with { StartedAfterSeconds = (start - t0) / 1e9 };
         }
         var errors = perJob.Where(j => j.Verified == false).Select(j => $"job {j.Index}: {j.VerificationError}").ToList();
+        double mapWall = inputs.Sum(i => i.MapTasks.WallSeconds);
         return result with
         {
             Jobs = perJob,
             Verified = perJob.Any(j => j.Verified is not null) ? errors.Count == 0 && perJob.All(j => j.Verified == true) : null,
             VerificationError = errors.Count > 0 ? string.Join("; ", errors) : null,
             SimulationCpuSeconds = cpuSeconds,
-            MapWallSeconds = inputs.Sum(i => i.WallSeconds),
+            MapWallSeconds = inputs.Sum(i => i.WallSeconds) + mapWall,
+            SimulationWallSeconds = Math.Max(0, result.SimulationWallSeconds - mapWall),
             MapOutputOnDisk = inputs.Any(i => i.OnDisk),
             Machine = HostMachine.Current,
             WallSeconds = wall.Elapsed.TotalSeconds + inputs.Sum(i => i.WallSeconds),
+            Coordinator = submitted[0].FirstCoordinator.ToString(),
         };
     }
+
+    /// <summary>The dataset name of copy <paramref name="k"/>'s input: distinct, so that the copies' chunks are distinct.</summary>
+    public static string DatasetName(int k) => k == 0 ? JobSimulationInput.DefaultName : string.Create(CultureInfo.InvariantCulture, $"input-{k}");
 
     /// <summary>One job's part of the run: its outputs copied and checked, its time from its own start.</summary>
     private static ConcurrentJobResult Outcome(int index, JobSimulationOptions options, JobDescription description, JobSimulationInput input,
@@ -231,9 +204,9 @@ public static class ConcurrentJobSimulation
             {
                 throw new ArgumentException("failures are injected into one job at a time");
             }
-            if (inputs[k].ReduceTasks != job.ReduceTasks || inputs[k].MapOutputs.Count != torus.Count)
+            if (inputs[k].ReduceTasks != job.ReduceTasks || inputs[k].ServerCount != torus.Count)
             {
-                throw new ArgumentException($"job {k}'s input was mapped for R = {inputs[k].ReduceTasks} on {inputs[k].MapOutputs.Count} servers");
+                throw new ArgumentException($"job {k}'s input was written for R = {inputs[k].ReduceTasks} on {inputs[k].ServerCount} servers");
             }
         }
         if (jobs.Select(j => j.JobId).Distinct().Count() != jobs.Count)

@@ -1,4 +1,6 @@
 using System.Globalization;
+using Camdoop.JobControl;
+using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
@@ -8,14 +10,15 @@ namespace Camdoop.Experiments;
 
 /// <summary>
 /// A failure to inject into a simulated job, as a user writes it: <c>WHAT@WHEN</c>. WHAT is <c>root</c> (the server of
-/// reduce task 0), <c>root-neighbour</c> (a one-hop neighbour of it), <c>random</c> (a server that is neither), a
-/// server <c>X,Y,Z</c>, a cable <c>link:X,Y,Z:PORT</c> (both directions; PORT is +X, -X, +Y, -Y, +Z or -Z), or, on a
+/// reduce task 0), <c>root-neighbour</c> (a one-hop neighbour of it), <c>random</c> (a server that is neither),
+/// <c>coordinator</c> (the server the job is submitted to, which coordinates it), a server <c>X,Y,Z</c>, a cable <c>link:X,Y,Z:PORT</c> (both directions; PORT is +X, -X, +Y, -Y, +Z or -Z), or, on a
 /// NetAgg network in mode tcp, an agg box as the report names it (<c>box@rack3</c>, <c>box@core</c>). WHEN is
 /// a fraction of T with the suffix T (<c>0.25T</c>: T is the failure-free shuffle-and-reduce time of the same job) or
 /// a simulated time after the shuffle starts (<c>15ms</c>, <c>200us</c>, <c>1.5s</c>), or <c>start</c>: down before the
-/// job starts, so that it starts without that server (<see cref="StartLead"/> earlier, long enough to be detected).
+/// job starts, so that it starts without that server (<see cref="StartLead"/> earlier, long enough to be detected), or
+/// <c>map</c>: while the servers map, halfway between the job's submission and the shuffle's start.
 /// </summary>
-public sealed record FailureRequest(string What, double? FractionOfT, long? AtNanoseconds)
+public sealed record FailureRequest(string What, double? FractionOfT, long? AtNanoseconds, bool DuringMap = false)
 {
     /// <summary>Parses <c>WHAT@WHEN</c>; <see cref="FormatException"/> with a one-line reason when it is not one.</summary>
     public static FailureRequest Parse(string text)
@@ -24,17 +27,21 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
         int at = text.LastIndexOf('@');
         if (at <= 0 || at == text.Length - 1)
         {
-            throw new FormatException($"'{text}' is not WHAT@WHEN (e.g. root@0.5T, random@15ms, link:1,0,2:+X@0.25T)");
+            throw new FormatException($"'{text}' is not WHAT@WHEN (e.g. root@0.5T, random@15ms, coordinator@map, link:1,0,2:+X@0.25T)");
         }
         string what = text[..at].Trim().ToLowerInvariant();
         string when = text[(at + 1)..].Trim();
-        if (what is not ("root" or "root-neighbour" or "random") && !TryServer(what, out _) && !TryLink(what, out _, out _) && !IsBoxName(what))
+        if (what is not ("root" or "root-neighbour" or "random" or "coordinator") && !TryServer(what, out _) && !TryLink(what, out _, out _) && !IsBoxName(what))
         {
-            throw new FormatException($"'{text[..at]}' is not a failure target: root, root-neighbour, random, X,Y,Z, link:X,Y,Z:PORT or box@NAME");
+            throw new FormatException($"'{text[..at]}' is not a failure target: root, root-neighbour, random, coordinator, X,Y,Z, link:X,Y,Z:PORT or box@NAME");
         }
         if (when.Equals("start", StringComparison.OrdinalIgnoreCase))
         {
             return new FailureRequest(what, null, -StartLead);
+        }
+        if (when.Equals("map", StringComparison.OrdinalIgnoreCase))
+        {
+            return new FailureRequest(what, null, 0, DuringMap: true);
         }
         if (when.EndsWith('T') || when.EndsWith('t'))
         {
@@ -46,7 +53,7 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
         }
         if (!SimTime.TryParseDuration(when, out long ns) || ns < 0)
         {
-            throw new FormatException($"'{when}' is not a time such as 15ms, 0.5T or start");
+            throw new FormatException($"'{when}' is not a time such as 15ms, 0.5T, map or start");
         }
         return new FailureRequest(what, null, ns);
     }
@@ -84,32 +91,35 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
                 var names = Enumerable.Range(boxes.Servers, boxes.Boxes).Select(boxes.NameOf);
                 throw new FormatException($"{What} is not an agg box of this network: {string.Join(", ", names)}");
             }
-            return new InjectedFailure(boxes.NameOf(box), boxes.HostTorus(torus).CoordinateOf(box), null, at);
+            return new InjectedFailure(boxes.NameOf(box), boxes.HostTorus(torus).CoordinateOf(box), null, at, DuringMap);
         }
         var root = placement.Root(0);
         var random = new Random(unchecked((seed * 31) + What.Length));
         switch (What)
         {
             case "root":
-                return new InjectedFailure(What, root, null, at);
+                return new InjectedFailure(What, root, null, at, DuringMap);
+            case "coordinator":
+                // The owner of the job's control key while every server is up: the server a front-end gave the job to.
+                return new InjectedFailure(What, KeyMapper.Shared(torus).Primary(JobKeys.ControlKey(placement.JobId)), null, at, DuringMap);
             case "root-neighbour":
                 var neighbours = Ports.All.ToArray().Select(p => torus.Neighbour(root, p)).Where(c => c != root).Distinct().ToList();
-                return new InjectedFailure(What, neighbours[random.Next(neighbours.Count)], null, at);
+                return new InjectedFailure(What, neighbours[random.Next(neighbours.Count)], null, at, DuringMap);
             case "random":
                 var others = torus.All().Where(c => torus.Distance(c, root) > 1).ToList();
                 if (others.Count == 0)
                 {
                     throw new InvalidOperationException($"every server of the {torus} torus is the root or a neighbour of it");
                 }
-                return new InjectedFailure(What, others[random.Next(others.Count)], null, at);
+                return new InjectedFailure(What, others[random.Next(others.Count)], null, at, DuringMap);
         }
         if (TryServer(What, out var server))
         {
-            return torus.Contains(server) ? new InjectedFailure(What, server, null, at)
+            return torus.Contains(server) ? new InjectedFailure(What, server, null, at, DuringMap)
                 : throw new FormatException($"server {What} is not on the {torus} torus");
         }
         TryLink(What, out var end, out var port);
-        return torus.Contains(end) ? new InjectedFailure(What, end, port, at)
+        return torus.Contains(end) ? new InjectedFailure(What, end, port, at, DuringMap)
             : throw new FormatException($"server {end.Name} of '{What}' is not on the {torus} torus");
     }
 
@@ -130,8 +140,11 @@ public sealed record FailureRequest(string What, double? FractionOfT, long? AtNa
     }
 }
 
-/// <summary>A resolved failure: a server crash, or (with <see cref="LinkPort"/>) a cut cable, at a simulated time after the shuffle starts.</summary>
-public sealed record InjectedFailure(string What, Coordinate Server, Port? LinkPort, long AtNanoseconds)
+/// <summary>
+/// A resolved failure: a server crash, or (with <see cref="LinkPort"/>) a cut cable, at a simulated time after the
+/// shuffle starts (before the job's submission when negative), or with <see cref="DuringMap"/> while the servers map.
+/// </summary>
+public sealed record InjectedFailure(string What, Coordinate Server, Port? LinkPort, long AtNanoseconds, bool DuringMap = false)
 {
     public bool IsLink => LinkPort is not null;
 

@@ -21,15 +21,18 @@ internal sealed class FailureWatch
         router.AddRouteListener(listener);
     }
 
-    /// <summary>Each failure with the first time a server noticed it (nothing noticed: null).</summary>
-    public IReadOnlyList<FailureReport> Report(IReadOnlyList<InjectedFailure> failures, Torus torus, long t0)
+    /// <summary>
+    /// Each failure, at the time it was injected (<paramref name="injected"/>), with the first time a server noticed it
+    /// (nothing noticed: null); times from <paramref name="t0"/>, the shuffle's start.
+    /// </summary>
+    public IReadOnlyList<FailureReport> Report(IReadOnlyList<InjectedFailure> failures, IReadOnlyDictionary<InjectedFailure, long> injected, Torus torus, long t0)
     {
         lock (_lock)
         {
             var reports = new List<FailureReport>();
             foreach (var f in failures)
             {
-                long at = t0 + f.AtNanoseconds;
+                long at = injected.TryGetValue(f, out long when) ? when : t0 + f.AtNanoseconds;
                 long? detected = null;
                 if (f.LinkPort is { } port)
                 {
@@ -46,7 +49,7 @@ internal sealed class FailureWatch
                 {
                     detected = time;
                 }
-                reports.Add(new FailureReport(f.What, f.IsLink ? null : f.Server.Name, f.IsLink ? f.Target : null, f.AtNanoseconds / 1e9,
+                reports.Add(new FailureReport(f.What, f.IsLink ? null : f.Server.Name, f.IsLink ? f.Target : null, (at - t0) / 1e9,
                     detected is { } d ? (d - t0) / 1e9 : null));
             }
             return reports;

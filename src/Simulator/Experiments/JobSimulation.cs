@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Runtime;
 using Camdoop.Experiments.Baselines;
-using Camdoop.KeyRouting;
+using Camdoop.JobControl.Wire;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
@@ -13,6 +13,7 @@ using Camdoop.MapReduce.Trees;
 using Camdoop.Monitoring.Control;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
@@ -22,12 +23,14 @@ namespace Camdoop.Experiments;
 public readonly record struct JobSimulationProgress(string Phase, double Fraction, string Detail);
 
 /// <summary>
-/// Runs one MapReduce job on a simulated CamCube (the Camdoop paper, §5): every server runs key routing and the Camdoop service;
-/// each server's input is generated (or read from the user's files) and mapped outside virtual time (map costs no
-/// simulated time, as in the paper, so the harness maps on all cores); then every server starts the shuffle at the
-/// same virtual time t0 and the run ends when every reduce task has written its output. Reports sizes, S, the
-/// shuffle-and-reduce time, link and hop counts, per-server aggregated bytes, the switch lower bounds over the same
-/// intermediate data, and wall-clock costs. Deterministic for given options.
+/// Runs one MapReduce job on a simulated CamCube (the Camdoop paper, §5), or on servers wired to switches: every server
+/// runs the services of a real one (<see cref="Server.ServerStack"/>); the job's input is placed on the servers' disks
+/// as a dataset and the job is submitted to the job control of the server that coordinates it, exactly as a client
+/// does on a cube. The servers map their chunks (no virtual time, as in the paper), the coordinator starts the shuffle
+/// once every one has, and the run ends when the coordinator knows every reduce task's output. Reports sizes, S, the
+/// shuffle-and-reduce time (from the coordinator's start of the shuffle to the last reducer's end), link and hop
+/// counts, per-server aggregated bytes, the switch lower bounds over the same intermediate data, and wall-clock costs.
+/// Deterministic for given options.
 /// </summary>
 public static partial class JobSimulation
 {
@@ -51,125 +54,211 @@ public static partial class JobSimulation
     }
 
     /// <summary>
-    /// Runs the shuffle and reduce over inputs already mapped (<see cref="JobSimulationInput.Prepare"/>), which
-    /// runs differing only in mode or service settings share.
+    /// Runs the job over an input already written (<see cref="JobSimulationInput.Prepare"/>), which runs differing
+    /// only in mode, service settings or failures share: it is submitted to the job control of the server that
+    /// coordinates it, every server maps its chunks and the coordinator starts the shuffle. Failures happen at their
+    /// times after the shuffle starts (before the job is submitted for @start, halfway through the map phase for @map).
     /// </summary>
     public static JobSimulationResult Run(JobSimulationOptions options, JobSimulationInput input, IProgress<JobSimulationProgress>? progress = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(input);
         options.Validate();
-        if (input.ReduceTasks != options.ReduceTasks || input.MapOutputs.Count != options.Torus.Count)
+        if (input.ReduceTasks != options.ReduceTasks || input.ServerCount != options.Torus.Count)
         {
-            throw new ArgumentException($"the input was mapped for R = {input.ReduceTasks} on {input.MapOutputs.Count} servers");
-        }
-        if (options.Mode == ShuffleMode.Tcp)
-        {
-            return RunDirect(options, input, progress);
+            throw new ArgumentException($"the input was written for R = {input.ReduceTasks} on {input.ServerCount} servers");
         }
         var wall = Stopwatch.StartNew();
-        var torus = options.Torus;
-        int n = torus.Count;
-        var job = input.Job;
         var description = Describe(options);
-        var simOptions = SimulationOptionsFor(options);
-        var serviceOptions = options.Service ?? new CamdoopServiceOptions();
-        var services = new CamdoopService[n];
-        var watch = options.Failures.Count > 0 ? new FailureWatch() : null;
-        var queries = new SimulatedQueries(options.Queries, options.QueryFrom);
-        using var sim = new Simulation(simOptions, host =>
-        {
-            var router = KeyRoutingService.Install(host);
-            services[torus.IndexOf(host.Self)] = CamdoopService.Install(host, serviceOptions);
-            queries.Install(host);
-            watch?.Attach(router, host);
-        });
-        options.Configure?.Invoke(sim);
-        var maps = input.MapOutputs;
+        double mapCpu = input.MapTasks.CpuSeconds;
+        input.MapTasks.StartRun();
+        // When the shuffle will start after the submission: failures are timed from it, and a run is the same to the
+        // nanosecond until its first failure, so a rehearsal without the later failures tells. The job's energy is
+        // measured from that start to its last reducer's end: a rehearsal of the whole run tells when that is.
+        bool energy = options.Energy is not null;
+        long? shuffleOffset = options.Failures.Any(f => f.AtNanoseconds >= 0 || f.DuringMap) || energy || options.AtShuffleStart is not null
+            ? Rehearse(options, input, null).Shuffle
+            : null;
+        long? endOffset = energy ? Rehearse(options, input, shuffleOffset).End : null;
+        using var cube = new SimulatedCube(options, [input], watchFailures: options.Failures.Count > 0 && options.Network is null);
+        var sim = cube.Sim;
         var cpu = SimulationCpu.Start(sim);
-
-        // Shuffle and reduce: every server starts at t0.
-        var completions = new List<ReduceTaskResult>();
-        var done = new HashSet<int>();
-        var failures = new List<string>();
-        sim.Start();
-        // Partitions may report at once (simulation threads). A reduce task completes once; a second completion (a
-        // root taken over twice while views of a failure differed) changes nothing.
-        foreach (var service in services)
+        double mapCpuInRun = input.MapTasks.CpuSeconds;
+        var (job, queries, detected, injected) = Schedule(cube, options, input, description, shuffleOffset);
+        if (options.AtShuffleStart is { } atStart)
         {
-            service.ReduceTaskCompleted += c =>
-            {
-                lock (completions)
-                {
-                    if (done.Add(c.ReduceTask))
-                    {
-                        completions.Add(c);
-                    }
-                }
-            };
-            service.JobFailed += j =>
-            {
-                lock (failures)
-                {
-                    failures.Add($"{service.Context.Self}: {j.Failure}");
-                }
-            };
+            atStart(sim, job.SubmittedAtScheduled + shuffleOffset!.Value);
         }
-        // A failure before the start (@start) happens that long before it, so that the job starts without the server.
-        long t0 = sim.Now + Math.Max(0, -options.Failures.Select(f => f.AtNanoseconds).DefaultIfEmpty(0).Min());
-        // On the partitions' threads: building the vertices is a run's only serial work otherwise (R = 512 on 8x8x8:
-        // 4.1 s on one thread).
-        var mapTasks = new SimulatedMapTasks(torus, input, options.MapServers);
-        sim.Schedule(t0, () => sim.ForEachServer(s =>
+        NetworkEnergy? energyAtStart = null, energyAtEnd = null;
+        if (energy)
         {
-            if (!sim.IsServerFailed(torus.CoordinateOf(s)))
-            {
-                ApplyLimits(services[s].Context, options.Limits);
-                services[s].StartJob(description, mapTasks.Maps(s) ? [maps[s]] : [], mapTasks);
-            }
-        }));
-        queries.Start(sim, t0);
-        foreach (var failure in options.Failures)
-        {
-            long at = t0 + failure.AtNanoseconds;
-            // The job's coordinator knows which reduce tasks have written their output: a root that fails after it did
-            // is not started over.
-            sim.Schedule(at, () =>
-            {
-                foreach (var c in completions)
-                {
-                    foreach (var service in services)
-                    {
-                        service.GetJob(description.JobId)?.NoteReduceTaskDone(c.ReduceTask);
-                    }
-                }
-            });
-            if (failure.LinkPort is { } port)
-            {
-                sim.FailLink(failure.Server, port, at);
-            }
-            else
-            {
-                sim.FailServer(failure.Server, at);
-            }
+            long start = job.SubmittedAtScheduled + shuffleOffset!.Value, end = job.SubmittedAtScheduled + endOffset!.Value;
+            sim.Schedule(start, () => energyAtStart = sim.MeasureEnergy(start));
+            sim.Schedule(end, () => energyAtEnd = sim.MeasureEnergy(end));
         }
-        bool completed = RunShuffle(sim, options, completions, failures, progress, t0);
-
+        bool completed = RunJobs(cube, [job], options.TimeLimit, "", progress);
+        long t0 = job.ShuffleStartedAt > 0 ? job.ShuffleStartedAt : job.SubmittedAt;
+        var completions = Completions(cube, job, description.ReduceTasks);
+        var failures = Errors(cube, job);
+        if (job.ShuffleStartedAt == 0 && job.Current is { State: JobState.Failed, Failure: { } mapFailure })
+        {
+            // Failed before its shuffle: its input cannot be read (a partial record, an over-long line or key).
+            throw new InvalidDataException(mapFailure);
+        }
+        completed &= failures.Count == 0;
         // The job's energy ends with it, before the queries' last round.
-        var energy = options.Energy is null ? null : sim.MeasureEnergy(JobEnd(sim, completions));
+        var spent = energyAtStart is not null && energyAtEnd is not null ? energyAtEnd.Since(energyAtStart) : null;
         if (queries.Any)
         {
             // One more round after the job: the queries see its end state.
             sim.RunFor(options.QueryTailNs > 0 ? options.QueryTailNs : queries.LongestInterval + (queries.LongestInterval / 2));
         }
-        double cpuSeconds = cpu.Seconds(sim);
-        options.Inspect?.Invoke(sim, services);
-        var result = Collect(options, [description], sim, services, [maps], completions, failures, completed, t0, input.InputBytes);
-        if (watch is not null)
+        double cpuSeconds = cpu.Seconds(sim) - (input.MapTasks.CpuSeconds - mapCpuInRun);
+        JobSimulationResult result;
+        if (options.Network is null)
         {
-            result = result with { Failures = watch.Report(options.Failures, torus, t0), Recovery = Recovery(services) };
+            var services = cube.CamdoopServices;
+            options.Inspect?.Invoke(sim, services, [.. Enumerable.Range(0, services.Count).Select(s => cube.ServerJobOf(s, description.JobId))]);
+            result = Collect(options, [description], sim, services, cube.ServerJobOf, [input.MapOutputs], completions, failures, completed, t0, input.InputBytes);
+            if (options.Failures.Count > 0)
+            {
+                result = result with { Failures = cube.FailureReports(options.Failures, injected, t0), Recovery = Recovery(services) };
+            }
         }
-        return Finish(result with { Queries = queries.Results(), Energy = energy }, options, input, completions, completed, cpuSeconds, wall);
+        else
+        {
+            result = CollectDirect(options, description, cube, input, completions, failures, completed, t0) with
+            {
+                Failures = [.. options.Failures.Select(f => new FailureReport(f.What, f.Server.Name, null,
+                    ((injected.TryGetValue(f, out long at) ? at : t0 + f.AtNanoseconds) - t0) / 1e9,
+                    detected.TryGetValue(f.What, out long d) ? (d - t0) / 1e9 : null))],
+            };
+        }
+        result = result with
+        {
+            Queries = queries.Results(),
+            Energy = spent,
+            Coordinator = job.FirstCoordinator.ToString(),
+            Takeovers = Takeovers(cube),
+            Attempts = job.Current?.Attempt ?? 0,
+        };
+        return Finish(result, options, input, completions, completed, cpuSeconds, wall);
+    }
+
+    /// <summary>
+    /// Submits the job to <paramref name="cube"/> (after the @start failures, which are that long before it), applies
+    /// the run's rate limits, starts its queries and schedules its other failures. Returns when each failure of a
+    /// switched network was detected.
+    /// </summary>
+    private static (SubmittedJob Job, SimulatedQueries Queries, Dictionary<string, long> Detected, Dictionary<InjectedFailure, long> Injected) Schedule(
+        SimulatedCube cube, JobSimulationOptions options, JobSimulationInput input, JobDescription description, long? shuffleOffset)
+    {
+        var sim = cube.Sim;
+        long lead = Math.Max(0, -options.Failures.Where(f => !f.DuringMap).Select(f => f.AtNanoseconds).DefaultIfEmpty(0).Min());
+        long submit = sim.Now + lead;
+        var detected = new Dictionary<string, long>();
+        var injected = new Dictionary<InjectedFailure, long>();
+        void Inject(InjectedFailure failure, long at)
+        {
+            injected[failure] = at;
+            if (failure.LinkPort is { } port)
+            {
+                sim.FailLink(failure.Server, port, at);
+            }
+            else if (cube.Fail(failure.Server, at) is { } when)
+            {
+                detected[failure.What] = when;
+            }
+        }
+        foreach (var failure in options.Failures.Where(f => f.AtNanoseconds < 0 && !f.DuringMap))
+        {
+            Inject(failure, submit + failure.AtNanoseconds);
+        }
+        var job = cube.Submit(description, input, submit, options.Limits);
+        var queries = new SimulatedQueries(options.Queries, options.QueryFrom);
+        queries.Start(sim, submit);
+        if (shuffleOffset is { } offset)
+        {
+            foreach (var failure in options.Failures.Where(f => f.AtNanoseconds >= 0 || f.DuringMap))
+            {
+                Inject(failure, failure.DuringMap ? submit + (offset / 2) : submit + offset + failure.AtNanoseconds);
+            }
+        }
+        return (job, queries, detected, injected);
+    }
+
+    /// <summary>
+    /// The same run up to its shuffle's start, without the failures timed from it (<paramref name="shuffleOffset"/>
+    /// null), or to its last reducer's end, with every failure: how long after the submission each comes.
+    /// </summary>
+    private static (long Shuffle, long End) Rehearse(JobSimulationOptions options, JobSimulationInput input, long? shuffleOffset)
+    {
+        // The rehearsal is the run's own (its configuration, not what is looked at or injected relative to its start).
+        using var cube = new SimulatedCube(options with { AtShuffleStart = null }, [input]);
+        var description = Describe(options);
+        var (job, _, _, _) = Schedule(cube, options, input, description, shuffleOffset);
+        bool toEnd = shuffleOffset is not null;
+        cube.Sim.RunUntil(() => (!toEnd && job.ShuffleStartedAt > 0) || job.Finished || job.Current?.IsOver == true, cube.Sim.Now + options.TimeLimit);
+        if (job.ShuffleStartedAt == 0 || (toEnd && !job.Finished))
+        {
+            throw new InvalidOperationException($"the job did not {(toEnd ? "finish" : "start its shuffle")}: {job.Current?.Failure ?? "the time limit passed"}");
+        }
+        long end = toEnd ? JobEnd(cube.Sim, Completions(cube, job, description.ReduceTasks)) : 0;
+        return (job.ShuffleStartedAt - job.SubmittedAt, end - job.SubmittedAt);
+    }
+
+    /// <summary>The energy spent after <paramref name="start"/>, when measured; all of it when not.</summary>
+    internal static NetworkEnergy Since(NetworkEnergy end, NetworkEnergy? start) => start is null ? end : end.Since(start);
+
+    /// <summary>Jobs taken over from a coordinator that died, over every server.</summary>
+    private static int Takeovers(SimulatedCube cube)
+    {
+        int takeovers = 0;
+        for (int h = 0; h < cube.Sim.Torus.Count; h++)
+        {
+            takeovers += cube.Stack(h)?.JobControl.Takeovers ?? 0;
+        }
+        return takeovers;
+    }
+
+    /// <summary>
+    /// The job's result as its coordinator has it: each reduce task's output where the coordinator took it from, with
+    /// the completion its root reported (its time, its file). Empty for tasks not done.
+    /// </summary>
+    internal static List<ReduceTaskResult> Completions(SimulatedCube cube, SubmittedJob job, int reduceTasks)
+    {
+        var results = new List<ReduceTaskResult>();
+        if (job.Current is not { } tracker)
+        {
+            return results;
+        }
+        ulong shuffleId = tracker.Description.JobId;
+        var reported = cube.Completions.Where(c => c.JobId == shuffleId).ToList();
+        for (int r = 0; r < reduceTasks; r++)
+        {
+            if (tracker.Reduces[r] is not { } done)
+            {
+                continue;
+            }
+            // The last completion the reporting server made of it (a task rerooted back to one server completes twice).
+            var completion = reported.LastOrDefault(c => c.ReduceTask == r && c.Server == done.Server);
+            if (completion is not null)
+            {
+                results.Add(completion);
+            }
+        }
+        return results;
+    }
+
+    /// <summary>Why the job did not complete: its coordinator's reason and the servers' shuffle errors.</summary>
+    internal static List<string> Errors(SimulatedCube cube, SubmittedJob job)
+    {
+        var errors = new List<string>(cube.ShuffleErrors);
+        if (job.Current is { State: JobState.Failed or JobState.Killed, Failure: { } failure } && !errors.Any(e => e.Contains(failure, StringComparison.Ordinal)))
+        {
+            errors.Insert(0, failure);
+        }
+        return errors;
     }
 
     /// <summary>
@@ -182,7 +271,8 @@ public static partial class JobSimulation
         result = result with
         {
             SimulationCpuSeconds = cpuSeconds,
-            MapWallSeconds = input.WallSeconds,
+            MapWallSeconds = input.WallSeconds + input.MapTasks.WallSeconds,
+            SimulationWallSeconds = Math.Max(0, result.SimulationWallSeconds - input.MapTasks.WallSeconds),
             MapOutputOnDisk = input.OnDisk,
             Machine = HostMachine.Current,
         };
@@ -239,50 +329,73 @@ public static partial class JobSimulation
     };
 
     /// <summary>
-    /// Runs the shuffle until every reduce task is done, a server fails the job, or the time limit; reports progress
-    /// every 200,000 events. True when every reduce task finished and nothing failed.
+    /// Runs until every one of <paramref name="jobs"/> is finished at its coordinator (or one failed), then until every
+    /// server has acknowledged its end, then on to a fixed time after that: the run's counters (link bytes, frames)
+    /// then hold the job's control messages and nothing a thread count could change (a parallel run notices the end
+    /// up to a bound of link delays late). Gives up <paramref name="timeLimit"/> after the start. Reports progress
+    /// every 200,000 events, each line after <paramref name="label"/>. True when every job finished and nothing failed.
     /// </summary>
-    private static bool RunShuffle(Simulation sim, JobSimulationOptions options, List<ReduceTaskResult> completions, List<string> failures,
-        IProgress<JobSimulationProgress>? progress, long t0) =>
-        RunShuffle(sim, () => completions.Count, options.ReduceTasks, failures, t0 + options.TimeLimit, "", progress, t0);
-
-    /// <summary>
-    /// Runs the shuffle until <paramref name="finished"/> reaches <paramref name="tasks"/> reduce tasks, a server
-    /// fails a job (<paramref name="failures"/>), or <paramref name="deadline"/>; reports progress every 200,000
-    /// events, each line after <paramref name="label"/>. True when every reduce task finished and nothing failed.
-    /// </summary>
-    internal static bool RunShuffle(Simulation sim, Func<int> finished, int tasks, List<string> failures, long deadline, string label,
-        IProgress<JobSimulationProgress>? progress, long t0)
+    internal static bool RunJobs(SimulatedCube cube, IReadOnlyList<SubmittedJob> jobs, long timeLimit, string label,
+        IProgress<JobSimulationProgress>? progress)
     {
+        var sim = cube.Sim;
         long nextReport = 0;
+        long deadline = sim.Now + timeLimit;
+        int tasks = 0;
+        int Done()
+        {
+            int done = 0;
+            tasks = 0;
+            foreach (var job in jobs)
+            {
+                if (job.Current is { } t)
+                {
+                    done += t.ReducesDone;
+                    tasks += t.Description.ReduceTasks;
+                }
+            }
+            return done;
+        }
+        bool Failed() => jobs.Any(j => j.Current is { State: JobState.Failed or JobState.Killed });
+        bool Over() => jobs.All(j => j.Finished) || Failed();
         // Hundreds of thousands of long-lived vertex objects: favour throughput over GC pause times while running.
         var latency = GCSettings.LatencyMode;
         GCSettings.LatencyMode = GCLatencyMode.Batch;
-        bool completed;
         try
         {
-            completed = sim.RunUntil(() =>
+            sim.RunUntil(() =>
             {
                 if (progress is not null && sim.EventsProcessed >= nextReport)
                 {
                     nextReport = sim.EventsProcessed + 200_000;
-                    progress.Report(new JobSimulationProgress("shuffle", (double)finished() / tasks,
-                        string.Create(CultureInfo.InvariantCulture, $"{label}{finished()}/{tasks} reducers done at {(sim.Now - t0) / 1e9:0.000} s simulated")));
+                    int done = Done();
+                    progress.Report(new JobSimulationProgress("shuffle", tasks == 0 ? 0 : (double)done / tasks,
+                        string.Create(CultureInfo.InvariantCulture, $"{label}{done}/{tasks} reducers done at {sim.Now / 1e9:0.000} s simulated")));
                 }
-                return finished() == tasks || failures.Count > 0;
+                return Over();
             }, deadline, checkEvery: 64);
+            if (Over())
+            {
+                sim.RunUntil(() => jobs.All(j => j.Current is not { EndedAt: 0 }), deadline);
+                long ended = jobs.Max(j => j.Current?.EndedAt ?? sim.Now);
+                long quiet = ended + (sim.Lookahead > 0 ? 128 * sim.Lookahead : SimTime.Millisecond);
+                if (sim.Now < quiet && quiet < deadline)
+                {
+                    sim.RunUntil(quiet);
+                }
+            }
         }
         finally
         {
             GCSettings.LatencyMode = latency;
         }
-        completed &= failures.Count == 0 && finished() == tasks;
-        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{label}{finished()}/{tasks} reducers done"));
-        return completed;
+        int finished = Done();
+        progress?.Report(new JobSimulationProgress("shuffle", 1, $"{label}{finished}/{tasks} reducers done"));
+        return jobs.All(j => j.Finished) && !Failed() && cube.ShuffleErrors.Count == 0;
     }
 
     /// <summary>When the last reducer finished (now, if none did): where the job's time and energy end.</summary>
-    private static long JobEnd(Simulation sim, List<ReduceTaskResult> completions) =>
+    internal static long JobEnd(Simulation sim, List<ReduceTaskResult> completions) =>
         completions.Count == 0 ? sim.Now : completions.Max(c => c.CompletedAt);
 
     /// <summary>The built-in job of a generated workload.</summary>
@@ -301,7 +414,7 @@ public static partial class JobSimulation
     /// from t0 to the last reducer of any of them. Job, R, mode and trees are the first job's.
     /// </summary>
     internal static JobSimulationResult Collect(JobSimulationOptions options, IReadOnlyList<JobDescription> descriptions, Simulation sim,
-        CamdoopService[] services, IReadOnlyList<IReadOnlyList<MapOutput>> maps, List<ReduceTaskResult> completions, List<string> failures, bool completed, long t0, long inputBytes)
+        IReadOnlyList<CamdoopService> services, Func<int, ulong, ServerJob?> jobOf, IReadOnlyList<IReadOnlyList<MapOutput>> maps, List<ReduceTaskResult> completions, List<string> failures, bool completed, long t0, long inputBytes)
     {
         var torus = options.Torus;
         int n = torus.Count;
@@ -327,8 +440,9 @@ public static partial class JobSimulation
         long dataByteHops = 0, dataSent = 0, dataFrames = 0, ackFrames = 0, retransmitted = 0, timeouts = 0;
         var aggregated = new List<long>(n);
         var bufferPeaks = new List<long>(n);
-        foreach (var service in services)
+        for (int s = 0; s < services.Count; s++)
         {
+            var service = services[s];
             bufferPeaks.Add(service.Transport.Buffers.PeakRentedBytes);
             var counters = service.Counters;
             dataByteHops += counters.DataByteHops;
@@ -337,7 +451,7 @@ public static partial class JobSimulation
             ackFrames += counters.AckFramesSent;
             retransmitted += counters.RetransmittedBytes;
             timeouts += counters.Timeouts;
-            aggregated.Add(descriptions.Sum(d => service.GetJob(d.JobId)?.AggregatedBytes ?? 0));
+            aggregated.Add(descriptions.Sum(d => jobOf(s, d.JobId)?.AggregatedBytes ?? 0));
         }
         var links = sim.LinkTotals;
         long busiestBytes = 0, busiestTime = 0;
@@ -392,7 +506,7 @@ public static partial class JobSimulation
         };
     }
 
-    private static RecoveryReport Recovery(CamdoopService[] services)
+    private static RecoveryReport Recovery(IReadOnlyList<CamdoopService> services)
     {
         long resent = 0, reruns = 0, adopted = 0, kept = 0, regenerated = 0, resumes = 0;
         foreach (var service in services)

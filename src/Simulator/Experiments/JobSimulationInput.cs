@@ -1,61 +1,110 @@
 using System.Diagnostics;
+using System.Globalization;
 using System.Runtime.ExceptionServices;
+using Camdoop.ChunkStore;
+using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
 
 /// <summary>
-/// Every server's input and map output for a simulated job, made outside the event loop (map costs no virtual
-/// time, as in the paper) on all cores, deterministically. Runs that differ only in mode or service settings share
-/// one: the map outputs are read-only. Keeps the raw inputs when asked (for the reference check, or to map again
-/// for another R).
+/// A simulated job's input, as a dataset in the chunk store: every server's input generated (or read from the user's
+/// files) once, on all cores, deterministically, and written as one chunk per server, whose id places its primary
+/// replica on that server. <see cref="PlaceInto"/> puts every replica on the disks of a simulation's servers (their
+/// chunk stores find them when they start), without simulating the upload. The simulated servers' job control then
+/// maps the chunks as a cube's does, through <see cref="MapTasks"/>, which maps each once for every run that shares
+/// this input (runs that differ only in mode, service settings or failures). Keeps the raw inputs when asked (for the
+/// reference check).
 /// </summary>
 public sealed class JobSimulationInput : IDisposable
 {
-    private readonly string? _directory;
+    private readonly ChunkFiles _files;
+    private readonly (ChunkMeta Meta, string Path)?[] _chunks;
+    private readonly Torus _torus;
+    private MapOutput[]? _outputs;
+    private readonly Lazy<MapOutput> _empty;
 
-    private readonly Func<int, MapOutput> _remap;
-
-    private JobSimulationInput(IMapReduceJob job, int reduceTasks, MapOutput[] maps, IReadOnlyList<byte[]>? inputs, long inputBytes, double wallSeconds, string? directory,
-        Func<int, MapOutput> remap)
+    private JobSimulationInput(IMapReduceJob job, int reduceTasks, Torus torus, string name, (ChunkMeta Meta, string Path)?[] chunks, IReadOnlyList<byte[]>? inputs,
+        long inputBytes, double wallSeconds, ChunkFiles files, SharedMapTasks mapTasks)
     {
-        _remap = remap;
         Job = job;
         ReduceTasks = reduceTasks;
-        MapOutputs = maps;
+        _torus = torus;
+        DatasetName = name;
+        _chunks = chunks;
         Inputs = inputs;
         InputBytes = inputBytes;
         WallSeconds = wallSeconds;
-        _directory = directory;
+        _files = files;
+        MapTasks = mapTasks;
+        _empty = new Lazy<MapOutput>(() => MapTask.Run(Job, ReadOnlyMemory<byte>.Empty, new MapTaskOptions { ReduceTasks = ReduceTasks }));
+        var present = chunks.Where(c => c is not null).Select(c => c!.Value.Meta).ToList();
+        Manifest = new DatasetManifest
+        {
+            Name = name,
+            Format = present.FirstOrDefault()?.Format ?? DatasetFormat.Text,
+            RecordSize = present.FirstOrDefault()?.RecordSize ?? 0,
+            TotalBytes = inputBytes,
+            Chunks = [.. present.Select(m => new ManifestChunk(m.Id, m.Length, m.Checksum))],
+        };
     }
 
     public IMapReduceJob Job { get; }
 
     public int ReduceTasks { get; }
 
-    /// <summary>One map output per server (server index order).</summary>
-    public IReadOnlyList<MapOutput> MapOutputs { get; }
+    /// <summary>The number of servers the input was written for (one chunk or none each).</summary>
+    public int ServerCount => _chunks.Length;
+
+    /// <summary>The dataset's name in the simulated chunk stores.</summary>
+    public string DatasetName { get; }
+
+    /// <summary>The dataset a job over this input is submitted with.</summary>
+    public DatasetManifest Manifest { get; }
+
+    /// <summary>The simulated servers' map tasks over this input (shared by every run of it).</summary>
+    public SharedMapTasks MapTasks { get; }
 
     /// <summary>The raw inputs, when kept.</summary>
     public IReadOnlyList<byte[]>? Inputs { get; }
 
     public long InputBytes { get; }
 
-    /// <summary>Wall time spent generating and mapping.</summary>
+    /// <summary>Wall time spent generating the input and writing its chunks.</summary>
     public double WallSeconds { get; }
 
-    /// <summary>
-    /// Maps server <paramref name="server"/>'s input again, in memory (a map task of a failed server run again
-    /// elsewhere): the same input, generated or read again, gives the same output. Thread-safe.
-    /// </summary>
-    public MapOutput Remap(int server) => _remap(server);
+    /// <summary>Whether map outputs are run files on disk (else runs in memory).</summary>
+    public bool OnDisk => MapTasks.OnDisk;
 
-    /// <summary>Whether the map outputs are run files on disk (else runs in memory).</summary>
-    public bool OnDisk => _directory is not null;
+    /// <summary>The id of the chunk server <paramref name="server"/> holds the input of, or null when it holds none.</summary>
+    public Key? ChunkOf(int server) => _chunks[server]?.Meta.Id;
+
+    /// <summary>
+    /// One map output per server (server index order): the output of its chunk's map task (mapped now if no run has
+    /// yet), or an empty one for a server without input. What the switch bounds and the reports read.
+    /// </summary>
+    public IReadOnlyList<MapOutput> MapOutputs
+    {
+        get
+        {
+            if (_outputs is not null)
+            {
+                return _outputs;
+            }
+            var outputs = new MapOutput[_chunks.Length];
+            Parallel.For(0, _chunks.Length, s => outputs[s] = _chunks[s] is { } chunk
+                ? MapTasks.Get(Job, ReduceTasks, chunk.Meta.Id, options => MapTask.Run(Job, chunk.Path, options))
+                : _empty.Value);
+            _outputs = outputs;
+            return outputs;
+        }
+    }
 
     /// <summary>
     /// Whether the map outputs of <paramref name="inputBytes"/> of input belong in memory when the user did not say:
@@ -66,12 +115,20 @@ public sealed class JobSimulationInput : IDisposable
     public static bool MapOutputFitsInMemory(long inputBytes, long availableMemoryBytes) =>
         inputBytes >= 0 && inputBytes <= availableMemoryBytes / 16;
 
+    /// <summary>The name every server's chunk is named by in its map task's id (JobPlacement.MapTaskId).</summary>
+    internal static string ChunkName(string dataset, int server) =>
+        dataset == DefaultName ? DatasetGenerator.FileName(server) : $"{dataset}/{DatasetGenerator.FileName(server)}";
+
+    /// <summary>The dataset name of a job's input unless its caller names it.</summary>
+    public const string DefaultName = "input";
+
     /// <summary>
-    /// Generates (or reads) and maps every server's input for <paramref name="options"/> (its torus, workload, S,
-    /// size, seed, job and R). <paramref name="rawInputs"/>, when given, are used instead of generating.
+    /// Generates (or reads) every server's input for <paramref name="options"/> (its torus, workload, S, size, seed
+    /// and job) and writes it as a dataset named <paramref name="name"/>. <paramref name="rawInputs"/>, when given,
+    /// are used instead of generating.
     /// </summary>
     public static JobSimulationInput Prepare(JobSimulationOptions options, bool keepInputs = false, IReadOnlyList<byte[]>? rawInputs = null,
-        IProgress<JobSimulationProgress>? progress = null)
+        IProgress<JobSimulationProgress>? progress = null, string name = DefaultName)
     {
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
@@ -82,83 +139,78 @@ public sealed class JobSimulationInput : IDisposable
         var sourceOf = SourceIndices(options);
         var source = rawInputs is null ? InputSource.Create(options, job, options.MapServers?.Count ?? n) : null;
         var inputs = keepInputs ? new byte[n][] : null;
-        var maps = new MapOutput[n];
-        string? directory = options.MapOutputOnDisk
-            ? Path.Combine(options.DataRoot ?? Path.GetTempPath(), $"camdoop-maps-{Environment.ProcessId}-{Guid.NewGuid():N}")
-            : null;
+        var chunks = new (ChunkMeta, string)?[n];
+        string directory = Path.Combine(options.DataRoot ?? Path.GetTempPath(), $"camdoop-input-{Environment.ProcessId}-{Guid.NewGuid():N}");
+        Directory.CreateDirectory(directory);
+        var format = job.InputFormat.Kind == InputKind.TextLines ? DatasetFormat.Text : DatasetFormat.Records;
+        int recordSize = format == DatasetFormat.Records ? job.InputFormat.RecordSize : 0;
         long inputBytes = 0;
-        int mapped = 0;
+        int written = 0;
         try
         {
             // Each worker generates into one buffer, reused server after server, unless the inputs are kept.
             Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount },
                 () => Array.Empty<byte>(), (s, _, buffer) =>
-            {
-                int from = sourceOf[s];
-                var whole = rawInputs is not null ? rawInputs[s] : from < 0 ? [] : inputs is not null ? source!.Server(from) : null;
-                if (inputs is not null)
                 {
-                    inputs[s] = whole!;
-                }
-                var input = whole ?? source!.Server(from, ref buffer);
-                Interlocked.Add(ref inputBytes, input.Length);
-                var c = torus.CoordinateOf(s);
-                ulong mapTaskId = JobPlacement.MapTaskId(torus, c, DatasetGenerator.FileName(s)).Middle;
-                try
-                {
-                    maps[s] = MapTask.Run(job, input, new MapTaskOptions
+                    int from = sourceOf[s];
+                    if (from < 0)
                     {
-                        ReduceTasks = options.ReduceTasks,
-                        JobId = options.JobId,
-                        MapTaskId = mapTaskId,
-                        OutputDirectory = directory is null ? null : Path.Combine(directory, $"{c.X}-{c.Y}-{c.Z}"),
-                    });
-                }
-                // Input the job cannot read is the user's mistake, not a bug: name the server whose input it was.
-                catch (Exception e) when (e is InvalidDataException or RecordTooLargeException or FormatException)
-                {
-                    throw new InvalidDataException($"the map task of server {c.Name} failed: {e.Message}", e);
-                }
-                int done = Interlocked.Increment(ref mapped);
-                progress?.Report(new JobSimulationProgress("map", (double)done / n, $"{done}/{n} servers mapped"));
-                return buffer;
-            }, _ => { });
+                        // A server outside the job's map servers holds none of its input.
+                        if (inputs is not null)
+                        {
+                            inputs[s] = [];
+                        }
+                        return buffer;
+                    }
+                    var whole = rawInputs is not null ? rawInputs[s] : inputs is not null ? source!.Server(from) : null;
+                    if (inputs is not null)
+                    {
+                        inputs[s] = whole!;
+                    }
+                    var input = whole ?? source!.Server(from, ref buffer);
+                    Interlocked.Add(ref inputBytes, input.Length);
+                    var c = torus.CoordinateOf(s);
+                    var meta = new ChunkMeta
+                    {
+                        Id = JobPlacement.MapTaskId(torus, c, ChunkName(name, s)),
+                        Kind = ChunkKind.Data,
+                        Length = input.Length,
+                        Checksum = XxHash64.Hash(input.Span),
+                        Dataset = name,
+                        Index = s,
+                        Count = n,
+                        Format = format,
+                        RecordSize = recordSize,
+                    };
+                    string path = Path.Combine(directory, string.Create(CultureInfo.InvariantCulture, $"{s}.data"));
+                    using (var file = File.Create(path))
+                    {
+                        file.Write(input.Span);
+                    }
+                    chunks[s] = (meta, path);
+                    int done = Interlocked.Increment(ref written);
+                    progress?.Report(new JobSimulationProgress("input", (double)done / n, $"{done}/{n} servers' input written"));
+                    return buffer;
+                }, _ => { });
         }
         catch (Exception e)
         {
-            foreach (var map in maps)
-            {
-                map?.Dispose();
-            }
-            if (directory is not null && Directory.Exists(directory))
-            {
-                Directory.Delete(directory, recursive: true);
-            }
-            // Parallel.For wraps what a map task threw; callers want that, not the wrapper.
+            Directory.Delete(directory, recursive: true);
+            // Parallel.For wraps what a generator threw; callers want that, not the wrapper.
             if (e is AggregateException { InnerExceptions: [var first, ..] })
             {
                 ExceptionDispatchInfo.Throw(first);
             }
             throw;
         }
-        MapOutput Remap(int s)
-        {
-            var input = rawInputs is not null ? rawInputs[s] : inputs is not null ? inputs[s] : sourceOf[s] < 0 ? [] : source!.Server(sourceOf[s]);
-            return MapTask.Run(job, input, new MapTaskOptions
-            {
-                ReduceTasks = options.ReduceTasks,
-                JobId = options.JobId,
-                MapTaskId = maps[s].MapTaskId,
-            });
-        }
-        return new JobSimulationInput(job, options.ReduceTasks, maps, inputs, inputBytes, wall.Elapsed.TotalSeconds, directory, Remap);
+        return new JobSimulationInput(job, options.ReduceTasks, torus, name, chunks, inputs, inputBytes, wall.Elapsed.TotalSeconds, new ChunkFiles(directory),
+            new SharedMapTasks(options.MapOutputOnDisk, options.DataRoot));
     }
 
     /// <summary>
-    /// The map outputs for <paramref name="options"/> split from <paramref name="oneTask"/>, the same input (torus,
-    /// workload, S, size, seed) mapped in memory for one reduce task, on all cores (<see cref="MapOutputSplitter"/>):
-    /// the outputs mapping again would give, without generating, parsing and sorting again. A sweep's R = N runs
-    /// take theirs from the R = 1 runs of the same S.
+    /// The same input (torus, workload, S, size, seed and its chunks) for <paramref name="options"/>' R: its map tasks
+    /// split from <paramref name="oneTask"/>'s outputs for one reduce task where they ran (<see cref="MapOutputSplitter"/>),
+    /// without generating, parsing and sorting again. A sweep's R = N runs take theirs from the R = 1 runs of the same S.
     /// </summary>
     public static JobSimulationInput Split(JobSimulationOptions options, JobSimulationInput oneTask)
     {
@@ -171,31 +223,22 @@ public sealed class JobSimulationInput : IDisposable
             throw new ArgumentException("only an in-memory input of the same job and cube, mapped for one reduce task, can be split", nameof(oneTask));
         }
         var wall = Stopwatch.StartNew();
-        int n = options.Torus.Count;
-        var maps = new MapOutput[n];
-        Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount },
-            s => maps[s] = MapOutputSplitter.Split(job, oneTask.MapOutputs[s], new MapTaskOptions
-            {
-                ReduceTasks = options.ReduceTasks,
-                JobId = options.JobId,
-                MapTaskId = oneTask.MapOutputs[s].MapTaskId,
-            }));
-        MapOutput Remap(int s)
+        var mapTasks = new SharedMapTasks();
+        // Now, while the one-task outputs are there: the caller may let them go.
+        Parallel.For(0, oneTask._chunks.Length, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount }, s =>
         {
-            using var whole = oneTask.Remap(s);
-            return MapOutputSplitter.Split(job, whole, new MapTaskOptions
+            if (oneTask._chunks[s] is { } chunk && oneTask.MapTasks.Find(oneTask.Job, 1, chunk.Meta.Id) is { } whole)
             {
-                ReduceTasks = options.ReduceTasks,
-                JobId = options.JobId,
-                MapTaskId = whole.MapTaskId,
-            });
-        }
-        return new JobSimulationInput(job, options.ReduceTasks, maps, oneTask.Inputs, oneTask.InputBytes, wall.Elapsed.TotalSeconds, directory: null, Remap);
+                mapTasks.Get(job, options.ReduceTasks, chunk.Meta.Id, o => MapOutputSplitter.Split(job, whole, o));
+            }
+        });
+        return new JobSimulationInput(job, options.ReduceTasks, oneTask._torus, oneTask.DatasetName, oneTask._chunks, oneTask.Inputs, oneTask.InputBytes,
+            wall.Elapsed.TotalSeconds, oneTask._files.Share(), mapTasks);
     }
 
     /// <summary>Whether <see cref="Split"/> can make the input of <paramref name="options"/> from <paramref name="oneTask"/>.</summary>
     public static bool CanSplit(JobSimulationOptions options, JobSimulationInput oneTask) =>
-        oneTask.ReduceTasks == 1 && !oneTask.OnDisk && !options.MapOutputOnDisk && oneTask.MapOutputs.Count == options.Torus.Count;
+        oneTask.ReduceTasks == 1 && !oneTask.OnDisk && !options.MapOutputOnDisk && oneTask._chunks.Length == options.Torus.Count;
 
     /// <summary>Generates every server's raw input for <paramref name="options"/> on all cores.</summary>
     public static byte[][] Generate(JobSimulationOptions options)
@@ -210,6 +253,38 @@ public sealed class JobSimulationInput : IDisposable
         Parallel.For(0, n, new ParallelOptions { MaxDegreeOfParallelism = options.MapParallelism > 0 ? options.MapParallelism : Environment.ProcessorCount },
             s => inputs[s] = sourceOf[s] < 0 ? [] : source.Server(sourceOf[s]));
         return inputs;
+    }
+
+    /// <summary>
+    /// Puts every replica of every chunk on the disks of <paramref name="sim"/>'s servers (before it starts): each
+    /// chunk's three replica servers, as the chunk store places them when every server is up, get its metadata and a
+    /// link to its bytes, so no byte is copied.
+    /// </summary>
+    public void PlaceInto(Simulation sim)
+    {
+        ArgumentNullException.ThrowIfNull(sim);
+        var servers = sim.Servers;
+        if (!servers.Equals(_torus))
+        {
+            throw new ArgumentException($"the input was made for the {_torus} torus, not {servers}", nameof(sim));
+        }
+        var mapper = KeyMapper.Shared(servers);
+        var all = ServerSet.AllOf(servers);
+        foreach (var chunk in _chunks)
+        {
+            if (chunk is not { } placed)
+            {
+                continue;
+            }
+            byte[] meta = placed.Meta.ToBytes();
+            foreach (var replica in ChunkPlacement.Targets(mapper, placed.Meta.Id, all))
+            {
+                string directory = Path.Combine(sim.DataDirectoryOf(replica), "chunks");
+                Directory.CreateDirectory(directory);
+                File.WriteAllBytes(Path.Combine(directory, placed.Meta.Id + ".meta"), meta);
+                File.CreateSymbolicLink(Path.Combine(directory, placed.Meta.Id + ".data"), placed.Path);
+            }
+        }
     }
 
     /// <summary>
@@ -238,13 +313,31 @@ public sealed class JobSimulationInput : IDisposable
 
     public void Dispose()
     {
-        foreach (var map in MapOutputs)
+        MapTasks.Dispose();
+        if (_empty.IsValueCreated)
         {
-            map.Dispose();
+            _empty.Value.Dispose();
         }
-        if (_directory is not null && Directory.Exists(_directory))
+        _files.Release();
+    }
+
+    /// <summary>The chunks' files, shared by the inputs split from one another: deleted when the last lets go.</summary>
+    private sealed class ChunkFiles(string directory)
+    {
+        private int _holders = 1;
+
+        public ChunkFiles Share()
         {
-            Directory.Delete(_directory, recursive: true);
+            Interlocked.Increment(ref _holders);
+            return this;
+        }
+
+        public void Release()
+        {
+            if (Interlocked.Decrement(ref _holders) == 0 && Directory.Exists(directory))
+            {
+                Directory.Delete(directory, recursive: true);
+            }
         }
     }
 }

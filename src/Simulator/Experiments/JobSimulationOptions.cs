@@ -143,9 +143,15 @@ public sealed record JobSimulationOptions
     public Action<Simulation>? Configure { get; init; }
 
     /// <summary>
-    /// Failures to inject, at simulated times after the shuffle starts (the Camdoop paper, §4.2, §5.4). With any,
-    /// servers detect failures with a real node's beacons (every 10 ms, down after 3 misses), so detection is part
-    /// of the cost.
+    /// Called before the run with the virtual time the job's shuffle will start (a rehearsal of the run tells), to
+    /// schedule actions relative to it (tests look mid-shuffle or inject faults here).
+    /// </summary>
+    public Action<Simulation, long>? AtShuffleStart { get; init; }
+
+    /// <summary>
+    /// Failures to inject, at simulated times after the shuffle starts (the Camdoop paper, §4.2, §5.4), before the job
+    /// is submitted, or while the servers map. With any, servers detect failures with a real node's beacons (every
+    /// 10 ms, down after 3 misses), so detection is part of the cost; on a switched network, after as long.
     /// </summary>
     public IReadOnlyList<InjectedFailure> Failures { get; init; } = [];
 
@@ -155,8 +161,11 @@ public sealed record JobSimulationOptions
     /// <summary>Beacons as a real node sends them (10 ms, 3 misses) even without failures: a baseline for runs with them.</summary>
     public bool NodeBeacons { get; init; }
 
-    /// <summary>Called with the simulation and every server's service after the run, before they are torn down.</summary>
-    public Action<Simulation, IReadOnlyList<CamdoopService>>? Inspect { get; init; }
+    /// <summary>
+    /// Called after the run, before the simulation is torn down, with every server's Camdoop service and its part of
+    /// the (first) job (the servers have dropped it by then: the part is kept as it was).
+    /// </summary>
+    public Action<Simulation, IReadOnlyList<CamdoopService>, IReadOnlyList<ServerJob?>>? Inspect { get; init; }
 
     public void Validate()
     {
@@ -221,9 +230,9 @@ public sealed record JobSimulationOptions
             {
                 throw new ArgumentException("mode tcp runs without output replicas or monitoring queries");
             }
-            if (Failures.Any(f => !f.IsAggBox || f.AtNanoseconds < 0) || (Failures.Count > 0 && Network.Kind != NetworkKind.NetAgg))
+            if (Failures.Any(f => f.IsLink || (f.IsAggBox && (f.AtNanoseconds < 0 || f.DuringMap || Network.Kind != NetworkKind.NetAgg))))
             {
-                throw new ArgumentException("mode tcp takes injected failures of agg boxes only (box@NAME, on a netagg network, during the shuffle)");
+                throw new ArgumentException("mode tcp takes failures of servers, and of agg boxes during the shuffle (box@NAME, on a netagg network); a switched network has no torus cable to cut");
             }
             if (Network.Kind == NetworkKind.NetAgg && Aggregation != Aggregation.Direct)
             {

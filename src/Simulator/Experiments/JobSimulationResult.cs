@@ -223,10 +223,22 @@ public sealed record JobSimulationResult
     [JsonPropertyName("recovery")]
     public RecoveryReport? Recovery { get; init; }
 
+    /// <summary>The server the job was submitted to, which coordinated it (until it failed, if it did).</summary>
+    [JsonPropertyName("coordinator")]
+    public string? Coordinator { get; init; }
+
+    /// <summary>Jobs the servers took over from a coordinator that died.</summary>
+    [JsonPropertyName("takeovers")]
+    public int Takeovers { get; init; }
+
+    /// <summary>How many times the job started over on the servers left (mode tcp, after a lost server): 0 normally.</summary>
+    [JsonPropertyName("attempts")]
+    public int Attempts { get; init; }
+
     [JsonPropertyName("wallSeconds")]
     public required double WallSeconds { get; init; }
 
-    /// <summary>Wall time of generating and mapping the inputs (outside virtual time, as in the paper).</summary>
+    /// <summary>Wall time of generating and writing the inputs and of the map tasks (which cost no virtual time, as in the paper).</summary>
     [JsonPropertyName("mapWallSeconds")]
     public required double MapWallSeconds { get; init; }
 

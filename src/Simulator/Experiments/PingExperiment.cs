@@ -1,13 +1,14 @@
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.Server;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
 
 /// <summary>
-/// The paper's ping measurement (§3) on a simulated torus: every server runs key routing and the ping service;
+/// The paper's ping measurement (§3) on a simulated torus: every server runs a real server's services (idle but for ping);
 /// one server pings the others one at a time (so no ping queues behind another) and the result gives the mean RTT
 /// per torus distance and the RTT per hop.
 /// </summary>
@@ -27,11 +28,7 @@ public static class PingExperiment
             PropagationDelay = options.PropagationDelay ?? defaults.PropagationDelay,
             LinkRateBitsPerSecond = options.LinkRateBitsPerSecond ?? defaults.LinkRateBitsPerSecond,
         };
-        using var sim = new Simulation(simOptions, host =>
-        {
-            KeyRoutingService.Install(host);
-            host.Register(new PingService());
-        });
+        using var sim = new Simulation(simOptions, host => ServerStack.OnTorus(host));
         sim.Start();
 
         var targets = PickTargets(torus, options, sim.Random);

@@ -1,7 +1,6 @@
 using System.Text.Json.Serialization;
 using Camdoop.Monitoring.Queries;
 using Camdoop.Monitoring.Service;
-using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Network;
 
@@ -24,8 +23,8 @@ public sealed record SimulatedQueryResult(
 
 /// <summary>
 /// Monitoring queries in the simulator (`sim run --query`): every simulated server runs the same
-/// <see cref="MonitorService"/> as a real one, and one server asks the queries from the job's start, over simulated
-/// time, while the job runs and for one more round after it ends.
+/// <see cref="MonitorService"/> as a real one, and one server asks the queries from the job's submission, over
+/// simulated time, while the job runs and for one more round after it ends.
 /// </summary>
 public sealed class SimulatedQueries
 {
@@ -57,16 +56,6 @@ public sealed class SimulatedQueries
 
     /// <summary>The longest interval: how long to run on after the job so that a last round lands.</summary>
     public long LongestInterval => _queries.Count == 0 ? 0 : _queries.Max(q => q.Query.IntervalNs);
-
-    /// <summary>Registers the monitoring service on a simulated server.</summary>
-    public void Install(NodeHost host)
-    {
-        ArgumentNullException.ThrowIfNull(host);
-        if (Any)
-        {
-            host.Register(new MonitorService());
-        }
-    }
 
     /// <summary>Starts asking every query at <paramref name="t0"/>.</summary>
     public void Start(Simulation sim, long t0)

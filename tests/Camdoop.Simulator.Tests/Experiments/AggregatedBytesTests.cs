@@ -25,11 +25,11 @@ public sealed class AggregatedBytesTests
             BytesPerServer = 2_000_000, // enough keys that the six stripes are within a fraction of a percent of each other
             ReduceTasks = 1,
             Trees = TreeFamilyNames.All[trees],
-            Inspect = (_, services) =>
+            Inspect = (_, services, jobs) =>
             {
                 for (int i = 0; i < services.Count; i++)
                 {
-                    var job = services[i].Jobs.Single();
+                    var job = jobs[i]!;
                     int children = job.Vertices.Sum(v => v.Children.Count) + job.RootReducers.Sum(r => r.Children.Count);
                     perServer.Add((torus.CoordinateOf(i), job.AggregatedBytes, children));
                 }

@@ -50,7 +50,7 @@ public sealed class JobMemoryMeasurementTests(ITestOutputHelper output)
         JobSimulationResult result;
         try
         {
-            result = JobSimulation.Run(options with { Inspect = (_, _) => atEnd = GC.GetTotalMemory(forceFullCollection: true) });
+            result = JobSimulation.Run(options with { Inspect = (_, _, _) => atEnd = GC.GetTotalMemory(forceFullCollection: true) });
         }
         finally
         {

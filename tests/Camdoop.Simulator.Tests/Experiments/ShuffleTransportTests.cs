@@ -86,7 +86,7 @@ public sealed class ShuffleTransportTests
         {
             BytesPerServer = 100_000,
             Service = new CamdoopServiceOptions { MemoryBudgetBytes = budget },
-            Configure = sim => sim.Schedule(SimTime.Microsecond * 200, () =>
+            AtShuffleStart = (sim, t0) => sim.Schedule(t0 + (SimTime.Microsecond * 200), () =>
             {
                 for (int i = 0; i < sim.Torus.Count; i++)
                 {
@@ -187,7 +187,7 @@ public sealed class ShuffleTransportTests
         ShuffleCounters? counters = null;
         var result = JobSimulation.Run(Options(r: 1) with
         {
-            Configure = sim => sim.Schedule(50_000, () =>
+            AtShuffleStart = (sim, t0) => sim.Schedule(t0 + 50_000, () =>
             {
                 var host = sim.Host(target);
                 void Inject(byte[] payload)
@@ -220,7 +220,7 @@ public sealed class ShuffleTransportTests
                 Inject(stream);
                 Inject(good); // well formed, but far beyond anything sent: out of order, re-acked
             }),
-            Inspect = (_, services) => counters = services[Cube.IndexOf(target)].Counters,
+            Inspect = (_, services, _) => counters = services[Cube.IndexOf(target)].Counters,
         });
         Assert.True(result.Verified, result.VerificationError);
         Assert.NotNull(counters);
@@ -242,11 +242,10 @@ public sealed class ShuffleTransportTests
             long largest = 0, bound = 0;
             var result = JobSimulation.Run(options with
             {
-                Inspect = (_, services) =>
+                Inspect = (_, _, jobs) =>
                 {
-                    foreach (var service in services)
+                    foreach (var job in jobs.Select(j => j!))
                     {
-                        var job = service.Jobs.Single();
                         for (int t = 0; t < 6; t++)
                         {
                             // At S = 0 every server holds every key: its own run of a stripe is the stripe's distinct keys.

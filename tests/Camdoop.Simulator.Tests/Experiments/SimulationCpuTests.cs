@@ -55,7 +55,7 @@ public sealed class SimulationCpuTests
     public void WorkerThreadsAreCounted()
     {
         double workers = -1;
-        var options = Options(threads: 2) with { Inspect = (sim, _) => workers = sim.WorkerCpuSeconds };
+        var options = Options(threads: 2) with { Inspect = (sim, _, _) => workers = sim.WorkerCpuSeconds };
         var result = JobSimulation.Run(options);
         Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(workers > 0, "the second thread's CPU is measured");

@@ -46,7 +46,7 @@ public sealed class ResumeBoundTests(ITestOutputHelper output)
         int childStreams = 0;
         var result = run.Run([failure], run.Options with
         {
-            Configure = sim => sim.Schedule(sim.Now + failure.AtNanoseconds - 1, () =>
+            AtShuffleStart = (sim, t0) => sim.Schedule(t0 + failure.AtNanoseconds - 1, () =>
             {
                 var jobs = Enumerable.Range(0, cube.Count).Select(i => sim.Host(i).GetService<CamdoopService>()!.GetJob(run.Options.JobId)!).ToArray();
                 var failed = jobs[cube.IndexOf(failure.Server)];

@@ -12,7 +12,7 @@ namespace Camdoop.Experiments.NetAgg;
 /// (one per switch) and carries a key-disjoint part of the data, so several trees spread the streams between two boxes
 /// over the network's parallel paths. A failed box is skipped too: its children send to the next one on the path.
 /// </summary>
-public sealed class NetAggPlan : IAggregationPlan
+public sealed class NetAggPlan : IApplianceTolerantPlan
 {
     private readonly NetAggLayout _layout;
     private readonly int[] _roots;
@@ -71,6 +71,8 @@ public sealed class NetAggPlan : IAggregationPlan
 
     /// <summary>The same trees with <paramref name="box"/> failed as well: its children send to the next box on the path.</summary>
     public NetAggPlan Without(int box) => new(_layout, _roots, Trees, [.. _failed, box]);
+
+    IApplianceTolerantPlan IApplianceTolerantPlan.WithoutAppliance(int node) => Without(node);
 
     /// <summary>The boxes on the path from <paramref name="server"/> to the reducer <paramref name="root"/>, in order, failed ones skipped.</summary>
     public IEnumerable<int> PathBoxes(int server, int root)
