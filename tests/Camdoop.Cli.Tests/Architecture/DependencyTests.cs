@@ -7,10 +7,12 @@ namespace Camdoop.Cli.Tests.Architecture;
 /// <summary>
 /// The product's layering, read from the compiled assemblies (this project references every one of them through the
 /// CLI). Namespaces must not depend on each other in a cycle, and assemblies may reference only the layers below them:
-/// Runtime &lt;- KeyRouting &lt;- MapReduce &lt;- ChunkStore &lt;- FrontEnd &lt;- Hosting &lt;- camdoop, with Monitoring
-/// beside ChunkStore (on MapReduce, used by FrontEnd), and Runtime &lt;- Simulator &lt;- Experiments, where
-/// Experiments also uses KeyRouting, MapReduce and Monitoring (to run the services in the simulator) and camdoop
-/// uses Experiments.
+/// Runtime &lt;- KeyRouting &lt;- MapReduce &lt;- ChunkStore &lt;- JobControl &lt;- Server &lt;- Hosting &lt;- camdoop,
+/// with Monitoring beside ChunkStore (on MapReduce), Server (the services a server runs) on JobControl and Monitoring,
+/// FrontEnd on JobControl and Monitoring (never the other way: job control runs on every server, front-end or not),
+/// and Runtime &lt;- Simulator &lt;- Experiments, where Experiments runs the servers' stack in the simulator and
+/// camdoop uses Experiments. The simulator submits jobs to job control as a client does: nothing in it starts a
+/// shuffle service's job itself.
 /// </summary>
 public sealed class DependencyTests(ITestOutputHelper output)
 {
@@ -19,6 +21,8 @@ public sealed class DependencyTests(ITestOutputHelper output)
     private const string MapReduce = "Camdoop.MapReduce";
     private const string ChunkStore = "Camdoop.ChunkStore";
     private const string Monitoring = "Camdoop.Monitoring";
+    private const string JobControl = "Camdoop.JobControl";
+    private const string Server = "Camdoop.Server";
     private const string FrontEnd = "Camdoop.FrontEnd";
     private const string Hosting = "Camdoop.Hosting";
     private const string Simulator = "Camdoop.Simulator";
@@ -33,11 +37,13 @@ public sealed class DependencyTests(ITestOutputHelper output)
         [MapReduce] = [Runtime, KeyRouting],
         [ChunkStore] = [Runtime, KeyRouting, MapReduce],
         [Monitoring] = [Runtime, KeyRouting, MapReduce],
-        [FrontEnd] = [Runtime, KeyRouting, MapReduce, ChunkStore, Monitoring],
-        [Hosting] = [Runtime, KeyRouting, MapReduce, ChunkStore, Monitoring, FrontEnd],
+        [JobControl] = [Runtime, KeyRouting, MapReduce, ChunkStore],
+        [Server] = [Runtime, KeyRouting, MapReduce, ChunkStore, JobControl, Monitoring],
+        [FrontEnd] = [Runtime, KeyRouting, MapReduce, ChunkStore, JobControl, Monitoring],
+        [Hosting] = [Runtime, KeyRouting, MapReduce, ChunkStore, JobControl, Monitoring, Server, FrontEnd],
         [Simulator] = [Runtime],
-        [Experiments] = [Runtime, Simulator, KeyRouting, MapReduce, Monitoring],
-        [Cli] = [Runtime, KeyRouting, MapReduce, ChunkStore, Monitoring, FrontEnd, Hosting, Simulator, Experiments],
+        [Experiments] = [Runtime, Simulator, KeyRouting, MapReduce, ChunkStore, JobControl, Monitoring, Server],
+        [Cli] = [Runtime, KeyRouting, MapReduce, ChunkStore, JobControl, Monitoring, Server, FrontEnd, Hosting, Simulator, Experiments],
     };
 
     [Fact]
@@ -89,6 +95,42 @@ public sealed class DependencyTests(ITestOutputHelper output)
         Assert.DoesNotContain(graph.Edges.Keys, e => e.From == e.To);
         Assert.All(graph.Edges.Keys, e => Assert.StartsWith("Camdoop", e.From, StringComparison.Ordinal));
         Assert.All(graph.Edges.Keys, e => Assert.StartsWith("Camdoop", e.To, StringComparison.Ordinal));
+    }
+
+    /// <summary>
+    /// The simulator runs jobs through the servers' job control, as a client does on a cube: no method of the simulator
+    /// or its experiments calls a shuffle service's StartJob (the Camdoop service's or the stream shuffle's).
+    /// </summary>
+    [Fact]
+    public void TheSimulatorStartsNoShuffleDirectly()
+    {
+        var starts = new List<string>();
+        int calls = 0;
+        foreach (var name in new[] { Simulator, Experiments, JobControl })
+        {
+            using var assembly = Load(name);
+            foreach (var type in assembly.MainModule.GetTypes())
+            {
+                foreach (var method in type.Methods.Where(m => m.HasBody))
+                {
+                    foreach (var instruction in method.Body.Instructions)
+                    {
+                        if (instruction.Operand is MethodReference { Name: "StartJob" } called
+                            && called.DeclaringType.FullName is "Camdoop.MapReduce.Service.CamdoopService" or "Camdoop.MapReduce.DirectShuffle.DirectShuffleService")
+                        {
+                            calls++;
+                            if (name != JobControl)
+                            {
+                                starts.Add($"{type.FullName}.{method.Name} calls {called.DeclaringType.Name}.StartJob");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Job control's worker starts both shuffles: the reader must see those calls, or it proves nothing.
+        Assert.True(calls >= 2, $"only {calls} calls of StartJob found: the reader misses them");
+        Assert.True(starts.Count == 0, string.Join(Environment.NewLine, starts));
     }
 
     private static AssemblyDefinition Load(string name)

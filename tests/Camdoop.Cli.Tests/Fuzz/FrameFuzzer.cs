@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using Camdoop.JobControl.Wire;
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
@@ -268,7 +269,7 @@ internal sealed class FrameFuzzer
                 {
                     byte[] payload = r.Next(2) == 0
                         ? RandomPayload(r.Next(0, 9))
-                        : WithKind(RandomPayload(r.Next(9, 100)), r.Next(2) == 0 ? (byte)0 : (byte)r.Next(9, 256));
+                        : WithKind(RandomPayload(r.Next(9, 100)), r.Next(2) == 0 ? (byte)0 : (byte)r.Next((int)JobMessage.QueryReply + 1, 256));
                     return Real(frame, 5, FrameFlags.CoordinateRouted, 64, _neighbour, _target, payload);
                 }
             default:

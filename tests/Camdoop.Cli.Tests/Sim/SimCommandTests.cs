@@ -209,7 +209,9 @@ public class SimCommandTests
             servers.AddRange(own);
         }
         Assert.Equal(26, servers.Distinct().Count());
-        Assert.Equal(jobs.Max(j => j.GetProperty("shuffleReduceSeconds").GetDouble()), root.GetProperty("shuffleReduceSeconds").GetDouble());
+        // Each job's time runs from its own shuffle's start, the run's from the first: it lasts until the last job ends.
+        Assert.Equal(jobs.Max(j => j.GetProperty("startedAfterSeconds").GetDouble() + j.GetProperty("shuffleReduceSeconds").GetDouble()),
+            root.GetProperty("shuffleReduceSeconds").GetDouble(), 9);
     }
 
     [Fact]
@@ -230,8 +232,8 @@ public class SimCommandTests
             Assert.Equal(8, rows.Count);
             Assert.All(rows, r => Assert.Equal("True", r[9]));
             Assert.All(rows.Where(r => r[0] == "vertical"), r => Assert.Equal("13", r[3]));
-            // Two jobs over every link at R=27 take far longer than one.
-            Assert.All(rows.Where(r => r[1] == "27"), r => Assert.True(double.Parse(r[7], CultureInfo.InvariantCulture) > 1.5, r[7]));
+            // Two jobs over every link at R=27 take far longer than one (at 20 KB a server, latency is a good part of it).
+            Assert.All(rows.Where(r => r[1] == "27"), r => Assert.True(double.Parse(r[7], CultureInfo.InvariantCulture) > 1.25, r[7]));
             string svg = File.ReadAllText(Path.Combine(dir, "figure8.svg"));
             Assert.Contains("horizontal R=27", svg, StringComparison.Ordinal);
             Assert.Contains("paper (testbed, 27)", svg, StringComparison.Ordinal);

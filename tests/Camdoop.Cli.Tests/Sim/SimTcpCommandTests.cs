@@ -54,7 +54,7 @@ public sealed class SimTcpCommandTests
     [InlineData("--network", "switch", "--mode", "tcp", "--switch-buffer", "1KB")]
     [InlineData("--network", "switch", "--mode", "tcp", "--ecn", "1MB")]
     [InlineData("--network", "switch", "--mode", "tcp", "--streams-per-server", "0")]
-    [InlineData("--network", "switch", "--mode", "tcp", "--fail", "root@0.5T")]
+    [InlineData("--network", "switch", "--mode", "tcp", "--fail", "link:0,0,0:+X@0.5T")]
     [InlineData("--network", "racks", "--mode", "tcp", "--concurrent", "2")]
     public void BadNetworkOrTcpFlagsFailWithOneUsageLine(params string[] flags)
     {

@@ -45,7 +45,11 @@ public abstract class EmulatedCube : IDisposable
     /// <summary>False without root: nothing was brought up.</summary>
     public bool IsUp { get; }
 
-    public string FrontEnd { get; } = "";
+    /// <summary>The front-end the cube's commands go to: the testbed's, unless <see cref="UseFrontEnd"/> named another.</summary>
+    public string FrontEnd { get; private set; } = "";
+
+    /// <summary>Sends the cube's commands to the front-end at <paramref name="address"/> (HOST:PORT) from now on.</summary>
+    public void UseFrontEnd(string address) => FrontEnd = address;
 
     public TestbedState State { get; } = null!;
 

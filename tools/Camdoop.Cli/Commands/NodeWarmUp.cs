@@ -1,20 +1,20 @@
 using System.Diagnostics;
 using Camdoop.ChunkStore;
-using Camdoop.FrontEnd.Jobs;
-using Camdoop.KeyRouting;
+using Camdoop.JobControl;
+using Camdoop.JobControl.Wire;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.Server;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Cli.Commands;
 
 /// <summary>
 /// Runs a few small jobs on a simulated 2x2x2 cube inside a node process before the node starts: the same services
-/// (key routing, chunk store, Camdoop, job control) and code paths as a real job (chunk reads from disk, map,
+/// (<see cref="ServerStack"/>) and code paths as a real job (chunk reads from disk, map,
 /// map-output runs, merge and combine, the shuffle transport, reduce, output files), so the runtime has compiled,
 /// loaded and initialised them before the first real job instead of during it, when every node of a testbed does it
 /// at once on shared cores.
@@ -51,17 +51,12 @@ public static class NodeWarmUp
                 DataRoot = dataRoot,
                 Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 100 * NodeOptions.Millisecond },
             },
-            host =>
-            {
-                KeyRoutingService.Install(host);
-                ChunkStoreService.Install(host);
-                CamdoopService.Install(host);
-                JobControlService.Install(host);
-            });
+            host => ServerStack.OnTorus(host));
         sim.Start();
         var corpus = Generate(sim, DatasetKind.Text, "corpus", 48_000, DatasetFormat.Text);
         var records = Generate(sim, DatasetKind.Sort, "records", 20_000, DatasetFormat.Records);
-        ulong id = 1;
+        var jobControl = sim.Host(Coordinator).GetService<JobControlService>()!;
+        ulong next = 0;
         foreach (var (job, input, reducers, mode) in new[]
         {
             (WordCountJob.JobName, corpus, 1, ShuffleMode.Camdoop),
@@ -69,8 +64,9 @@ public static class NodeWarmUp
             (SortJob.JobName, records, Cube.Count, ShuffleMode.Camdoop),
         })
         {
-            var tracker = sim.Host(Coordinator).GetService<JobControlService>()!.Submit(
-                new JobDescription { JobId = id++, Job = new JobSpec(job), ReduceTasks = reducers, Mode = mode }, input);
+            // An id whose control key the coordinator owns, as its front-end picks one.
+            ulong id = jobControl.NewJobId(() => ++next);
+            var tracker = jobControl.Submit(new JobDescription { JobId = id, Job = new JobSpec(job), ReduceTasks = reducers, Mode = mode }, input);
             RunUntil(sim, () => tracker.IsOver, $"warm-up {job} did not finish");
             if (tracker.State != JobState.Done)
             {

@@ -23,7 +23,10 @@ public static class SimRunCommand
     public static Command Create() =>
         new Command("run", "Run one MapReduce job on a simulated CamCube and report sizes, S, shuffle+reduce time, link use and the switch bounds.")
         {
-            Details = "Without --input the job's generated data set is used (synthetic at --output-ratio, Indy sort records,\n" +
+            Details = "Every simulated server runs a real server's services: the input is placed in their chunk stores and the\n" +
+                      "job is submitted to the server that coordinates it, which starts the shuffle on every server at once\n" +
+                      "once each has mapped its chunks; the time reported runs from that start to the last reducer's end.\n" +
+                      "Without --input the job's generated data set is used (synthetic at --output-ratio, Indy sort records,\n" +
                       "Zipf text for wordcount, item/score lines for topk). With --input PATH the job runs on your data: one\n" +
                       "file split across the servers at line (or 100-byte record) boundaries, or a directory of\n" +
                       "server-NNNNN.input files. Time is simulated; work costs no time (as in the paper) unless --compute\n" +
@@ -31,8 +34,9 @@ public static class SimRunCommand
                       "modelled time is reported apart.\n" +
                       "With --fail the job first runs without failures (its time is T), then again with them: servers\n" +
                       "detect them by their beacons as real nodes do, take over what failed servers ran and resume from\n" +
-                      "the last key received; the report says what failed, when it was detected, what was sent again and\n" +
-                      "the stretch over T.\n" +
+                      "the last key received (the coordinator's job goes on at the next owner of its control key); mode tcp\n" +
+                      "starts the job over on the servers left. The report says what failed, when it was detected, what was\n" +
+                      "sent again and the stretch over T.\n" +
                       "With --concurrent K, K copies of the job run at once, copy k with its own data (seed + k): horizontal\n" +
                       "placement maps every copy on every server and keeps their reduce tasks apart; vertical placement gives\n" +
                       "each copy --servers-per-job servers of its own, chosen from the seed. Each copy also runs alone on the\n" +
@@ -63,7 +67,7 @@ public static class SimRunCommand
             .Option("concurrent", "Run this many copies of the job at once, each with its own data", "K", "1")
             .Option("placement", "With --concurrent: horizontal (every server maps every copy) | vertical (each copy on its own servers)", "HOW", "horizontal")
             .Option("servers-per-job", "With --placement vertical: servers of each copy, chosen from the seed; 0 = N/K", "M", "0")
-            .Option("fail", "Fail during the shuffle, repeatable: WHAT (root | root-neighbour | random | X,Y,Z | link:X,Y,Z:PORT; with --network netagg --mode tcp only an agg box, box@rack0 or box@core) @ WHEN (0.25T, 15ms, or start: down before the job starts)", "WHAT@WHEN")
+            .Option("fail", "Fail a server or cable, repeatable: WHAT (root | root-neighbour | random | coordinator | X,Y,Z | link:X,Y,Z:PORT; with --network netagg --mode tcp also an agg box, box@rack0 or box@core) @ WHEN (0.25T or 15ms after the shuffle starts, map: while the servers map, start: down before the job is submitted)", "WHAT@WHEN")
             .Option("energy", CommonOptions.EnergyHelp, "MODEL")
             .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
             .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
@@ -211,11 +215,12 @@ public static class SimRunCommand
         }
         bool netAgg = options.Network?.Kind == NetworkKind.NetAgg && options.Mode == ShuffleMode.Tcp;
         bool tcp = options.Mode == ShuffleMode.Tcp;
-        if (failures.Any(f => (tcp && (!netAgg || !f.IsAggBox || f.AtNanoseconds < 0)) || (!tcp && f.IsAggBox)))
+        if (failures.Any(f => (tcp && (f.What.StartsWith("link:", StringComparison.Ordinal) || (f.IsAggBox && (!netAgg || f.AtNanoseconds < 0 || f.DuringMap))))
+            || (!tcp && f.IsAggBox)))
         {
-            throw CliException.Usage(netAgg
-                ? "sim run: --fail on --network netagg --mode tcp takes agg boxes (box@rack0, box@core) during the shuffle; servers fail only on the torus"
-                : "sim run: --fail box@NAME is for --network netagg --mode tcp; mode tcp takes no other failure");
+            throw CliException.Usage(tcp
+                ? "sim run: --fail with --mode tcp takes servers, and agg boxes (box@rack0, box@core) of --network netagg during the shuffle; a switched network has no torus cable to cut"
+                : "sim run: --fail box@NAME is for --network netagg --mode tcp");
         }
         if (netAgg && failures.Count > 0)
         {
@@ -385,6 +390,10 @@ public static class SimRunCommand
             ? $"{r.Job} on {r.Torus} ({r.Servers} servers), R={r.ReduceTasks}, mode {r.Mode}, {r.Trees} trees"
             : $"{r.Job} on {r.Servers} servers named as {r.Torus}, R={r.ReduceTasks}, mode {r.Mode}, network {r.Network}, {r.Aggregation} aggregation");
         Line("input / intermediate / output", $"{Units.Bytes(r.InputBytes)} / {Units.Bytes(r.IntermediateBytes)} / {Units.Bytes(r.OutputBytes)}");
+        if (r.Coordinator is { } coordinator)
+        {
+            Line("coordinator", r.Takeovers > 0 ? $"{coordinator}, taken over by the next owner of the job's control key" : coordinator);
+        }
         Line("output ratio S (achieved)", r.OutputRatio.ToString("0.####", CultureInfo.InvariantCulture));
         Line("shuffle+reduce time (simulated)", S(r.ShuffleReduceSeconds));
         Line("  Switch (1 Gbps) lower bound", S(r.LowerBounds.Switch1G));
@@ -451,9 +460,12 @@ public static class SimRunCommand
         }
         if (r.Recovery is { } rec)
         {
-            // The stream shuffle reruns no map task and adopts no vertex: a failed agg box's streams are sent again.
+            // The stream shuffle reruns no map task and adopts no vertex: a failed agg box's streams are sent again, and a
+            // job that lost a server starts over on the servers left.
             Line("recovery", r.Mode == "tcp"
-                ? $"{Units.Bytes(rec.ResentBytes)} sent again (the streams that crossed the failed box)"
+                ? r.Attempts > 0
+                    ? $"the job started over {Units.Count(r.Attempts, "time")} on the servers left (a tcp-mode job cannot take over a lost server's streams)"
+                    : $"{Units.Bytes(rec.ResentBytes)} sent again (the streams that crossed the failed box)"
                 : $"{Units.Bytes(rec.ResentBytes)} sent again, {Units.Count(rec.MapTasksRerun, "map task")} run again, {Units.Count(rec.VerticesAdopted, "vertex", "vertices")} taken over");
             if (rec.Stretch is { } stretch && rec.BaselineSeconds is { } baseline)
             {

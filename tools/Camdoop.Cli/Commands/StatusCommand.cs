@@ -12,7 +12,7 @@ namespace Camdoop.Cli.Commands;
 public static class StatusCommand
 {
     public static Command Create() =>
-        new Command("status", "Show a job's state, progress, times and output location (ask the front-end it was submitted to).")
+        new Command("status", "Show a job's state, progress, times and output location (through any server's front-end).")
             .Argument("job", "Job id")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
             .Option(ClientKey.Option, ClientKey.Help, "FILE")
@@ -102,6 +102,8 @@ public static class StatusCommand
             json.WriteNumber("mapTasksRerun", s.Recovery.MapTasksRerun);
             json.WriteNumber("verticesAdopted", s.Recovery.VerticesAdopted);
             json.WriteEndObject();
+            json.WriteString("coordinator", s.Coordinator);
+            json.WriteNumber("attempt", s.Attempt);
             json.WriteString("frontend", frontEnd);
             json.WriteEndObject();
         }
@@ -115,6 +117,12 @@ public static class StatusCommand
         var outputs = s.Outputs;
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"job {s.JobId}: {s.Job} on '{s.Input}', R={s.Reducers}, mode {s.Mode}, {s.Trees} trees: {state}"));
+        if (s.Coordinator.Length > 0)
+        {
+            Console.Out.WriteLine(s.Attempt > 0
+                ? $"  coordinated by {s.Coordinator}, attempt {s.Attempt + 1} (started over on the servers left)"
+                : $"  coordinated by {s.Coordinator}");
+        }
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"  map {s.MapsDone}/{s.Servers} servers ({s.MapTasks} map tasks, {Units.Bytes(s.InputBytes)} in, {Units.Bytes(s.IntermediateBytes)} intermediate), " +
             $"shuffled {Units.Bytes(s.ShuffleBytes)}, reduce {s.ReducesDone}/{s.Reducers}"));

@@ -81,7 +81,19 @@ public static class SubmitCommand
         using var bar = new ProgressBar("job");
         while (true)
         {
-            var status = FrontEndAddress.Call(() => client.Call(new JobStatusRequest { JobId = jobId }));
+            JobStatusReply status;
+            try
+            {
+                status = client.Call(new JobStatusRequest { JobId = jobId });
+            }
+            catch (FrontEndException e) when (e.ConnectionLost)
+            {
+                throw new CliException(FrontEndAddress.LostWhileWaiting(client.Address, jobId, e));
+            }
+            catch (FrontEndException e)
+            {
+                throw new CliException(e.Message);
+            }
             string state = status.State;
             long servers = status.Servers;
             long maps = status.MapsDone;

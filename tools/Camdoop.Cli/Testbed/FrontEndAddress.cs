@@ -36,6 +36,22 @@ public static class FrontEndAddress
         }
     }
 
+    /// <summary>
+    /// One line for a front-end lost while a command waited on job <paramref name="jobId"/>: the job goes on (another
+    /// server takes over its coordination), so it names a front-end to ask instead: another server of the testbed
+    /// <paramref name="address"/> belongs to, or any other of the cube's.
+    /// </summary>
+    public static string LostWhileWaiting(string address, string jobId, FrontEndException lost)
+    {
+        ArgumentNullException.ThrowIfNull(address);
+        ArgumentNullException.ThrowIfNull(lost);
+        string other = TestbedState.FindByFrontEnd(address) is { } state
+            && state.Servers.Where(s => TestbedLauncher.IsAlive(s.Pid)).Select(s => $"{s.Address}:{state.FrontEndPort}").FirstOrDefault(a => a != address) is { } next
+            ? next
+            : "HOST:PORT (another server of the cube)";
+        return $"{lost.Message}; job {jobId} goes on without it: ask another front-end with 'camdoop status --wait {jobId} --frontend {other}'";
+    }
+
     /// <summary>Runs a client call, turning the front-end's error reply into one clear line.</summary>
     public static T Call<T>(Func<T> call)
     {
