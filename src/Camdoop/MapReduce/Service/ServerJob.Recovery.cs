@@ -21,8 +21,8 @@ namespace Camdoop.MapReduce.Service;
 // key. Streams are sorted, so records before the point are never sent twice and none after it is lost.
 public sealed partial class ServerJob
 {
-    private readonly ServerSet _view;
-    private readonly Dictionary<(int R, int Tree, int Home), Vertex> _adopted = [];
+    private readonly JobView _view;
+    private readonly AdoptedVertices _adopted;
     private readonly Dictionary<(int Server, int Source), RerunMapTask> _reruns = [];
     private readonly HashSet<int> _doneReduceTasks = [];
     private readonly List<(VertexBase Parent, InboundStream Child)> _resuming = [];
@@ -33,7 +33,7 @@ public sealed partial class ServerJob
     private bool _resumeTimerArmed;
 
     /// <summary>Whether <paramref name="server"/> still takes part in the job in this server's view.</summary>
-    public bool IsInJob(Coordinate server) => _view.Contains(Placement.Torus.IndexOf(server));
+    public bool IsInJob(Coordinate server) => _view.Contains(server);
 
     /// <summary>Vertices and root reducers of failed servers hosted here.</summary>
     public int AdoptedCount => _adopted.Count + _roots.Values.Count(r => r.IsAdopted);
@@ -47,9 +47,6 @@ public sealed partial class ServerJob
     /// </summary>
     public void NoteReduceTaskDone(int reduceTask) => _doneReduceTasks.Add(reduceTask);
 
-    /// <summary>The server that owns <paramref name="key"/> in the job's view.</summary>
-    private int OwnerIndex(in Key key) => KeyMapper.Shared(Placement.Torus).OwnerIndex(key, _view);
-
     /// <summary>The key the sender of stream <paramref name="child"/> is owned by: its vertex's, or its map task's.</summary>
     private Key OwnerKeyOf(InboundStream child) => child.Source == 0
         ? Placement.VertexKey(child.Child, child.ReduceTask, child.Tree, RootOf(child.ReduceTask))
@@ -61,17 +58,7 @@ public sealed partial class ServerJob
     /// </summary>
     internal void OnServersLost(IReadOnlyList<Coordinate> lost)
     {
-        var torus = Placement.Torus;
-        var newlyLost = new List<Coordinate>();
-        foreach (var server in lost)
-        {
-            int index = torus.IndexOf(server);
-            if (_view.Contains(index))
-            {
-                _view.Remove(index);
-                newlyLost.Add(server);
-            }
-        }
+        var newlyLost = _view.Remove(lost);
         if (newlyLost.Count == 0 || Failure is not null)
         {
             return;
@@ -83,14 +70,7 @@ public sealed partial class ServerJob
                 Reroot(r);
             }
         }
-        // Vertices taken over here that another server owns now (views differ for a moment): theirs, not ours.
-        foreach (var (key, vertex) in _adopted.ToList())
-        {
-            if (OwnerIndex(vertex.OwnerKey) != _selfIndex)
-            {
-                DropAdopted(key, vertex);
-            }
-        }
+        _adopted.DropForeign();
         LoseReplicaServers();
         foreach (var parent in HostedParents())
         {
@@ -102,7 +82,7 @@ public sealed partial class ServerJob
                 }
                 if (child.PendingResume is not null)
                 {
-                    if (OwnerIndex(OwnerKeyOf(child)) != child.ResumeTarget)
+                    if (_view.OwnerIndex(OwnerKeyOf(child)) != child.ResumeTarget)
                     {
                         RequestResume(parent, child); // the owner asked may be gone: ask the new one
                     }
@@ -125,7 +105,7 @@ public sealed partial class ServerJob
             var ids = MapTasks.MapTasksOf(server);
             for (int j = 0; j < ids.Count; j++)
             {
-                if (OwnerIndex(ids[j]) == _selfIndex)
+                if (_view.IsOwnedHere(ids[j]))
                 {
                     EnsureRerun(server, (byte)(j + 1));
                 }
@@ -154,7 +134,7 @@ public sealed partial class ServerJob
                 yield return v;
             }
         }
-        foreach (var v in _adopted.Values)
+        foreach (var v in _adopted.Vertices)
         {
             yield return v;
         }
@@ -264,12 +244,12 @@ public sealed partial class ServerJob
                     _deferred[id] = (point, requester, knownEpoch); // its server is not known here to be lost yet
                     return;
                 }
-                if (OwnerIndex(Placement.VertexKey(id.Child, id.ReduceTask, id.Tree, RootOf(id.ReduceTask))) != _selfIndex)
+                if (!_view.IsOwnedHere(Placement.VertexKey(id.Child, id.ReduceTask, id.Tree, RootOf(id.ReduceTask))))
                 {
                     counters.UnknownStream++; // not ours to take over: the parent asks the owner it sees next
                     return;
                 }
-                vertex = AdoptVertex(id.ReduceTask, id.Tree, id.Child);
+                vertex = _adopted.Adopt(id.ReduceTask, id.Tree, id.Child);
             }
         }
         else
@@ -285,7 +265,7 @@ public sealed partial class ServerJob
                 _deferred[id] = (point, requester, knownEpoch);
                 return;
             }
-            if (OwnerIndex(ids[id.Source - 1]) != _selfIndex)
+            if (!_view.IsOwnedHere(ids[id.Source - 1]))
             {
                 counters.UnknownStream++;
                 return;
@@ -349,7 +329,7 @@ public sealed partial class ServerJob
         {
             return;
         }
-        int target = OwnerIndex(OwnerKeyOf(child));
+        int target = _view.OwnerIndex(OwnerKeyOf(child));
         if (target < 0)
         {
             return;
@@ -384,8 +364,6 @@ public sealed partial class ServerJob
         ShuffleWire.WriteResume(entry, request);
         Transport.QueueControl(JobId, destination, entry);
     }
-
-    private void Log(string message) => Transport.Context.Log(LogLevel.Info, $"job {JobId:x16}: {message}");
 
     /// <summary>The restart a parent asked for began: acks now go to the server its segments come from.</summary>
     internal void OnChildRestarted(InboundStream child, Coordinate sender)
@@ -446,50 +424,9 @@ public sealed partial class ServerJob
     {
         RootReducer root => _roots.GetValueOrDefault(root.ReduceTask) == root,
         Vertex v when v.Home == Self => true,
-        Vertex v => _adopted.GetValueOrDefault((v.ReduceTask, v.Tree, Placement.Torus.IndexOf(v.Home))) == v,
+        Vertex v => _adopted.Find(v.ReduceTask, v.Tree, Placement.Torus.IndexOf(v.Home)) == v,
         _ => false,
     };
-
-    /// <summary>Takes over vertex (<paramref name="reduceTask"/>, <paramref name="tree"/>) of failed server <paramref name="home"/>.</summary>
-    private Vertex AdoptVertex(int reduceTask, int tree, Coordinate home)
-    {
-        var torus = Placement.Torus;
-        var root = RootOf(reduceTask);
-        byte epoch = ShuffleWire.FirstEpoch(GenerationOf(reduceTask));
-        var children = new List<InboundStream>();
-        Span<Port> ports = stackalloc Port[Ports.Count];
-        int count = Placement.Trees.GetChildPorts(root, home, tree, ports);
-        for (int i = 0; i < count; i++)
-        {
-            AddAdoptedChild(children, reduceTask, tree, torus.Neighbour(home, ports[i]), 0, epoch);
-        }
-        int mapTasks = MapTasks.MapTasksOf(home).Count;
-        for (int j = 1; j <= mapTasks; j++)
-        {
-            AddAdoptedChild(children, reduceTask, tree, home, (byte)j, epoch);
-        }
-        var parentPort = Placement.Trees.ParentPort(root, home, tree)!.Value;
-        var output = new OutboundStream(JobId, reduceTask, tree, home, Placement.VertexId(Self), parentPort, Options.Shuffle.InitialWindowBytes,
-            Options.Shuffle.MaxWindowBytes, Transport.Buffers, epoch: epoch);
-        output.Suspend();
-        output.SetRetention(RetentionBytes);
-        var vertex = new Vertex(this, reduceTask, tree, home, [.. children], [], VertexMode, output);
-        _adopted[(reduceTask, tree, torus.IndexOf(home))] = vertex;
-        Log($"takes over vertex {reduceTask}/{tree} of failed server {home.Name}");
-        _unfinishedVertices++;
-        Transport.Register(output);
-        Transport.Counters.VerticesAdopted++;
-        _service.OnJobProgress(this);
-        return vertex;
-    }
-
-    private void AddAdoptedChild(List<InboundStream> children, int reduceTask, int tree, Coordinate child, byte source, byte epoch)
-    {
-        var stream = new InboundStream(JobId, reduceTask, tree, child, Placement.VertexId(child), Port.XPlus, children.Count, source, epoch);
-        stream.TrackRecords();
-        children.Add(stream);
-        InboundStreams++;
-    }
 
     /// <summary>
     /// Reduce task <paramref name="reduceTask"/>'s root failed before it finished: the task starts over as its next
@@ -506,7 +443,7 @@ public sealed partial class ServerJob
             return;
         }
         _generation[reduceTask]++;
-        _rootOf[reduceTask] = Placement.NextRoot(reduceTask, _generation[reduceTask], failed, _view);
+        _rootOf[reduceTask] = Placement.NextRoot(reduceTask, _generation[reduceTask], failed, _view.Servers);
         PrepareToContinue(reduceTask, failed);
         var sent = new long[TreeTopology.TreeCount];
         for (int t = 0; t < TreeTopology.TreeCount; t++)
@@ -566,11 +503,7 @@ public sealed partial class ServerJob
         {
             DropReplica(replica);
         }
-        foreach (var (key, adopted) in _adopted.Where(a => a.Key.R == reduceTask).ToList())
-        {
-            _adopted.Remove(key);
-            Drop(adopted);
-        }
+        _adopted.DropTask(reduceTask);
         foreach (var rerun in _reruns.Values)
         {
             foreach (var leaf in rerun.RemoveLeaves(reduceTask))
@@ -587,7 +520,7 @@ public sealed partial class ServerJob
     }
 
     /// <summary>Forgets one vertex: its merger, stashes and streams go back, its job no longer waits for it.</summary>
-    private void Drop(VertexBase vertex)
+    internal void Drop(VertexBase vertex)
     {
         vertex.Discard();
         foreach (var child in vertex.Children)
@@ -605,10 +538,11 @@ public sealed partial class ServerJob
         }
     }
 
-    private void DropAdopted((int R, int Tree, int Home) key, Vertex vertex)
+    /// <summary>A vertex built after the job started (taken over, or a leaf of a map task run again): the job waits for it.</summary>
+    internal void Host(Vertex vertex)
     {
-        _adopted.Remove(key);
-        Drop(vertex);
+        _unfinishedVertices++;
+        Transport.Register(vertex.Output);
     }
 
     /// <summary>The re-run of map task <paramref name="source"/> of <paramref name="server"/> here, started if it was not.</summary>
@@ -696,8 +630,7 @@ public sealed partial class ServerJob
             output.Suspend();
             leaf = new Vertex(job, reduceTask, tree, Server, [], run.IsEmpty ? [] : [run], job.VertexMode, output);
             _leaves[(reduceTask, tree)] = leaf;
-            job._unfinishedVertices++;
-            job.Transport.Register(output);
+            job.Host(leaf);
             return leaf;
         }
     }
