@@ -1,5 +1,4 @@
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Node;
@@ -23,7 +22,7 @@ public sealed partial class ServerJob
 {
     private readonly JobView _view;
     private readonly AdoptedVertices _adopted;
-    private readonly Dictionary<(int Server, int Source), RerunMapTask> _reruns = [];
+    private readonly MapTaskReruns _reruns;
     private readonly HashSet<int> _doneReduceTasks = [];
     private readonly List<(VertexBase Parent, InboundStream Child)> _resuming = [];
 
@@ -100,17 +99,7 @@ public sealed partial class ServerJob
                 vertex.Output.Suspend();
             }
         }
-        foreach (var server in newlyLost)
-        {
-            var ids = MapTasks.MapTasksOf(server);
-            for (int j = 0; j < ids.Count; j++)
-            {
-                if (_view.IsOwnedHere(ids[j]))
-                {
-                    EnsureRerun(server, (byte)(j + 1));
-                }
-            }
-        }
+        _reruns.RunOwned(newlyLost);
         UpdatePorts();
         if (_deferred.Count > 0)
         {
@@ -270,7 +259,7 @@ public sealed partial class ServerJob
                 counters.UnknownStream++;
                 return;
             }
-            var rerun = EnsureRerun(id.Child, id.Source);
+            var rerun = _reruns.Ensure(id.Child, id.Source);
             if (rerun.Output is null)
             {
                 rerun.Waiting[(id.ReduceTask, id.Tree)] = (point, requester, knownEpoch);
@@ -278,11 +267,11 @@ public sealed partial class ServerJob
             }
             vertex = rerun.Leaf(id.ReduceTask, id.Tree, create: true)!;
         }
-        Restart(vertex, point, requester, knownEpoch);
+        RestartOutput(vertex, point, requester, knownEpoch);
     }
 
     /// <summary>Restarts <paramref name="vertex"/>'s output for <paramref name="requester"/> at <paramref name="point"/>, unless it already did.</summary>
-    private void Restart(Vertex vertex, ResumePoint point, Coordinate requester, byte knownEpoch)
+    internal void RestartOutput(Vertex vertex, ResumePoint point, Coordinate requester, byte knownEpoch)
     {
         if (vertex.LastResumePoint is { } last && vertex.LastResumeRequester == requester)
         {
@@ -504,13 +493,7 @@ public sealed partial class ServerJob
             DropReplica(replica);
         }
         _adopted.DropTask(reduceTask);
-        foreach (var rerun in _reruns.Values)
-        {
-            foreach (var leaf in rerun.RemoveLeaves(reduceTask))
-            {
-                Drop(leaf);
-            }
-        }
+        _reruns.DropTask(reduceTask);
         // Requests of the generation being built stay: they came from servers that started it over first.
         int generation = _generation[reduceTask];
         foreach (var (id, _) in _deferred.Where(d => d.Key.ReduceTask == reduceTask && ShuffleWire.Generation(d.Value.Epoch) < generation).ToList())
@@ -543,95 +526,5 @@ public sealed partial class ServerJob
     {
         _unfinishedVertices++;
         Transport.Register(vertex.Output);
-    }
-
-    /// <summary>The re-run of map task <paramref name="source"/> of <paramref name="server"/> here, started if it was not.</summary>
-    private RerunMapTask EnsureRerun(Coordinate server, byte source)
-    {
-        var key = (Placement.Torus.IndexOf(server), (int)source);
-        if (_reruns.TryGetValue(key, out var rerun))
-        {
-            return rerun;
-        }
-        var id = MapTasks.MapTasksOf(server)[source - 1];
-        rerun = new RerunMapTask(this, server, source);
-        _reruns[key] = rerun;
-        Transport.Counters.MapTasksRerun++;
-        Log($"runs map task {source} of failed server {server.Name} again");
-        MapTasks.Rerun(id, server, (output, error) => OnRerunDone(rerun, output, error));
-        return rerun;
-    }
-
-    private void OnRerunDone(RerunMapTask rerun, MapOutput? output, string? error)
-    {
-        if (Failure is not null)
-        {
-            output?.Dispose();
-            return;
-        }
-        if (output is null)
-        {
-            _service.FailJob(this, $"map task {rerun.Source} of failed server {rerun.Server.Name} could not run again here: {error}");
-            return;
-        }
-        rerun.Output = output;
-        foreach (var ((r, t), (point, requester, epoch)) in rerun.Waiting)
-        {
-            Restart(rerun.Leaf(r, t, create: true)!, point, requester, epoch);
-        }
-        rerun.Waiting.Clear();
-        _service.FlushAfterRecovery();
-    }
-
-    /// <summary>
-    /// A map task of a failed server, run again here: one leaf per (reduce task, stripe) that a parent asks for, each
-    /// sending its run from the parent's resume point.
-    /// </summary>
-    private sealed class RerunMapTask(ServerJob job, Coordinate server, byte source)
-    {
-        private readonly Dictionary<(int R, int Tree), Vertex> _leaves = [];
-
-        public Coordinate Server { get; } = server;
-
-        public byte Source { get; } = source;
-
-        public MapOutput? Output { get; set; }
-
-        /// <summary>Restart requests that came before the map output was ready.</summary>
-        public Dictionary<(int R, int Tree), (ResumePoint Point, Coordinate Requester, byte Epoch)> Waiting { get; } = [];
-
-        public IEnumerable<Vertex> Leaves => _leaves.Values;
-
-        /// <summary>Takes out the leaves of one reduce task (it starts over on new trees).</summary>
-        public List<Vertex> RemoveLeaves(int reduceTask)
-        {
-            var removed = _leaves.Where(l => l.Key.R == reduceTask).ToList();
-            foreach (var (key, _) in removed)
-            {
-                _leaves.Remove(key);
-            }
-            foreach (var key in Waiting.Keys.Where(k => k.R == reduceTask).ToList())
-            {
-                Waiting.Remove(key);
-            }
-            return removed.Select(l => l.Value).ToList();
-        }
-
-        public Vertex? Leaf(int reduceTask, int tree, bool create = false)
-        {
-            if (_leaves.TryGetValue((reduceTask, tree), out var leaf) || !create || Output is null)
-            {
-                return leaf;
-            }
-            var run = new LocalRun(Output, reduceTask, tree);
-            var output = new OutboundStream(job.JobId, reduceTask, tree, Server, job.Placement.VertexId(job.Self), Port.XPlus,
-                job.Options.Shuffle.InitialWindowBytes, job.Options.Shuffle.MaxWindowBytes, job.Transport.Buffers, Source,
-                ShuffleWire.FirstEpoch(job.GenerationOf(reduceTask)));
-            output.Suspend();
-            leaf = new Vertex(job, reduceTask, tree, Server, [], run.IsEmpty ? [] : [run], job.VertexMode, output);
-            _leaves[(reduceTask, tree)] = leaf;
-            job.Host(leaf);
-            return leaf;
-        }
     }
 }

@@ -42,6 +42,7 @@ public sealed partial class ServerJob
         Placement = JobPlacement.For(context.Torus, description);
         _view = new JobView(Placement.Torus, view, _selfIndex);
         _adopted = new AdoptedVertices(this, service, _view);
+        _reruns = new MapTaskReruns(this, service, _view);
         // Non-associative reduce functions are merged only, whatever the mode (the Camdoop paper, §4.3).
         VertexMode = job.IsAssociativeCommutative && description.Mode == ShuffleMode.Camdoop ? MergeMode.Combine : MergeMode.Merge;
         var shuffle = service.Options.Shuffle;
@@ -105,7 +106,7 @@ public sealed partial class ServerJob
     public IEnumerable<RootReducer> RootReducers => _roots.Values;
 
     /// <summary>Every vertex hosted here: this server's own, those taken over, and the leaves of map tasks run again.</summary>
-    public IEnumerable<Vertex> Vertices => _vertices.Where(v => v is not null).Concat(_adopted.Vertices).Concat(_reruns.Values.SelectMany(r => r.Leaves))!;
+    public IEnumerable<Vertex> Vertices => _vertices.Where(v => v is not null).Concat(_adopted.Vertices).Concat(_reruns.Tasks.SelectMany(r => r.Leaves))!;
 
     /// <summary>Bytes that entered this server's vertices and reducers (children and local runs).</summary>
     public long AggregatedBytes => Vertices.Sum(v => v.AggregatedBytes) + _roots.Values.Sum(r => r.AggregatedBytes);
@@ -378,7 +379,7 @@ public sealed partial class ServerJob
         }
         if (id.Source != 0)
         {
-            return _reruns.GetValueOrDefault((Placement.Torus.IndexOf(id.Child), id.Source))?.Leaf(id.ReduceTask, id.Tree);
+            return _reruns.Leaf(id);
         }
         return id.Child == Self ? Vertex(id.ReduceTask, id.Tree) : _adopted.Find(id.ReduceTask, id.Tree, Placement.Torus.IndexOf(id.Child));
     }
