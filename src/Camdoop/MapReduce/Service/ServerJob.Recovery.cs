@@ -1,18 +1,17 @@
-using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.MapReduce.Trees;
-using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Service;
 
 // Failure recovery (the Camdoop paper, §4.2). Everything a job does is named by keys: a vertex by (reduce task, tree,
 // the server it sits on in the tree), a map task by its id. A failed server's keys move to live servers by the same
-// deterministic remap on every server, in the job's view (the servers up when it started, less every one lost since:
-// a server that comes back does not rejoin the job). The protocol is driven by parents:
+// deterministic remap on every server, in the job's view (JobView: the servers up when it started, less every one lost
+// since; a server that comes back does not rejoin the job). The protocol is driven by parents:
 // - a parent whose child's server is lost asks the child's new owner to restart the stream after the last complete
-//   record it holds; the new owner takes the vertex over and asks the vertex's children, in turn, for their records
-//   from that key (a map task of the failed server is run again where its id now maps);
+//   record it holds (ResumeRequests); the new owner takes the vertex over (AdoptedVertices) and asks the vertex's
+//   children, in turn, for their records from that key (a map task of the failed server is run again where its id now
+//   maps: MapTaskReruns); the requests a server receives are answered there (StreamRestarts);
 // - a child whose parent's server is lost stops sending and waits for the parent's new host to ask;
 // - a reduce task whose root's server is lost starts over, on every server, as its next generation: on new trees
 //   rooted two hops away (JobPlacement.NextRoot), every vertex sending its whole stream again.
@@ -23,13 +22,9 @@ public sealed partial class ServerJob
     private readonly JobView _view;
     private readonly AdoptedVertices _adopted;
     private readonly MapTaskReruns _reruns;
+    private readonly ResumeRequests _resumeRequests;
+    private readonly StreamRestarts _restarts;
     private readonly HashSet<int> _doneReduceTasks = [];
-    private readonly List<(VertexBase Parent, InboundStream Child)> _resuming = [];
-
-    // Restart requests for vertices or map tasks of servers this server does not know to be lost yet: answered as
-    // soon as it does (the requester's view ran ahead), rather than at the requester's next retry.
-    private readonly Dictionary<StreamId, (ResumePoint Point, Coordinate Requester, byte Epoch)> _deferred = [];
-    private bool _resumeTimerArmed;
 
     /// <summary>Whether <paramref name="server"/> still takes part in the job in this server's view.</summary>
     public bool IsInJob(Coordinate server) => _view.Contains(server);
@@ -45,11 +40,6 @@ public sealed partial class ServerJob
     /// later, nobody starts it over (the job's coordinator tells every server).
     /// </summary>
     public void NoteReduceTaskDone(int reduceTask) => _doneReduceTasks.Add(reduceTask);
-
-    /// <summary>The key the sender of stream <paramref name="child"/> is owned by: its vertex's, or its map task's.</summary>
-    private Key OwnerKeyOf(InboundStream child) => child.Source == 0
-        ? Placement.VertexKey(child.Child, child.ReduceTask, child.Tree, RootOf(child.ReduceTask))
-        : MapTasks.MapTasksOf(child.Child)[child.Source - 1];
 
     /// <summary>
     /// Servers became unreachable: they leave the job for good. Children of theirs resume at the new owners, outputs
@@ -81,9 +71,9 @@ public sealed partial class ServerJob
                 }
                 if (child.PendingResume is not null)
                 {
-                    if (_view.OwnerIndex(OwnerKeyOf(child)) != child.ResumeTarget)
+                    if (_resumeRequests.TargetOf(child) != child.ResumeTarget)
                     {
-                        RequestResume(parent, child); // the owner asked may be gone: ask the new one
+                        _resumeRequests.Send(parent, child); // the owner asked may be gone: ask the new one
                     }
                 }
                 else if (child.ChildHost < 0 || !_view.Contains(child.ChildHost))
@@ -101,15 +91,7 @@ public sealed partial class ServerJob
         }
         _reruns.RunOwned(newlyLost);
         UpdatePorts();
-        if (_deferred.Count > 0)
-        {
-            var deferred = _deferred.ToList();
-            _deferred.Clear();
-            foreach (var (id, (point, requester, epoch)) in deferred)
-            {
-                Resume(id, point, requester, epoch);
-            }
-        }
+        _restarts.AnswerDeferred();
         _service.OnJobProgress(this);
     }
 
@@ -135,6 +117,35 @@ public sealed partial class ServerJob
 
     /// <summary>Every vertex hosted here that sends a stream: own and adopted vertices, leaves of map tasks run again.</summary>
     private IEnumerable<Vertex> HostedSenders() => Vertices;
+
+    /// <summary>Whether <paramref name="vertex"/> is still part of the job here (not dropped by a later view or a restart of its task).</summary>
+    internal bool IsHosted(VertexBase vertex) => vertex switch
+    {
+        RootReducer root => _roots.GetValueOrDefault(root.ReduceTask) == root,
+        Vertex v when v.Home == Self => true,
+        Vertex v => _adopted.Find(v.ReduceTask, v.Tree, Placement.Torus.IndexOf(v.Home)) == v,
+        _ => false,
+    };
+
+    /// <summary>A parent's request to restart one of this server's streams (or one it now owns).</summary>
+    internal void OnResume(in ResumeRequest request) => _restarts.OnRequest(request);
+
+    /// <summary>Asks the owner of <paramref name="child"/>'s sender to restart it at its pending point (and again until it does).</summary>
+    internal void RequestResume(VertexBase parent, InboundStream child) => _resumeRequests.Send(parent, child);
+
+    /// <summary>A map task run again here has its output: a request that waited for it restarts <paramref name="leaf"/>'s output.</summary>
+    internal void RestartOutput(Vertex leaf, ResumePoint point, Coordinate requester, byte knownEpoch) =>
+        _restarts.Restart(leaf, point, requester, knownEpoch);
+
+    /// <summary>The restart a parent asked for began: acks now go to the server its segments come from.</summary>
+    internal void OnChildRestarted(InboundStream child, Coordinate sender)
+    {
+        int host = Placement.Torus.IndexOf(sender);
+        child.ChildHost = host;
+        child.ChildVertexId = Placement.VertexId(sender);
+        child.ResumeTarget = -1;
+        Transport.Move(child, FirstHop(host, child.Port));
+    }
 
     /// <summary>
     /// After a route change: each stream leaves on the first hop of a shortest live path to the server it talks to (its
@@ -163,7 +174,7 @@ public sealed partial class ServerJob
     }
 
     /// <summary>The port toward <paramref name="server"/>: <paramref name="preferred"/> if it starts a shortest live path.</summary>
-    private Port FirstHop(int server, Port preferred)
+    internal Port FirstHop(int server, Port preferred)
     {
         var context = Transport.Context;
         if (server == _selfIndex)
@@ -190,232 +201,6 @@ public sealed partial class ServerJob
         }
         return fallback;
     }
-
-    /// <summary>A parent's request to restart one of this server's streams (or one it now owns).</summary>
-    internal void OnResume(in ResumeRequest request)
-    {
-        var counters = Transport.Counters;
-        counters.ResumesReceived++;
-        var id = request.Stream;
-        if ((uint)id.ReduceTask >= (uint)Description.ReduceTasks || (id.Child == RootOf(id.ReduceTask) && id.Source == 0))
-        {
-            counters.UnknownStream++;
-            return;
-        }
-        var point = request.HasKey ? ResumePoint.After(request.Key, request.Skip) : ResumePoint.Start;
-        Resume(id, point, request.Requester, request.KnownEpoch);
-    }
-
-    private void Resume(StreamId id, ResumePoint point, Coordinate requester, byte knownEpoch)
-    {
-        var counters = Transport.Counters;
-        int generation = ShuffleWire.Generation(knownEpoch), current = GenerationOf(id.ReduceTask);
-        if (generation < current)
-        {
-            counters.StaleResumes++; // from a parent that has not started the reduce task over yet: it asks again then
-            return;
-        }
-        if (generation > current)
-        {
-            // The requester knows the task's root is lost and this server does not yet: answering now would restart a
-            // stream of the generation about to be torn down. Answered once this server starts the task over too.
-            _deferred[id] = (point, requester, knownEpoch);
-            return;
-        }
-        Vertex? vertex;
-        if (id.Source == 0)
-        {
-            vertex = SenderOf(id);
-            if (vertex is null)
-            {
-                if (IsInJob(id.Child))
-                {
-                    _deferred[id] = (point, requester, knownEpoch); // its server is not known here to be lost yet
-                    return;
-                }
-                if (!_view.IsOwnedHere(Placement.VertexKey(id.Child, id.ReduceTask, id.Tree, RootOf(id.ReduceTask))))
-                {
-                    counters.UnknownStream++; // not ours to take over: the parent asks the owner it sees next
-                    return;
-                }
-                vertex = _adopted.Adopt(id.ReduceTask, id.Tree, id.Child);
-            }
-        }
-        else
-        {
-            var ids = MapTasks.MapTasksOf(id.Child);
-            if (id.Source > ids.Count)
-            {
-                counters.UnknownStream++;
-                return;
-            }
-            if (IsInJob(id.Child))
-            {
-                _deferred[id] = (point, requester, knownEpoch);
-                return;
-            }
-            if (!_view.IsOwnedHere(ids[id.Source - 1]))
-            {
-                counters.UnknownStream++;
-                return;
-            }
-            var rerun = _reruns.Ensure(id.Child, id.Source);
-            if (rerun.Output is null)
-            {
-                rerun.Waiting[(id.ReduceTask, id.Tree)] = (point, requester, knownEpoch);
-                return;
-            }
-            vertex = rerun.Leaf(id.ReduceTask, id.Tree, create: true)!;
-        }
-        RestartOutput(vertex, point, requester, knownEpoch);
-    }
-
-    /// <summary>Restarts <paramref name="vertex"/>'s output for <paramref name="requester"/> at <paramref name="point"/>, unless it already did.</summary>
-    internal void RestartOutput(Vertex vertex, ResumePoint point, Coordinate requester, byte knownEpoch)
-    {
-        if (vertex.LastResumePoint is { } last && vertex.LastResumeRequester == requester)
-        {
-            if (vertex.LastResumeEpoch == knownEpoch && last.SameAs(point))
-            {
-                return; // the same request again (a retry): it is being answered
-            }
-            if (knownEpoch < vertex.LastResumeEpoch && ShuffleWire.Generation(knownEpoch) == ShuffleWire.Generation(vertex.LastResumeEpoch))
-            {
-                // A parent's every new request names a later epoch: this one was overtaken by one already answered (it
-                // came late, over a longer route). Answering it would start a stream the parent no longer takes.
-                Transport.Counters.StaleResumes++;
-                return;
-            }
-        }
-        vertex.LastResumePoint = point;
-        vertex.LastResumeRequester = requester;
-        vertex.LastResumeEpoch = knownEpoch;
-        var output = vertex.Output;
-        byte epoch = (byte)(Math.Max(output.Epoch, knownEpoch) + 1);
-        if (ShuffleWire.Generation(epoch) != ShuffleWire.Generation(output.Epoch))
-        {
-            _service.FailJob(this, $"stream {output.Id.ReduceTask}/{output.Id.Tree}/{output.Id.Child.Name} restarted 16 times");
-            return;
-        }
-        output.Destination = Placement.VertexId(requester);
-        vertex.OutputHost = Placement.Torus.IndexOf(requester);
-        Transport.Move(output, FirstHop(vertex.OutputHost, output.Port));
-        long kept = Transport.Counters.RestartsFromKept;
-        if (vertex.Restart(point, epoch))
-        {
-            _unfinishedVertices++;
-        }
-        Log($"stream {output.Id.ReduceTask}/{output.Id.Tree}/{output.Id.Child.Name}/{output.Id.Source} restarts for {requester.Name} as epoch {epoch} "
-            + (Transport.Counters.RestartsFromKept > kept ? "from the bytes it kept" : "regenerated") + (point.HasKey ? "" : " from the start"));
-        _service.OnJobProgress(this);
-    }
-
-    /// <summary>Asks the owner of <paramref name="child"/>'s sender to restart it at its pending point (and again until it does).</summary>
-    internal void RequestResume(VertexBase parent, InboundStream child)
-    {
-        var point = child.PendingResume;
-        if (point is null || Failure is not null)
-        {
-            return;
-        }
-        int target = _view.OwnerIndex(OwnerKeyOf(child));
-        if (target < 0)
-        {
-            return;
-        }
-        if (child.ResumeAttempts == 0)
-        {
-            _resuming.Add((parent, child));
-        }
-        child.ResumeTarget = target;
-        child.ResumeSentAt = Transport.Context.Now;
-        child.ResumeAttempts++;
-        if (child.ResumeAttempts == 1 || child.ResumeAttempts % 4 == 0)
-        {
-            Log($"asks {Placement.Torus.CoordinateOf(target).Name} to restart stream {child.ReduceTask}/{child.Tree}/{child.Child.Name}/{child.Source} (attempt {child.ResumeAttempts})");
-        }
-        var request = new ResumeRequest(child.Id, Self, child.RequestEpoch, point.HasKey, point.Key, point.Skip);
-        SendControl(Placement.VertexId(Placement.Torus.CoordinateOf(target)), request);
-        ArmResumeTimer();
-    }
-
-    private void SendControl(Key destination, in ResumeRequest request)
-    {
-        int keyLength = request.HasKey ? request.Key.Length : 0;
-        if (keyLength > ShuffleWire.MaxResumeKeyBytes)
-        {
-            // Asking again would never get through: the job fails with the reason instead of waiting forever.
-            var s = request.Stream;
-            _service.FailJob(this, $"stream {s.ReduceTask}/{s.Tree}/{s.Child.Name} cannot resume after a {keyLength}-byte key: a restart request carries keys of at most {ShuffleWire.MaxResumeKeyBytes} bytes");
-            return;
-        }
-        var entry = new byte[ShuffleWire.ResumeEntrySize(keyLength)];
-        ShuffleWire.WriteResume(entry, request);
-        Transport.QueueControl(JobId, destination, entry);
-    }
-
-    /// <summary>The restart a parent asked for began: acks now go to the server its segments come from.</summary>
-    internal void OnChildRestarted(InboundStream child, Coordinate sender)
-    {
-        int host = Placement.Torus.IndexOf(sender);
-        child.ChildHost = host;
-        child.ChildVertexId = Placement.VertexId(sender);
-        child.ResumeTarget = -1;
-        Transport.Move(child, FirstHop(host, child.Port));
-    }
-
-    private void ArmResumeTimer()
-    {
-        if (_resumeTimerArmed)
-        {
-            return;
-        }
-        _resumeTimerArmed = true;
-        Transport.Context.SetTimer(ResumeRetryInterval, OnResumeTimer);
-    }
-
-    /// <summary>How long a parent waits for a restart before asking again (doubling per attempt, up to 8 times this).</summary>
-    private long ResumeRetryInterval => Math.Max(4 * Options.Shuffle.MinRetransmitTimeout, 20 * NodeOptions.Millisecond);
-
-    private void OnResumeTimer()
-    {
-        _resumeTimerArmed = false;
-        if (Failure is not null)
-        {
-            return;
-        }
-        long now = Transport.Context.Now;
-        int kept = 0;
-        for (int i = 0; i < _resuming.Count; i++)
-        {
-            var (parent, child) = _resuming[i];
-            if (child.PendingResume is null || !IsHosted(parent))
-            {
-                child.ResumeAttempts = 0;
-                continue;
-            }
-            long wait = ResumeRetryInterval << Math.Min(child.ResumeAttempts - 1, 3);
-            if (now - child.ResumeSentAt >= wait)
-            {
-                RequestResume(parent, child);
-            }
-            _resuming[kept++] = (parent, child);
-        }
-        _resuming.RemoveRange(kept, _resuming.Count - kept);
-        if (_resuming.Count > 0)
-        {
-            ArmResumeTimer();
-        }
-        _service.FlushAfterRecovery();
-    }
-
-    private bool IsHosted(VertexBase vertex) => vertex switch
-    {
-        RootReducer root => _roots.GetValueOrDefault(root.ReduceTask) == root,
-        Vertex v when v.Home == Self => true,
-        Vertex v => _adopted.Find(v.ReduceTask, v.Tree, Placement.Torus.IndexOf(v.Home)) == v,
-        _ => false,
-    };
 
     /// <summary>
     /// Reduce task <paramref name="reduceTask"/>'s root failed before it finished: the task starts over as its next
@@ -467,7 +252,10 @@ public sealed partial class ServerJob
         }
     }
 
-    /// <summary>Drops this server's part of reduce task <paramref name="reduceTask"/>: vertices, root reducer, leaves of map tasks run again.</summary>
+    /// <summary>
+    /// Drops this server's part of reduce task <paramref name="reduceTask"/>: vertices, root reducer, replica, vertices
+    /// taken over, leaves of map tasks run again, and restart requests of older generations.
+    /// </summary>
     private void TearDown(int reduceTask)
     {
         for (int t = 0; t < TreeTopology.TreeCount; t++)
@@ -494,13 +282,18 @@ public sealed partial class ServerJob
         }
         _adopted.DropTask(reduceTask);
         _reruns.DropTask(reduceTask);
-        // Requests of the generation being built stay: they came from servers that started it over first.
-        int generation = _generation[reduceTask];
-        foreach (var (id, _) in _deferred.Where(d => d.Key.ReduceTask == reduceTask && ShuffleWire.Generation(d.Value.Epoch) < generation).ToList())
-        {
-            _deferred.Remove(id);
-        }
+        _restarts.DropDeferred(reduceTask, _generation[reduceTask]);
     }
+
+    /// <summary>A vertex built after the job started (taken over, or a leaf of a map task run again): the job waits for it.</summary>
+    internal void Host(Vertex vertex)
+    {
+        _unfinishedVertices++;
+        Transport.Register(vertex.Output);
+    }
+
+    /// <summary>A vertex that had finished restarted its output: the job waits for it again.</summary>
+    internal void OnVertexRestarted() => _unfinishedVertices++;
 
     /// <summary>Forgets one vertex: its merger, stashes and streams go back, its job no longer waits for it.</summary>
     internal void Drop(VertexBase vertex)
@@ -519,12 +312,5 @@ public sealed partial class ServerJob
             }
             Transport.Forget(v.Output);
         }
-    }
-
-    /// <summary>A vertex built after the job started (taken over, or a leaf of a map task run again): the job waits for it.</summary>
-    internal void Host(Vertex vertex)
-    {
-        _unfinishedVertices++;
-        Transport.Register(vertex.Output);
     }
 }

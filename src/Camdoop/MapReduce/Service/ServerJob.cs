@@ -43,6 +43,8 @@ public sealed partial class ServerJob
         _view = new JobView(Placement.Torus, view, _selfIndex);
         _adopted = new AdoptedVertices(this, service, _view);
         _reruns = new MapTaskReruns(this, service, _view);
+        _resumeRequests = new ResumeRequests(this, service, _view);
+        _restarts = new StreamRestarts(this, service, _view, _adopted, _reruns);
         // Non-associative reduce functions are merged only, whatever the mode (the Camdoop paper, §4.3).
         VertexMode = job.IsAssociativeCommutative && description.Mode == ShuffleMode.Camdoop ? MergeMode.Combine : MergeMode.Merge;
         var shuffle = service.Options.Shuffle;
@@ -371,7 +373,7 @@ public sealed partial class ServerJob
     }
 
     /// <summary>The vertex hosted here that sends stream <paramref name="id"/>, or null.</summary>
-    private Vertex? SenderOf(in StreamId id)
+    internal Vertex? SenderOf(in StreamId id)
     {
         if ((uint)id.ReduceTask >= (uint)Description.ReduceTasks)
         {
