@@ -33,10 +33,7 @@ public sealed partial class ServerJob
             ReleaseVertex(root);
             root.Output.Dispose();
         }
-        foreach (var rerun in _reruns.Values)
-        {
-            rerun.Output?.Dispose();
-        }
+        _reruns.Release();
         ReleaseReplicas();
         foreach (var pool in _mergers.Values)
         {

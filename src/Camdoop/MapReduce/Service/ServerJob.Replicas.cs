@@ -21,7 +21,7 @@ public sealed partial class ServerJob
 
     /// <summary>The server reduce task <paramref name="reduceTask"/> would start over on if its root failed now.</summary>
     private Coordinate ReplicaServer(int reduceTask) =>
-        Placement.NextRoot(reduceTask, _generation[reduceTask] + 1, _rootOf[reduceTask], _view);
+        Placement.NextRoot(reduceTask, _generation[reduceTask] + 1, _rootOf[reduceTask], _view.Servers);
 
     /// <summary>Builds the replica this server keeps of reduce task <paramref name="reduceTask"/>'s output, if any.</summary>
     private void BuildReplica(int reduceTask)

@@ -5,6 +5,7 @@ using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.MapReduce.Trees;
+using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Service;
@@ -39,7 +40,11 @@ public sealed partial class ServerJob
         Self = context.Self;
         _selfIndex = context.Torus.IndexOf(Self);
         Placement = JobPlacement.For(context.Torus, description);
-        _view = view;
+        _view = new JobView(Placement.Torus, view, _selfIndex);
+        _adopted = new AdoptedVertices(this, service, _view);
+        _reruns = new MapTaskReruns(this, service, _view);
+        _resumeRequests = new ResumeRequests(this, service, _view);
+        _restarts = new StreamRestarts(this, service, _view, _adopted, _reruns);
         // Non-associative reduce functions are merged only, whatever the mode (the Camdoop paper, §4.3).
         VertexMode = job.IsAssociativeCommutative && description.Mode == ShuffleMode.Camdoop ? MergeMode.Combine : MergeMode.Merge;
         var shuffle = service.Options.Shuffle;
@@ -88,7 +93,7 @@ public sealed partial class ServerJob
     public CamdoopServiceOptions Options => _service.Options;
 
     /// <summary>Network streams this server receives for the job (children of its vertices and root reducers).</summary>
-    public int InboundStreams { get; private set; }
+    public int InboundStreams { get; internal set; }
 
     /// <summary>Every vertex output hosted here acknowledged and every reduce task rooted here written.</summary>
     public bool IsFinished => _unfinishedVertices == 0 && _roots.Values.All(r => r.IsFinished);
@@ -103,7 +108,7 @@ public sealed partial class ServerJob
     public IEnumerable<RootReducer> RootReducers => _roots.Values;
 
     /// <summary>Every vertex hosted here: this server's own, those taken over, and the leaves of map tasks run again.</summary>
-    public IEnumerable<Vertex> Vertices => _vertices.Where(v => v is not null).Concat(_adopted.Values).Concat(_reruns.Values.SelectMany(r => r.Leaves))!;
+    public IEnumerable<Vertex> Vertices => _vertices.Where(v => v is not null).Concat(_adopted.Vertices).Concat(_reruns.Tasks.SelectMany(r => r.Leaves))!;
 
     /// <summary>Bytes that entered this server's vertices and reducers (children and local runs).</summary>
     public long AggregatedBytes => Vertices.Sum(v => v.AggregatedBytes) + _roots.Values.Sum(r => r.AggregatedBytes);
@@ -364,11 +369,11 @@ public sealed partial class ServerJob
         {
             return _roots.GetValueOrDefault(id.ReduceTask);
         }
-        return home == Self ? Vertex(id.ReduceTask, id.Tree) : _adopted.GetValueOrDefault((id.ReduceTask, id.Tree, Placement.Torus.IndexOf(home)));
+        return home == Self ? Vertex(id.ReduceTask, id.Tree) : _adopted.Find(id.ReduceTask, id.Tree, Placement.Torus.IndexOf(home));
     }
 
     /// <summary>The vertex hosted here that sends stream <paramref name="id"/>, or null.</summary>
-    private Vertex? SenderOf(in StreamId id)
+    internal Vertex? SenderOf(in StreamId id)
     {
         if ((uint)id.ReduceTask >= (uint)Description.ReduceTasks)
         {
@@ -376,9 +381,9 @@ public sealed partial class ServerJob
         }
         if (id.Source != 0)
         {
-            return _reruns.GetValueOrDefault((Placement.Torus.IndexOf(id.Child), id.Source))?.Leaf(id.ReduceTask, id.Tree);
+            return _reruns.Leaf(id);
         }
-        return id.Child == Self ? Vertex(id.ReduceTask, id.Tree) : _adopted.GetValueOrDefault((id.ReduceTask, id.Tree, Placement.Torus.IndexOf(id.Child)));
+        return id.Child == Self ? Vertex(id.ReduceTask, id.Tree) : _adopted.Find(id.ReduceTask, id.Tree, Placement.Torus.IndexOf(id.Child));
     }
 
     internal void OnAck(in AckEntry ack)
@@ -453,6 +458,8 @@ public sealed partial class ServerJob
         _doneReduceTasks.Add(root.ReduceTask);
         _service.OnReduceTaskCompleted(this, result);
     }
+
+    internal void Log(string message) => Transport.Context.Log(LogLevel.Info, $"job {JobId:x16}: {message}");
 
     /// <summary>Stops the job on this server after an error in its data or code; the reason is kept and logged.</summary>
     internal void Fail(string reason)

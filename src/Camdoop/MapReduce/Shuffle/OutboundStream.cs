@@ -1,8 +1,6 @@
-using System.Runtime.CompilerServices;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Buffers;
 using Camdoop.MapReduce.Jobs;
-using Camdoop.MapReduce.Records;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Shuffle;
@@ -15,10 +13,12 @@ namespace Camdoop.MapReduce.Shuffle;
 /// Loss recovery is go-back-N from the acknowledged offset: on a Gap ack at once (fast retransmit), else when the
 /// port's retransmission timer finds the stream without progress for an RTO. A closed window is probed.
 /// <para>
-/// Buffering: bytes [acked, end) live in one linear buffer rented from the server's <see cref="ShuffleBufferPool"/>
-/// while the stream is active (compacted when the acknowledged prefix outgrows the live part, grown on demand up to
-/// the window cap) and returned when the FIN is acknowledged. The owner may run at most one segment ahead of the
-/// window.
+/// It composes, one concern each: the <see cref="SendWindow"/> (offsets sent and acknowledged, the receiver's window,
+/// retransmission and backoff), the <see cref="SendBuffer"/> (bytes [acked, end) in one buffer rented from the
+/// server's <see cref="ShuffleBufferPool"/> while the stream is active, or a lent run; the owner may run at most one
+/// segment ahead of the window), the <see cref="RetentionLog"/> (bytes kept after acknowledgement, from record starts
+/// the owner notes: <see cref="RecordBoundaries"/>) and the <see cref="NextRecordKey"/> (the next key to send, for
+/// the scheduler's priority).
 /// </para>
 /// <para>
 /// Failure recovery (the Camdoop paper, §4.2): a stream may keep the last <see cref="Retention"/> bytes before its
@@ -30,50 +30,13 @@ namespace Camdoop.MapReduce.Shuffle;
 /// </summary>
 public sealed class OutboundStream
 {
-    private const int InitialBuffer = 512;
+    // Mutable structs, used in place: a server holds thousands of streams, each touched per segment and per ack.
+    private SendWindow _window;
+    private SendBuffer _bytes;
+    private RetentionLog _retention;
+    private NextRecordKey _next;
 
-    // The buffer grows (or is compacted) only when less than this is left at its end.
-    private const int MinDrain = 512;
-    private const int GrowToWindowAbove = 16 * 1024;
-
-    private int _releasedLength; // length of the notional buffer when the real one was last given back
-    private int _notional; // the notional send buffer's length (0: none): see DrainSpace
-    private long _notionalOffset; // stream offset of its first byte
-
-    private byte[]? _buffer;
-    private long _bufferOffset; // stream offset of _buffer[0]
-    private bool _external;
-
-    private long _acked;
-    private long _sent;
-    private long _sentHigh;
-    private long _end;
     private bool _sourceDone;
-    private bool _finSent;
-    private long _edge;
-    private long _recover;
-    private readonly int _maxWindow;
-
-    private long _rttOffset = -1;
-    private bool _probedSinceProgress;
-    private long _rttTime;
-
-    // Priority walker: the first record starting at or after _sentHigh, and its key prefix.
-    private long _walk;
-    private ulong _walkPrefix;
-    private long _walkPrefixAt = -1; // the offset _walkPrefix was read at
-
-    private readonly ShuffleBufferPool _pool;
-    private readonly int _initialWindow;
-    private int _externalStart; // an external run's first byte in _buffer
-
-    // Recovery: bytes from _retainFrom (a record start) on stay in the buffer; record starts the owner noted, oldest
-    // first, are where _retainFrom may move to. long.MaxValue when nothing is kept.
-    private long _retainFrom = long.MaxValue;
-    private long[]? _boundaries;
-    private int _boundaryHead;
-    private int _boundaryCount;
-    private long _lastBoundary;
     private bool _restarted; // epoch > 0: segments at offset 0 carry Restart
     private ResumePoint _startPoint = ResumePoint.Start; // the epoch's offset 0 is the first record after this
     private long _resend; // bytes from offset 0 of this epoch that were sent before the restart
@@ -83,7 +46,6 @@ public sealed class OutboundStream
     {
         Epoch = epoch;
         _restarted = epoch != 0;
-        _pool = pool;
         JobId = jobId;
         ReduceTask = reduceTask;
         Tree = tree;
@@ -91,9 +53,10 @@ public sealed class OutboundStream
         Source = source;
         _destination = destination;
         Port = port;
-        _edge = initialWindow;
-        _initialWindow = initialWindow;
-        _maxWindow = maxWindow;
+        _window = new SendWindow(initialWindow, maxWindow);
+        _bytes = new SendBuffer(pool, maxWindow);
+        _retention = new RetentionLog();
+        _next = new NextRecordKey();
     }
 
     public ulong JobId { get; }
@@ -133,24 +96,24 @@ public sealed class OutboundStream
     public bool Suspended { get; private set; }
 
     /// <summary>Bytes kept before the acknowledged offset for a restart (0: none).</summary>
-    public long Retention { get; private set; }
+    public long Retention => _retention.Bytes;
 
     /// <summary>A line of the stream's state, for logs.</summary>
     public string Describe() => FormattableString.Invariant(
-        $"epoch {Epoch} end {_end} sent {_sent}/{_sentHigh} acked {_acked} edge {_edge} done {_sourceDone} fin {_finSent} complete {IsComplete} suspended {Suspended} backoff {Backoff}");
+        $"epoch {Epoch} end {End} sent {_window.Sent}/{_window.SentHigh} acked {_window.Acknowledged} edge {_window.Edge} done {_sourceDone} fin {_window.FinSent} complete {IsComplete} suspended {Suspended} backoff {Backoff}");
 
     /// <summary>Where the bytes kept for a restart begin (long.MaxValue: none kept); record starts noted ahead of it.</summary>
-    public (long From, int Noted) Kept => (_retainFrom, _boundaryCount);
+    public (long From, int Noted) Kept => (_retention.From, _retention.Noted);
 
     /// <summary>The port whose scheduler sends this stream (the route's first hop).</summary>
     public Port Port { get; internal set; }
 
     /// <summary>Bytes the owner has appended so far.</summary>
-    public long End => _end;
+    public long End => _bytes.End;
 
-    public long Acknowledged => _acked;
+    public long Acknowledged => _window.Acknowledged;
 
-    public long SentHigh => _sentHigh;
+    public long SentHigh => _window.SentHigh;
 
     public bool SourceDone => _sourceDone;
 
@@ -171,10 +134,10 @@ public sealed class OutboundStream
     }
 
     /// <summary>Last time the stream made progress (ack or window advanced, or a new flight started).</summary>
-    public long LastProgress { get; private set; }
+    public long LastProgress => _window.LastProgress;
 
     /// <summary>Consecutive timeouts without progress (the RTO doubles each time).</summary>
-    public int Backoff { get; private set; }
+    public int Backoff => _window.Backoff;
 
     // Scheduler bookkeeping.
     internal PortScheduler.JobQueue? Queue;
@@ -209,25 +172,25 @@ public sealed class OutboundStream
     internal bool InReadyList => ReadyIndex >= 0;
 
     /// <summary>The next offset a segment would start at.</summary>
-    public long SendOffset => _sent;
+    public long SendOffset => _window.Sent;
 
     /// <summary>Bytes not yet acknowledged, in flight or waiting.</summary>
-    public long Unacknowledged => _end - _acked;
+    public long Unacknowledged => End - Acknowledged;
 
     /// <summary>Bytes sent (at least once) and not acknowledged, or an unacknowledged FIN.</summary>
-    public bool HasInFlight => _sentHigh > _acked || (_finSent && !IsComplete);
+    public bool HasInFlight => _window.HasUnacknowledgedData || (_window.FinSent && !IsComplete);
 
     /// <summary>Bytes a segment could carry now (inside the window).</summary>
-    public long SendableBytes => IsComplete || Suspended ? 0 : Math.Max(0, Math.Min(_end, _edge) - _sent);
+    public long SendableBytes => IsComplete || Suspended ? 0 : _window.Sendable(End);
 
     /// <summary>The FIN could go now (everything else sent).</summary>
-    public bool FinPending => !IsComplete && !Suspended && _sourceDone && !_finSent && _sent == _end;
+    public bool FinPending => !IsComplete && !Suspended && _sourceDone && !_window.FinSent && _window.AllSent(End);
 
     /// <summary>Whether a segment could go out now: data inside the window, or the FIN.</summary>
-    public bool HasSendable => !IsComplete && !Suspended && (_sent < Math.Min(_end, _edge) || (_sourceDone && !_finSent && _sent == _end));
+    public bool HasSendable => !IsComplete && !Suspended && (_window.CanSend(End) || (_sourceDone && !_window.FinSent && _window.AllSent(End)));
 
     /// <summary>Data waits but the window is closed and nothing is in flight: only a probe can reopen it if an update was lost.</summary>
-    public bool IsWindowBlocked => !IsComplete && !Suspended && !HasInFlight && _sent < _end && _sent >= _edge;
+    public bool IsWindowBlocked => !IsComplete && !Suspended && !HasInFlight && _window.IsClosedBefore(End);
 
     /// <summary>
     /// Key prefix of the next record to send (the lowest key first across streams keeps reducers from stalling).
@@ -238,7 +201,7 @@ public sealed class OutboundStream
         get
         {
             RefreshPrefix();
-            return _walkPrefix;
+            return _next.Prefix;
         }
     }
 
@@ -246,115 +209,31 @@ public sealed class OutboundStream
     public void UseExternal(ReadOnlyMemory<byte> data)
     {
         Changed();
-        if (_end != 0 || _buffer is not null)
-        {
-            throw new InvalidOperationException("the stream already has data");
-        }
-        if (!System.Runtime.InteropServices.MemoryMarshal.TryGetArray(data, out var segment))
-        {
-            throw new ArgumentException("external data must be array-backed", nameof(data));
-        }
-        _buffer = segment.Array;
-        _bufferOffset = -segment.Offset;
-        _external = true;
-        _externalStart = segment.Offset;
-        _end = segment.Count;
+        _bytes.Lend(data);
         _sourceDone = true;
     }
 
     /// <summary>
     /// Space the owner may fill now (commit with <see cref="CommitDrained"/>): at most one segment beyond the
     /// window cap past the acknowledged offset. Empty when the owner must wait for acks.
-    /// <para>
-    /// How much it hands out follows a notional send buffer that holds only the bytes not yet acknowledged: it starts
-    /// small, doubles while small, then takes what the window allows at once, and is compacted when the acknowledged
-    /// part outgrows the rest. The real buffer also holds the bytes kept for a restart, so that keeping them changes
-    /// memory, never what is sent when.
-    /// </para>
     /// </summary>
     public Span<byte> DrainSpace()
     {
         Changed();
-        if (_external || _sourceDone)
+        if (_bytes.IsLent || _sourceDone)
         {
             return default;
         }
-        long limit = _acked + EffectiveWindow + ShuffleWire.MaxSegmentBytes;
-        long allowed = limit - _end;
+        long acked = _window.Acknowledged;
+        long limit = acked + _window.Effective + ShuffleWire.MaxSegmentBytes;
+        long allowed = limit - _bytes.End;
         if (allowed <= 0)
         {
             return default;
         }
         // Bytes before `keep` are no longer needed to send (the walker may still need the header at its position).
-        long keep = TracksPriority ? Math.Min(_acked, _walk) : _acked;
-        int live = (int)(_end - keep);
-        int want = (int)Math.Min(allowed, int.MaxValue);
-        if (_notional == 0)
-        {
-            // Start small: most streams at large R carry a few hundred bytes. Grow only when the buffer fills. A stream
-            // that gave its buffer back between flights takes the size it grew to again rather than regrowing it.
-            _notional = ShuffleBufferPool.SizeFor(Math.Min(want, Math.Max(InitialBuffer, _releasedLength)));
-            _notionalOffset = keep;
-        }
-        int garbage = (int)(keep - _notionalOffset);
-        int tail = _notional - garbage - live;
-        int needed = Math.Min(want, MinDrain);
-        if (tail < needed)
-        {
-            if (garbage > 0 && garbage >= live)
-            {
-                // Moving the live bytes costs no more than the room it wins.
-                _notionalOffset = keep;
-                garbage = 0;
-                tail = _notional - live;
-            }
-            // The most a buffer needs: a full window plus a segment either side of it.
-            int largest = _maxWindow + (2 * ShuffleWire.MaxSegmentBytes);
-            if (tail < needed && _notional < largest)
-            {
-                // Double while small; a stream that outgrows 16 KB is a steady one: take what its window allows at once,
-                // rather than leaving a trail of 32, 64 and 128 KB buffers behind (700 MB on an 8x8x8 R = 1 run).
-                int grown = _notional < GrowToWindowAbove ? _notional * 2 : (int)Math.Min(live + want, largest);
-                _notional = ShuffleBufferPool.SizeFor(Math.Max(grown, live + needed));
-                _notionalOffset = keep;
-                tail = _notional - live;
-            }
-        }
-        int length = Math.Min(tail, want);
-        return length <= 0 ? default : Room(Math.Min(keep, _retainFrom), length);
-    }
-
-    /// <summary>
-    /// The real buffer's room for <paramref name="length"/> more bytes, keeping everything from <paramref name="keep"/>
-    /// on: compacted when that makes room, else grown (by half again at least, so that kept bytes do not make it grow
-    /// step by step).
-    /// </summary>
-    private Span<byte> Room(long keep, int length)
-    {
-        long need = _end + length - keep;
-        if (_buffer is null)
-        {
-            _buffer = _pool.Rent((int)need);
-            _bufferOffset = keep;
-        }
-        else if (_end + length - _bufferOffset > _buffer.Length)
-        {
-            int live = (int)(_end - keep);
-            int garbage = (int)(keep - _bufferOffset);
-            if (live + length <= _buffer.Length && garbage >= live)
-            {
-                Buffer.BlockCopy(_buffer, garbage, _buffer, 0, live);
-            }
-            else
-            {
-                var bigger = _pool.Rent((int)Math.Max(need, Retention > 0 ? _buffer.Length + (_buffer.Length / 2) : need));
-                Buffer.BlockCopy(_buffer, garbage, bigger, 0, live);
-                _pool.Return(_buffer);
-                _buffer = bigger;
-            }
-            _bufferOffset = keep;
-        }
-        return _buffer.AsSpan((int)(_end - _bufferOffset), length);
+        long keep = TracksPriority ? Math.Min(acked, _next.Offset) : acked;
+        return _bytes.Space(keep, allowed, _retention.From, _retention.Bytes > 0);
     }
 
     public void CommitDrained(int count)
@@ -364,11 +243,7 @@ public sealed class OutboundStream
         {
             return;
         }
-        if (_buffer is null || _external || (_end - _bufferOffset) + count > _buffer.Length)
-        {
-            throw new InvalidOperationException("commit beyond the drain space");
-        }
-        _end += count;
+        _bytes.Commit(count);
     }
 
     /// <summary>No more bytes: the FIN follows the last one.</summary>
@@ -379,12 +254,10 @@ public sealed class OutboundStream
     }
 
     /// <summary>Bytes the receiver's window allows beyond the send offset (the stream's data aside).</summary>
-    public long WindowRoom => _edge - _sent;
+    public long WindowRoom => _window.Room;
 
     /// <summary>The largest window this stream uses (its share of the server's buffer budget).</summary>
-    public int MaxWindow => _maxWindow;
-
-    private long EffectiveWindow => Math.Min(Math.Max(_edge - _acked, 0), _maxWindow);
+    public int MaxWindow => _window.MaxWindow;
 
     /// <summary>
     /// Writes one segment (header and bytes) at the start of <paramref name="destination"/>, which holds at least a
@@ -393,54 +266,30 @@ public sealed class OutboundStream
     public int WriteSegment(Span<byte> destination, long now, ShuffleCounters counters)
     {
         Changed();
-        long limit = Math.Min(_end, _edge);
+        long sent = _window.Sent;
+        long end = _bytes.End;
+        long limit = Math.Min(end, _window.Edge);
         int room = destination.Length - ShuffleWire.SegmentHeaderSize;
-        int length = (int)Math.Clamp(limit - _sent, 0, room);
-        long after = _sent + length;
-        bool fin = _sourceDone && after == _end;
+        int length = (int)Math.Clamp(limit - sent, 0, room);
+        bool fin = _sourceDone && sent + length == end;
         // Only the end of the stream asks for an ack at once: the receiver acks every quarter window received and
         // sends window updates every quarter window consumed (so a window-limited sender is clocked by those), and
         // the port timer probes a stream that has gone quiet with bytes unacknowledged.
         var flags = fin ? SegmentFlags.Fin | SegmentFlags.AckNow : SegmentFlags.None;
-        if (_restarted && _sent == 0)
+        if (_restarted && sent == 0)
         {
             flags |= SegmentFlags.Restart;
         }
-        ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, flags, length, Child, (ulong)_sent, Source, Epoch);
+        ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, flags, length, Child, (ulong)sent, Source, Epoch);
         if (length > 0)
         {
-            _buffer.AsSpan((int)(_sent - _bufferOffset), length).CopyTo(destination[ShuffleWire.SegmentHeaderSize..]);
+            _bytes.Slice(sent, length).CopyTo(destination[ShuffleWire.SegmentHeaderSize..]);
         }
-        if (!HasInFlight)
+        if (sent >= _window.SentHigh && _resend > sent)
         {
-            LastProgress = now; // a new flight starts: time it from here
+            counters.ResentBytes += Math.Min(length, _resend - sent);
         }
-        if (_sent < _sentHigh)
-        {
-            counters.RetransmittedBytes += Math.Min(length, _sentHigh - _sent);
-            _rttOffset = -1; // Karn: no RTT sample across a retransmission
-        }
-        else
-        {
-            if (_rttOffset < 0 && length > 0)
-            {
-                _rttOffset = after;
-                _rttTime = now;
-            }
-            if (_resend > _sent)
-            {
-                counters.ResentBytes += Math.Min(length, _resend - _sent);
-            }
-        }
-        _sent = after;
-        if (after > _sentHigh)
-        {
-            _sentHigh = after;
-        }
-        if (fin)
-        {
-            _finSent = true;
-        }
+        counters.RetransmittedBytes += _window.OnSegmentSent(length, fin, newFlight: !HasInFlight, now);
         if (TracksPriority)
         {
             RefreshPrefix(); // keep the walker in step while the bytes it steps over are at hand
@@ -454,8 +303,9 @@ public sealed class OutboundStream
     public int WriteProbe(Span<byte> destination, ShuffleCounters counters)
     {
         Changed();
-        var flags = SegmentFlags.Probe | SegmentFlags.AckNow | (_restarted && _sent == 0 ? SegmentFlags.Restart : SegmentFlags.None);
-        ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, flags, 0, Child, (ulong)_sent, Source, Epoch);
+        long sent = _window.Sent;
+        var flags = SegmentFlags.Probe | SegmentFlags.AckNow | (_restarted && sent == 0 ? SegmentFlags.Restart : SegmentFlags.None);
+        ShuffleWire.WriteSegmentHeader(destination, ReduceTask, Tree, flags, 0, Child, (ulong)sent, Source, Epoch);
         counters.ProbesSent++;
         return ShuffleWire.SegmentHeaderSize;
     }
@@ -467,47 +317,23 @@ public sealed class OutboundStream
     public bool OnAck(long offset, uint window, AckFlags flags, long now, out long rttSample, out bool progress)
     {
         Changed();
-        rttSample = -1;
-        progress = false;
-        if (offset > _sentHigh || offset < 0)
+        if (!_window.OnAck(offset, window, now, out rttSample, out progress))
         {
             return false;
         }
-        if (offset > _acked)
-        {
-            if (_rttOffset >= 0 && offset >= _rttOffset)
-            {
-                rttSample = now - _rttTime;
-                _rttOffset = -1;
-            }
-            _acked = offset;
-            if (_sent < _acked)
-            {
-                _sent = _acked;
-            }
-            progress = true;
-        }
-        long edge = offset + window;
-        if (edge > _edge)
-        {
-            _edge = edge;
-            progress = true;
-        }
-        if ((flags & AckFlags.FinReceived) != 0 && _sourceDone && offset == _end && _finSent)
+        if ((flags & AckFlags.FinReceived) != 0 && _sourceDone && offset == End && _window.FinSent)
         {
             Complete();
             progress = true;
         }
-        else if ((flags & AckFlags.Gap) != 0 && offset == _acked && _sentHigh > _acked && _recover <= _acked)
+        else if ((flags & AckFlags.Gap) != 0 && _window.IsNewLoss(offset))
         {
             Rewind();
         }
         if (progress)
         {
-            LastProgress = now;
-            Backoff = 0;
-            _probedSinceProgress = false;
-            AdvanceRetention(Retention);
+            _window.OnProgress(now);
+            _retention.Advance(_window.Acknowledged, _window.MaxWindow);
             ReleaseIfEmpty();
         }
         return true;
@@ -517,10 +343,7 @@ public sealed class OutboundStream
     public void Rewind()
     {
         Changed();
-        _recover = _sentHigh;
-        _sent = _acked;
-        _finSent = false;
-        _rttOffset = -1;
+        _window.Rewind();
     }
 
     /// <summary>
@@ -532,36 +355,26 @@ public sealed class OutboundStream
     public bool OnTimeout(long now)
     {
         Changed();
-        LastProgress = now;
-        if (!_probedSinceProgress)
+        if (_window.OnTimeout(now))
         {
-            _probedSinceProgress = true;
-            ProbeDue = true;
-            return false;
+            return true;
         }
-        Rewind();
-        Backoff = Math.Min(Backoff + 1, 16);
-        return true;
+        ProbeDue = true;
+        return false;
     }
 
     /// <summary>A probe went out: wait a (backed-off) probe interval for the next.</summary>
     public void OnProbeSent(long now)
     {
         Changed();
-        Backoff = Math.Min(Backoff + 1, 16);
-        LastProgress = now;
+        _window.OnProbeSent(now);
     }
 
     /// <summary>A frame carrying this stream's segment from <paramref name="offset"/> was not accepted for sending.</summary>
     public void Unsend(long offset)
     {
         Changed();
-        if (offset < _sent)
-        {
-            _sent = Math.Max(offset, _acked);
-            _finSent = false;
-            _rttOffset = -1;
-        }
+        _window.Unsend(offset);
     }
 
     /// <summary>
@@ -574,48 +387,33 @@ public sealed class OutboundStream
         {
             return long.MaxValue;
         }
-        int shift = Math.Min(Backoff, 10);
         if (HasInFlight)
         {
-            return LastProgress + Math.Min(rto << shift, maxWait);
+            return _window.RetransmitDeadline(rto, maxWait);
         }
-        return IsWindowBlocked ? LastProgress + Math.Min(Math.Max(rto, probeInterval) << shift, maxWait) : long.MaxValue;
+        return IsWindowBlocked ? _window.ProbeDeadline(rto, probeInterval, maxWait) : long.MaxValue;
     }
 
     private void Complete()
     {
         IsComplete = true;
-        if (_external)
+        if (_bytes.IsLent)
         {
             return; // the lent run stays readable for a restart; it is not the pool's
         }
-        if (_buffer is not null)
-        {
-            _pool.Return(_buffer);
-        }
-        _buffer = null;
-        _notional = 0;
-        _retainFrom = long.MaxValue;
-        _boundaryCount = 0;
+        _bytes.Free();
+        _retention.Forget();
     }
 
     /// <summary>Gives the buffer back while every byte is acknowledged (the walker, if any, past them all) and none is kept.</summary>
     private void ReleaseIfEmpty()
     {
-        if (_external || _acked != _end || (TracksPriority && _walk < _end))
+        long end = _bytes.End;
+        if (_bytes.IsLent || _window.Acknowledged != end || (TracksPriority && _next.Offset < end))
         {
             return;
         }
-        if (_notional != 0)
-        {
-            _releasedLength = _notional;
-            _notional = 0;
-        }
-        if (_buffer is not null && _retainFrom >= _end)
-        {
-            _pool.Return(_buffer);
-            _buffer = null;
-        }
+        _bytes.ReleaseIdle(_retention.From);
     }
 
     /// <summary>
@@ -626,8 +424,7 @@ public sealed class OutboundStream
     public void SetRetention(long bytes)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(bytes);
-        Retention = bytes;
-        _retainFrom = bytes > 0 && !IsComplete ? Math.Min(_retainFrom, 0) : long.MaxValue;
+        _retention.Set(bytes, IsComplete);
     }
 
     /// <summary>
@@ -635,58 +432,7 @@ public sealed class OutboundStream
     /// for the stream will end) is a record boundary: a place retention may start from. Noted sparsely; costs nothing
     /// without retention.
     /// </summary>
-    public void NoteRecordBoundary(long offset)
-    {
-        if (Retention == 0)
-        {
-            return;
-        }
-        if (_retainFrom == long.MaxValue)
-        {
-            // Nothing is kept (retention gave way to the window): keep again from here, which is not written yet.
-            _retainFrom = offset;
-            _lastBoundary = offset;
-            return;
-        }
-        if (offset - _lastBoundary < Math.Max(4096, Retention / 16))
-        {
-            return;
-        }
-        var ring = _boundaries ??= new long[16];
-        if (_boundaryCount == ring.Length)
-        {
-            // Full: the oldest noted start is the least useful; drop it (retention keeps more, never less).
-            _boundaryHead = (_boundaryHead + 1) % ring.Length;
-            _boundaryCount--;
-        }
-        ring[(_boundaryHead + _boundaryCount) % ring.Length] = offset;
-        _boundaryCount++;
-        _lastBoundary = offset;
-    }
-
-    /// <summary>Lets go of kept bytes more than <paramref name="keep"/> before the acknowledged offset.</summary>
-    private void AdvanceRetention(long keep)
-    {
-        if (_boundaryCount == 0)
-        {
-            return;
-        }
-        var ring = _boundaries!;
-        long limit = _acked - keep;
-        while (_boundaryCount > 0 && ring[_boundaryHead] <= limit)
-        {
-            _retainFrom = ring[_boundaryHead];
-            _boundaryHead = (_boundaryHead + 1) % ring.Length;
-            _boundaryCount--;
-        }
-        if (_retainFrom != long.MaxValue && _acked - _retainFrom > (2 * Retention) + _maxWindow)
-        {
-            // No record start was noted for too long: keep nothing until the next one rather than grow without bound.
-            _retainFrom = long.MaxValue;
-            _boundaryCount = 0;
-        }
-    }
-
+    public void NoteRecordBoundary(long offset) => _retention.Note(offset);
 
     /// <summary>
     /// Counts the first <paramref name="bytes"/> this epoch sends as sent again (<see cref="ShuffleCounters.ResentBytes"/>):
@@ -699,13 +445,8 @@ public sealed class OutboundStream
     {
         Changed();
         Suspended = true;
-        if (_buffer is not null && !_external)
-        {
-            _pool.Return(_buffer);
-        }
-        _buffer = null;
-        _retainFrom = long.MaxValue;
-        _boundaryCount = 0;
+        _bytes.Drop();
+        _retention.Forget();
     }
 
     /// <summary>Stops sending: the parent was lost, and a restart request will say from where to go on.</summary>
@@ -723,15 +464,16 @@ public sealed class OutboundStream
     public bool TryRestartAt(ResumePoint point, IKeyComparer? comparer, byte epoch)
     {
         ArgumentNullException.ThrowIfNull(point);
-        long from = _external ? _externalStart + _bufferOffset : _retainFrom;
-        if (_buffer is null || from == long.MaxValue || from > _end)
+        bool lent = _bytes.IsLent;
+        long from = lent ? _bytes.LentStart : _retention.From;
+        if (!_bytes.IsHeld || from == long.MaxValue || from > _bytes.End)
         {
             return false;
         }
-        var held = _buffer.AsSpan((int)(from - _bufferOffset), (int)(_end - from));
+        var held = _bytes.From(from);
         // Kept from the epoch's first byte: enough when the epoch began no later than the point. Kept from later on:
         // enough when the first record kept comes before the point.
-        bool covers = _external || (from <= 0 ? _startPoint.IsAtOrBefore(point, comparer) : point.IsBefore(held, comparer));
+        bool covers = lent || (from <= 0 ? _startPoint.IsAtOrBefore(point, comparer) : point.IsBefore(held, comparer));
         if (!covers)
         {
             return false;
@@ -746,7 +488,7 @@ public sealed class OutboundStream
         }
         long target = from + (found >= 0 ? found : consumed);
         Rebase(target, epoch);
-        if (!_external)
+        if (!lent)
         {
             _startPoint = point;
         }
@@ -762,20 +504,10 @@ public sealed class OutboundStream
         ArgumentNullException.ThrowIfNull(startPoint);
         _startPoint = startPoint;
         Changed();
-        long resend = _sentHigh;
-        if (_buffer is not null && !_external)
-        {
-            _pool.Return(_buffer);
-        }
-        _buffer = null;
-        _external = false;
-        _externalStart = 0;
-        _bufferOffset = 0;
-        _end = 0;
+        long resend = _window.SentHigh;
+        _bytes.Clear();
         _sourceDone = false;
-        _retainFrom = Retention > 0 ? 0 : long.MaxValue;
-        _boundaryCount = 0;
-        _lastBoundary = 0;
+        _retention.Restart();
         StartEpoch(epoch);
         // A regenerated stream repeats at most what its previous epoch sent (exactly that when it starts from the beginning).
         _resend = resend;
@@ -785,22 +517,9 @@ public sealed class OutboundStream
     private void Rebase(long offset, byte epoch)
     {
         Changed();
-        long resend = Math.Max(0, _sentHigh - offset);
-        _bufferOffset -= offset;
-        _end -= offset;
-        _retainFrom = Retention > 0 && !_external ? 0 : long.MaxValue;
-        int kept = 0;
-        for (int i = 0; i < _boundaryCount; i++)
-        {
-            long b = _boundaries![(_boundaryHead + i) % _boundaries.Length] - offset;
-            if (b > 0)
-            {
-                _boundaries[kept++] = b;
-            }
-        }
-        _boundaryHead = 0;
-        _boundaryCount = kept;
-        _lastBoundary = Math.Max(0, _lastBoundary - offset);
+        long resend = Math.Max(0, _window.SentHigh - offset);
+        _bytes.Rebase(offset);
+        _retention.Rebase(offset, fromStart: !_bytes.IsLent);
         StartEpoch(epoch);
         _resend = resend;
     }
@@ -811,98 +530,11 @@ public sealed class OutboundStream
         _restarted = true;
         Suspended = false;
         IsComplete = false;
-        _acked = 0;
-        _sent = 0;
-        _sentHigh = 0;
-        _recover = 0;
-        _finSent = false;
-        _edge = _initialWindow;
-        _rttOffset = -1;
-        _probedSinceProgress = false;
+        _window.Restart();
         _probeDue = false;
-        Backoff = 0;
-        _walk = 0;
-        _walkPrefixAt = -1;
-        _releasedLength = 0;
-        _notional = 0;
+        _next.Reset();
     }
 
     /// <summary>Moves the walker to the first record starting at or after the highest offset sent.</summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void RefreshPrefix()
-    {
-        if (_buffer is null)
-        {
-            return;
-        }
-        long walk = _walk;
-        if (walk < _sentHigh)
-        {
-            // Every record sent is stepped over once; at R = N (thousands of streams per port, the scheduler asking
-            // each for its next key) this loop was the simulator's hottest code, so the common two-byte header (both
-            // lengths under 128) is read inline and only longer headers go through the codec.
-            byte[] buffer = _buffer;
-            long origin = _bufferOffset, end = _end, high = _sentHigh;
-            do
-            {
-                if (end - walk >= 2)
-                {
-                    int total = RecordCodec.ShortHeader(ref buffer[(int)(walk - origin)], out _, out _);
-                    if (total > 0)
-                    {
-                        walk += total;
-                        continue;
-                    }
-                }
-                if (!TryRecordLength(walk, out int length))
-                {
-                    break;
-                }
-                walk += length;
-            }
-            while (walk < high);
-            _walk = walk;
-        }
-        // The bytes at a stream offset never change: read a record's prefix once, not on every scheduler question.
-        if (walk < _end && walk != _walkPrefixAt && TryKeyPrefix(walk, out ulong prefix))
-        {
-            _walkPrefix = prefix;
-            _walkPrefixAt = walk;
-        }
-    }
-
-    private bool TryRecordLength(long offset, out int length)
-    {
-        length = 0;
-        var bytes = _buffer.AsSpan((int)(offset - _bufferOffset), (int)(_end - offset));
-        if (RecordCodec.TryReadVarint(bytes, RecordLimits.MaxKeyBytes, out int keyLength, out int keyHeader) != RecordParseStatus.Complete
-            || RecordCodec.TryReadVarint(bytes[keyHeader..], RecordLimits.MaxValueBytes, out int valueLength, out int valueHeader) != RecordParseStatus.Complete)
-        {
-            return false;
-        }
-        length = keyHeader + valueHeader + keyLength + valueLength;
-        return true;
-    }
-
-    private bool TryKeyPrefix(long offset, out ulong prefix)
-    {
-        prefix = 0;
-        var bytes = _buffer.AsSpan((int)(offset - _bufferOffset), (int)(_end - offset));
-        if (RecordCodec.TryReadVarint(bytes, RecordLimits.MaxKeyBytes, out int keyLength, out int keyHeader) != RecordParseStatus.Complete
-            || RecordCodec.TryReadVarint(bytes[keyHeader..], RecordLimits.MaxValueBytes, out _, out int valueHeader) != RecordParseStatus.Complete)
-        {
-            return false;
-        }
-        int take = Math.Min(8, keyLength);
-        int start = keyHeader + valueHeader;
-        if (bytes.Length < start + take)
-        {
-            return false;
-        }
-        for (int i = 0; i < 8; i++)
-        {
-            prefix = (prefix << 8) | (i < take ? bytes[start + i] : 0u);
-        }
-        return true;
-    }
+    private void RefreshPrefix() => _next.Refresh(_bytes.Array, _bytes.Origin, _bytes.End, _window.SentHigh);
 }
