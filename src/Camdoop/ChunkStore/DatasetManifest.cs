@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Text;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.ChunkStore;

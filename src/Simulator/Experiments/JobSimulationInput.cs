@@ -3,8 +3,8 @@ using System.Runtime.ExceptionServices;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.MapPhase;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
+using Camdoop.Records;
 
 namespace Camdoop.Experiments;
 

@@ -16,6 +16,7 @@ public sealed class DependencyTests(ITestOutputHelper output)
 {
     private const string Runtime = "Camdoop.Runtime";
     private const string KeyRouting = "Camdoop.KeyRouting";
+    private const string Records = "Camdoop.Records";
     private const string MapReduce = "Camdoop.MapReduce";
     private const string ChunkStore = "Camdoop.ChunkStore";
     private const string Monitoring = "Camdoop.Monitoring";
@@ -30,14 +31,15 @@ public sealed class DependencyTests(ITestOutputHelper output)
     {
         [Runtime] = [],
         [KeyRouting] = [Runtime],
-        [MapReduce] = [Runtime, KeyRouting],
-        [ChunkStore] = [Runtime, KeyRouting, MapReduce],
-        [Monitoring] = [Runtime, KeyRouting, MapReduce],
-        [FrontEnd] = [Runtime, KeyRouting, MapReduce, ChunkStore, Monitoring],
-        [Hosting] = [Runtime, KeyRouting, MapReduce, ChunkStore, Monitoring, FrontEnd],
+        [Records] = [],
+        [MapReduce] = [Runtime, KeyRouting, Records],
+        [ChunkStore] = [Runtime, KeyRouting, Records, MapReduce],
+        [Monitoring] = [Runtime, KeyRouting, Records, MapReduce],
+        [FrontEnd] = [Runtime, KeyRouting, Records, MapReduce, ChunkStore, Monitoring],
+        [Hosting] = [Runtime, KeyRouting, Records, MapReduce, ChunkStore, Monitoring, FrontEnd],
         [Simulator] = [Runtime],
-        [Experiments] = [Runtime, Simulator, KeyRouting, MapReduce, Monitoring],
-        [Cli] = [Runtime, KeyRouting, MapReduce, ChunkStore, Monitoring, FrontEnd, Hosting, Simulator, Experiments],
+        [Experiments] = [Runtime, Simulator, KeyRouting, Records, MapReduce, Monitoring],
+        [Cli] = [Runtime, KeyRouting, Records, MapReduce, ChunkStore, Monitoring, FrontEnd, Hosting, Simulator, Experiments],
     };
 
     [Fact]

@@ -1,5 +1,6 @@
 using System.Text;
 using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Tests.Records;
 

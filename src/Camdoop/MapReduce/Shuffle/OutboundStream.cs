@@ -2,7 +2,7 @@ using System.Runtime.CompilerServices;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Buffers;
 using Camdoop.MapReduce.Jobs;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Shuffle;

@@ -2,7 +2,7 @@ using System.Buffers.Binary;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 
-namespace Camdoop.MapReduce.Records;
+namespace Camdoop.Records;
 
 /// <summary>
 /// xxHash64 (Yann Collet's XXH64, same output as the reference implementation): a fast non-cryptographic hash used
