@@ -188,9 +188,3 @@ public sealed record DatasetManifest
         return (meta, bytes);
     }
 }
-
-/// <summary>Limits on records of fixed-size datasets.</summary>
-public static class InputFormatLimits
-{
-    public const int MaxRecordBytes = MapReduce.Jobs.InputFormat.MaxLineBytes;
-}

@@ -7,10 +7,11 @@ namespace Camdoop.Cli.Tests.Architecture;
 /// <summary>
 /// The product's layering, read from the compiled assemblies (this project references every one of them through the
 /// CLI). Namespaces must not depend on each other in a cycle, and assemblies may reference only the layers below them:
-/// Runtime &lt;- KeyRouting &lt;- MapReduce &lt;- ChunkStore &lt;- FrontEnd &lt;- Hosting &lt;- camdoop, with Monitoring
-/// beside ChunkStore (on MapReduce, used by FrontEnd), and Runtime &lt;- Simulator &lt;- Experiments, where
-/// Experiments also uses KeyRouting, MapReduce and Monitoring (to run the services in the simulator) and camdoop
-/// uses Experiments.
+/// Runtime and Records (the record format and its checksum) at the bottom, Runtime &lt;- KeyRouting, then MapReduce
+/// and ChunkStore side by side on those three (neither on the other), Monitoring on MapReduce, FrontEnd on ChunkStore
+/// and Monitoring, FrontEnd &lt;- Hosting &lt;- camdoop; and Runtime &lt;- Simulator &lt;- Experiments, where
+/// Experiments also uses KeyRouting, Records, MapReduce and Monitoring (to run the services in the simulator) and
+/// camdoop uses Experiments.
 /// </summary>
 public sealed class DependencyTests(ITestOutputHelper output)
 {
@@ -33,7 +34,7 @@ public sealed class DependencyTests(ITestOutputHelper output)
         [KeyRouting] = [Runtime],
         [Records] = [],
         [MapReduce] = [Runtime, KeyRouting, Records],
-        [ChunkStore] = [Runtime, KeyRouting, Records, MapReduce],
+        [ChunkStore] = [Runtime, KeyRouting, Records],
         [Monitoring] = [Runtime, KeyRouting, Records, MapReduce],
         [FrontEnd] = [Runtime, KeyRouting, Records, MapReduce, ChunkStore, Monitoring],
         [Hosting] = [Runtime, KeyRouting, Records, MapReduce, ChunkStore, Monitoring, FrontEnd],
