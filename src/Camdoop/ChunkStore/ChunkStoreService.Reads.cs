@@ -1,5 +1,5 @@
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 

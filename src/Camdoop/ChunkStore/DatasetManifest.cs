@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Text;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.ChunkStore;
@@ -187,10 +187,4 @@ public sealed record DatasetManifest
         };
         return (meta, bytes);
     }
-}
-
-/// <summary>Limits on records of fixed-size datasets.</summary>
-public static class InputFormatLimits
-{
-    public const int MaxRecordBytes = MapReduce.Jobs.InputFormat.MaxLineBytes;
 }

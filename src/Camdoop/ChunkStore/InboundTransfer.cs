@@ -1,4 +1,4 @@
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.ChunkStore;

@@ -1,6 +1,6 @@
 using System.Globalization;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.ChunkStore;
 

@@ -2,7 +2,7 @@ using System.Security.Cryptography;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.FrontEnd;
 

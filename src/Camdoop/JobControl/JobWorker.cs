@@ -6,8 +6,8 @@ using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
+using Camdoop.Records;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 

@@ -6,8 +6,8 @@ using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.MapPhase;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
+using Camdoop.Records;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Network;
 

@@ -7,17 +7,19 @@ namespace Camdoop.Cli.Tests.Architecture;
 /// <summary>
 /// The product's layering, read from the compiled assemblies (this project references every one of them through the
 /// CLI). Namespaces must not depend on each other in a cycle, and assemblies may reference only the layers below them:
-/// Runtime &lt;- KeyRouting &lt;- MapReduce &lt;- ChunkStore &lt;- JobControl &lt;- Server &lt;- Hosting &lt;- camdoop,
-/// with Monitoring beside ChunkStore (on MapReduce), Server (the services a server runs) on JobControl and Monitoring,
-/// FrontEnd on JobControl and Monitoring (never the other way: job control runs on every server, front-end or not),
-/// and Runtime &lt;- Simulator &lt;- Experiments, where Experiments runs the servers' stack in the simulator and
-/// camdoop uses Experiments. The simulator submits jobs to job control as a client does: nothing in it starts a
-/// shuffle service's job itself.
+/// Runtime and Records (the record format and its checksum) at the bottom, Runtime &lt;- KeyRouting, then MapReduce
+/// and ChunkStore side by side on those three (neither on the other), Monitoring on MapReduce, JobControl on MapReduce
+/// and ChunkStore, Server (the services a server runs) on JobControl and Monitoring, FrontEnd on JobControl and
+/// Monitoring (never the other way: job control runs on every server, front-end or not), Server and FrontEnd &lt;-
+/// Hosting &lt;- camdoop; and Runtime &lt;- Simulator &lt;- Experiments, where Experiments runs the servers' stack in
+/// the simulator and camdoop uses Experiments. The simulator submits jobs to job control as a client does: nothing in
+/// it starts a shuffle service's job itself.
 /// </summary>
 public sealed class DependencyTests(ITestOutputHelper output)
 {
     private const string Runtime = "Camdoop.Runtime";
     private const string KeyRouting = "Camdoop.KeyRouting";
+    private const string Records = "Camdoop.Records";
     private const string MapReduce = "Camdoop.MapReduce";
     private const string ChunkStore = "Camdoop.ChunkStore";
     private const string Monitoring = "Camdoop.Monitoring";
@@ -34,16 +36,17 @@ public sealed class DependencyTests(ITestOutputHelper output)
     {
         [Runtime] = [],
         [KeyRouting] = [Runtime],
-        [MapReduce] = [Runtime, KeyRouting],
-        [ChunkStore] = [Runtime, KeyRouting, MapReduce],
-        [Monitoring] = [Runtime, KeyRouting, MapReduce],
-        [JobControl] = [Runtime, KeyRouting, MapReduce, ChunkStore],
-        [Server] = [Runtime, KeyRouting, MapReduce, ChunkStore, JobControl, Monitoring],
-        [FrontEnd] = [Runtime, KeyRouting, MapReduce, ChunkStore, JobControl, Monitoring],
-        [Hosting] = [Runtime, KeyRouting, MapReduce, ChunkStore, JobControl, Monitoring, Server, FrontEnd],
+        [Records] = [],
+        [MapReduce] = [Runtime, KeyRouting, Records],
+        [ChunkStore] = [Runtime, KeyRouting, Records],
+        [Monitoring] = [Runtime, KeyRouting, Records, MapReduce],
+        [JobControl] = [Runtime, KeyRouting, Records, MapReduce, ChunkStore],
+        [Server] = [Runtime, KeyRouting, Records, MapReduce, ChunkStore, JobControl, Monitoring],
+        [FrontEnd] = [Runtime, KeyRouting, Records, MapReduce, ChunkStore, JobControl, Monitoring],
+        [Hosting] = [Runtime, KeyRouting, Records, MapReduce, ChunkStore, JobControl, Monitoring, Server, FrontEnd],
         [Simulator] = [Runtime],
-        [Experiments] = [Runtime, Simulator, KeyRouting, MapReduce, ChunkStore, JobControl, Monitoring, Server],
-        [Cli] = [Runtime, KeyRouting, MapReduce, ChunkStore, JobControl, Monitoring, Server, FrontEnd, Hosting, Simulator, Experiments],
+        [Experiments] = [Runtime, Simulator, KeyRouting, Records, MapReduce, ChunkStore, JobControl, Monitoring, Server],
+        [Cli] = [Runtime, KeyRouting, Records, MapReduce, ChunkStore, JobControl, Monitoring, Server, FrontEnd, Hosting, Simulator, Experiments],
     };
 
     [Fact]

@@ -5,7 +5,7 @@ using Camdoop.Cli.Testbed;
 using Camdoop.Cli.Tests.Support;
 using Camdoop.Cli.Tests.Testbed;
 using Camdoop.MapReduce.DataGen;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 using Xunit.Abstractions;
 
 namespace Camdoop.Cli.Tests.Cluster;

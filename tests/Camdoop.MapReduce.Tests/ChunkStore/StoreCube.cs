@@ -1,6 +1,6 @@
 using Camdoop.ChunkStore;
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;

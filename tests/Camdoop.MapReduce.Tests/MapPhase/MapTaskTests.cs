@@ -5,6 +5,7 @@ using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Tests.Support;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Tests.MapPhase;
 

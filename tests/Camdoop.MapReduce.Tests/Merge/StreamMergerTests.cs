@@ -2,9 +2,9 @@ using System.Buffers.Binary;
 using Camdoop.MapReduce.Buffers;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Merge;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.MapReduce.Tests.Support;
+using Camdoop.Records;
 using Camdoop.Tests.Shared;
 
 namespace Camdoop.MapReduce.Tests.Merge;

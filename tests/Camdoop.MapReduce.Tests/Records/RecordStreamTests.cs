@@ -1,6 +1,6 @@
 using Camdoop.MapReduce.Jobs;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Tests.Support;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Tests.Records;
 

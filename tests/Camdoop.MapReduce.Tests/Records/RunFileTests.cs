@@ -3,6 +3,7 @@ using System.Globalization;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Tests.Support;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Tests.Records;
 

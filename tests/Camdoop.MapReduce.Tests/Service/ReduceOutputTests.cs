@@ -1,6 +1,6 @@
 using Camdoop.MapReduce.Jobs;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Tests.Service;
 

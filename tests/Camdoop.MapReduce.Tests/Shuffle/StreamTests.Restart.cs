@@ -1,6 +1,6 @@
 using Camdoop.KeyRouting;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Tests.Shuffle;
 

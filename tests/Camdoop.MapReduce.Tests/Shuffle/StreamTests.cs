@@ -1,7 +1,7 @@
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Buffers;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Records;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Tests.Shuffle;

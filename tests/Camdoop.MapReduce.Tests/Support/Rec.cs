@@ -1,6 +1,6 @@
 using System.Text;
 using Camdoop.MapReduce.Jobs;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Tests.Support;
 

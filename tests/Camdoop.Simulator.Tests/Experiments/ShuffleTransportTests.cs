@@ -1,9 +1,9 @@
 using System.Runtime.InteropServices;
 using Camdoop.Experiments;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Records;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;

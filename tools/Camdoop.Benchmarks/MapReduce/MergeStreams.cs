@@ -2,6 +2,7 @@ using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.Benchmarks.MapReduce;
 

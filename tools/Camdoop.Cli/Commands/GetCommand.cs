@@ -2,7 +2,7 @@ using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
 using Camdoop.FrontEnd.Wire;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.Cli.Commands;
 

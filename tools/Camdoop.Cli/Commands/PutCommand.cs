@@ -5,7 +5,7 @@ using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Wire;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.Cli.Commands;
 

@@ -1,4 +1,5 @@
 using System.Buffers;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Jobs;
 
@@ -6,7 +7,7 @@ namespace Camdoop.MapReduce.Jobs;
 /// A MapReduce job as a user writes it (the Camdoop paper, §2): map, combine/reduce, partition, key order and output format.
 /// Implementations must be deterministic (re-executed map tasks must produce the same records, the Camdoop paper, §4.2) and
 /// must not keep per-call state in fields: one instance may serve several map tasks and merges at once.
-/// Keys and values are byte strings within <see cref="Records.RecordLimits"/>.
+/// Keys and values are byte strings within <see cref="RecordLimits"/>.
 /// <para>
 /// Combine/reduce contract. When <see cref="IsAssociativeCommutative"/> is true, <see cref="TryCombine"/> folds two
 /// values of the same key into one; Camdoop may apply it in any grouping and order, on the map side and at every

@@ -1,3 +1,5 @@
+using Camdoop.Records;
+
 namespace Camdoop.MapReduce.Jobs;
 
 public enum InputKind
@@ -13,7 +15,7 @@ public enum InputKind
 public readonly record struct InputFormat(InputKind Kind, int RecordSize)
 {
     /// <summary>Longest text line accepted (16 MiB); a longer line fails the map task with a clear error.</summary>
-    public const int MaxLineBytes = 16 * 1024 * 1024;
+    public const int MaxLineBytes = InputFormatLimits.MaxRecordBytes;
 
     public static InputFormat TextLines => new(InputKind.TextLines, 0);
 

@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Buffers.Binary;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Jobs;
 

@@ -1,3 +1,5 @@
+using Camdoop.Records;
+
 namespace Camdoop.MapReduce.MapPhase;
 
 /// <summary>
@@ -10,7 +12,7 @@ internal interface IBucketSink
 
     void Write(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value);
 
-    /// <summary>Writes one record already in the stream encoding (<see cref="Records.RecordCodec"/>).</summary>
+    /// <summary>Writes one record already in the stream encoding (<see cref="RecordCodec"/>).</summary>
     void WriteEncoded(ReadOnlySpan<byte> record, int keyLength, int valueLength);
 
     void EndBucket();

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 using Microsoft.Win32.SafeHandles;
 
 namespace Camdoop.MapReduce.MapPhase;

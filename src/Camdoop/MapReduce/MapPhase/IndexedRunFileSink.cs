@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.MapPhase;
 

@@ -1,6 +1,7 @@
 using System.Buffers;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.MapPhase;
 

@@ -1,6 +1,7 @@
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.MapPhase;
 

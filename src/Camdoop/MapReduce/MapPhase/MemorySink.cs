@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.MapPhase;
 

@@ -1,4 +1,5 @@
 using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.MapPhase;
 

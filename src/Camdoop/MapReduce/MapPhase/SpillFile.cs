@@ -1,3 +1,5 @@
+using Camdoop.Records;
+
 namespace Camdoop.MapReduce.MapPhase;
 
 /// <summary>
@@ -33,7 +35,7 @@ internal sealed class SpillFile : IBucketSink, IDisposable
 
     public void Write(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
-        int length = Records.RecordCodec.EncodedLength(key.Length, value.Length);
+        int length = RecordCodec.EncodedLength(key.Length, value.Length);
         if (_buffered + length > _buffer.Length)
         {
             Flush();
@@ -41,12 +43,12 @@ internal sealed class SpillFile : IBucketSink, IDisposable
         if (length > _buffer.Length)
         {
             var record = new byte[length];
-            Records.RecordCodec.Write(record, key, value);
+            RecordCodec.Write(record, key, value);
             _file.Write(record);
         }
         else
         {
-            Records.RecordCodec.Write(_buffer.AsSpan(_buffered), key, value);
+            RecordCodec.Write(_buffer.AsSpan(_buffered), key, value);
             _buffered += length;
         }
         _length += length;

@@ -2,7 +2,7 @@ using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Merge;
 

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Records;
 

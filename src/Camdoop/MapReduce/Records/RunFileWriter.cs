@@ -1,3 +1,5 @@
+using Camdoop.Records;
+
 namespace Camdoop.MapReduce.Records;
 
 /// <summary>

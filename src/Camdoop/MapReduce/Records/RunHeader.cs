@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Records;
 

@@ -1,5 +1,5 @@
 using Camdoop.MapReduce.Jobs;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Reference;
 

@@ -2,8 +2,8 @@ using System.Buffers;
 using System.Globalization;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Service;
 

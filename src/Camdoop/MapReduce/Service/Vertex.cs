@@ -1,6 +1,6 @@
 using Camdoop.MapReduce.Merge;
-using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Records;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Service;

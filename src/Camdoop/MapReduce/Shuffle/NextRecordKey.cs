@@ -1,5 +1,5 @@
 using System.Runtime.CompilerServices;
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Shuffle;
 

@@ -1,4 +1,4 @@
-using Camdoop.MapReduce.Records;
+using Camdoop.Records;
 
 namespace Camdoop.MapReduce.Shuffle;
 

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
+using Camdoop.Records;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Topology;
 
@@ -421,7 +422,7 @@ public static class ShuffleWire
         {
             return WireError.BadFlags;
         }
-        if (tree >= Trees.TreeTopology.TreeCount || ResumeHeaderSize + keyLength > rest.Length || keyLength > Records.RecordLimits.MaxKeyBytes)
+        if (tree >= Trees.TreeTopology.TreeCount || ResumeHeaderSize + keyLength > rest.Length || keyLength > RecordLimits.MaxKeyBytes)
         {
             return WireError.BadSegment;
         }

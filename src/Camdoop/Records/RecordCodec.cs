@@ -1,7 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
-namespace Camdoop.MapReduce.Records;
+namespace Camdoop.Records;
 
 /// <summary>
 /// The record stream encoding: <c>varint(keyLength) varint(valueLength) key value</c>, repeated, with unsigned

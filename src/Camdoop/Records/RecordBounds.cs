@@ -1,4 +1,4 @@
-namespace Camdoop.MapReduce.Records;
+namespace Camdoop.Records;
 
 /// <summary>Where the key and value of one encoded record lie, relative to the record's first byte.</summary>
 public readonly record struct RecordBounds(int KeyOffset, int KeyLength, int ValueLength)

@@ -1,4 +1,4 @@
-namespace Camdoop.MapReduce.Records;
+namespace Camdoop.Records;
 
 /// <summary>
 /// Incremental reader of a record stream delivered in arbitrary chunks: <see cref="Append"/> bytes as they arrive,

@@ -2,13 +2,14 @@ using System.Buffers.Binary;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 
-namespace Camdoop.MapReduce.Records;
+namespace Camdoop.MapReduce.Tests.Records;
 
 /// <summary>
-/// xxHash64 (Yann Collet's XXH64, same output as the reference implementation): a fast non-cryptographic hash used
-/// for stripes, hash partitioning and run-file checksums. One-shot <see cref="Hash"/> and an incremental instance.
+/// XXH64 written from its specification, independently of System.IO.Hashing, which the product's
+/// <see cref="Camdoop.Records.XxHash64"/> uses: the checksums on disk and on the wire are checked against it. It is
+/// the implementation older builds wrote their checksums with. One-shot <see cref="Hash"/> and an incremental instance.
 /// </summary>
-public sealed class XxHash64
+internal sealed class IndependentXxHash64
 {
     private const ulong P1 = 11400714785074694791UL;
     private const ulong P2 = 14029467366897019727UL;
@@ -22,7 +23,7 @@ public sealed class XxHash64
     private int _pendingLength;
     private long _totalLength;
 
-    public XxHash64(ulong seed = 0) => Reset(seed);
+    public IndependentXxHash64(ulong seed = 0) => Reset(seed);
 
     public void Reset(ulong seed = 0)
     {

@@ -1,4 +1,4 @@
-namespace Camdoop.MapReduce.Records;
+namespace Camdoop.Records;
 
 /// <summary>A job produced a key or value over <see cref="RecordLimits"/>. The task fails with this message.</summary>
 public sealed class RecordTooLargeException : Exception

@@ -1,4 +1,4 @@
-namespace Camdoop.MapReduce.Records;
+namespace Camdoop.Records;
 
 /// <summary>
 /// Walks the complete records at the start of a byte span (e.g. one frame payload). Stops at the first incomplete

@@ -1,4 +1,4 @@
-namespace Camdoop.MapReduce.Records;
+namespace Camdoop.Records;
 
 /// <summary>
 /// Size limits of one intermediate record. Maps, combiners and reducers that produce larger keys or values fail

@@ -1,4 +1,4 @@
-namespace Camdoop.MapReduce.Records;
+namespace Camdoop.Records;
 
 /// <summary>Outcome of parsing one record at the start of a byte span.</summary>
 public enum RecordParseStatus
