@@ -2,7 +2,7 @@ using Camdoop.ChunkStore;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.FrontEnd.Jobs;

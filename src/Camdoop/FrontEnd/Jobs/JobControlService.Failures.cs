@@ -1,6 +1,6 @@
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.FrontEnd.Jobs;

@@ -1,5 +1,5 @@
 using Camdoop.FrontEnd.Wire;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 
 namespace Camdoop.FrontEnd.Jobs;
 

@@ -6,7 +6,7 @@ using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Records;
 using Camdoop.MapReduce.Service;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.FrontEnd.Jobs;

@@ -3,6 +3,7 @@ using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Streams;

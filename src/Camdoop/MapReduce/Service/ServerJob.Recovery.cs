@@ -2,6 +2,7 @@ using Camdoop.KeyRouting;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.MapReduce.Trees;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
