@@ -10,6 +10,7 @@ using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Shuffle;
+using Camdoop.Monitoring.Jobs;
 using Camdoop.Monitoring.Service;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
@@ -148,10 +149,10 @@ public sealed class CamdoopNode : IDisposable
         KeyRoutingService.Install(host);
         host.Register(new PingService());
         ChunkStoreService.Install(host);
-        CamdoopService.Install(host);
+        var camdoop = CamdoopService.Install(host);
         // Job control loads every job this server runs (and checks those its front-end takes) through this catalog.
         JobControlService.Install(host, new JobControlOptions { Jobs = JobCatalog.ForServer(_settings.JobAssemblyDirectory), Streams = OpenStreams() });
-        host.Register(new MonitorService(_processStats));
+        host.Register(new MonitorService(new CamdoopJobSource(camdoop), _processStats));
     }
 
     /// <summary>

@@ -132,7 +132,7 @@ public static class ConcurrentJobSimulation
         var mapTasks = Enumerable.Range(0, count).Select(k => new SimulatedMapTasks(torus, inputs[k], jobs[k].MapServers)).ToArray();
         sim.Schedule(t0, () => sim.ForEachServer(s =>
         {
-            JobSimulation.ApplyLimits(services[s].Context, first.Limits);
+            JobSimulation.ApplyLimits(services[s], first.Limits);
             for (int k = 0; k < count; k++)
             {
                 services[s].StartJob(descriptions[k], mapTasks[k].Maps(s) ? [inputs[k].MapOutputs[s]] : [], mapTasks[k]);

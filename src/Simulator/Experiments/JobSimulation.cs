@@ -11,7 +11,7 @@ using Camdoop.MapReduce.Reference;
 using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Monitoring.Control;
-using Camdoop.Runtime.Node;
+using Camdoop.Monitoring.Jobs;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
@@ -42,11 +42,12 @@ public static partial class JobSimulation
     }
 
     /// <summary>Sets the run's rate limits on one server, as the monitoring service does when a limit reaches it.</summary>
-    internal static void ApplyLimits(INodeContext server, IReadOnlyList<RateLimit> limits)
+    internal static void ApplyLimits(CamdoopService server, IReadOnlyList<RateLimit> limits)
     {
+        var jobs = new CamdoopJobSource(server);
         foreach (var limit in limits)
         {
-            RateLimits.Apply(server, limit);
+            RateLimits.Apply(server.Context, jobs, limit);
         }
     }
 
@@ -80,8 +81,9 @@ public static partial class JobSimulation
         using var sim = new Simulation(simOptions, host =>
         {
             var router = KeyRoutingService.Install(host);
-            services[torus.IndexOf(host.Self)] = CamdoopService.Install(host, serviceOptions);
-            queries.Install(host);
+            var camdoop = CamdoopService.Install(host, serviceOptions);
+            services[torus.IndexOf(host.Self)] = camdoop;
+            queries.Install(host, new CamdoopJobSource(camdoop));
             watch?.Attach(router, host);
         });
         options.Configure?.Invoke(sim);
@@ -124,7 +126,7 @@ public static partial class JobSimulation
         {
             if (!sim.IsServerFailed(torus.CoordinateOf(s)))
             {
-                ApplyLimits(services[s].Context, options.Limits);
+                ApplyLimits(services[s], options.Limits);
                 services[s].StartJob(description, mapTasks.Maps(s) ? [maps[s]] : [], mapTasks);
             }
         }));

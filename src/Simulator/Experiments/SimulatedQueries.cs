@@ -1,4 +1,5 @@
 using System.Text.Json.Serialization;
+using Camdoop.Monitoring.Jobs;
 using Camdoop.Monitoring.Queries;
 using Camdoop.Monitoring.Service;
 using Camdoop.Runtime.Node;
@@ -58,13 +59,14 @@ public sealed class SimulatedQueries
     /// <summary>The longest interval: how long to run on after the job so that a last round lands.</summary>
     public long LongestInterval => _queries.Count == 0 ? 0 : _queries.Max(q => q.Query.IntervalNs);
 
-    /// <summary>Registers the monitoring service on a simulated server.</summary>
-    public void Install(NodeHost host)
+    /// <summary>Registers the monitoring service on a simulated server, reading its jobs from <paramref name="jobs"/>.</summary>
+    public void Install(NodeHost host, IJobSource jobs)
     {
         ArgumentNullException.ThrowIfNull(host);
+        ArgumentNullException.ThrowIfNull(jobs);
         if (Any)
         {
-            host.Register(new MonitorService());
+            host.Register(new MonitorService(jobs));
         }
     }
 

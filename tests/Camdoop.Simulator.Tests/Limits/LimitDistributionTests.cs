@@ -1,6 +1,7 @@
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Service;
 using Camdoop.Monitoring.Control;
+using Camdoop.Monitoring.Jobs;
 using Camdoop.Monitoring.Queries;
 using Camdoop.Monitoring.Service;
 using Camdoop.Runtime.Node;
@@ -21,8 +22,8 @@ public sealed class LimitDistributionTests
         var sim = new Simulation(new SimulationOptions { Torus = Cube, Seed = 1 }, host =>
         {
             KeyRoutingService.Install(host);
-            CamdoopService.Install(host);
-            host.Register(new MonitorService());
+            var camdoop = CamdoopService.Install(host);
+            host.Register(new MonitorService(new CamdoopJobSource(camdoop)));
         });
         sim.Start();
         return sim;
