@@ -1,5 +1,6 @@
 using Camdoop.KeyRouting;
 using Camdoop.Records;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 

@@ -1,6 +1,7 @@
 using System.Globalization;
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 

@@ -1,4 +1,5 @@
 using Camdoop.Records;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.ChunkStore;
@@ -97,7 +98,7 @@ internal sealed class InboundTransfer
         }
         catch (IOException e)
         {
-            _service.Context.Log(Runtime.Node.LogLevel.Error, $"chunk store: writing chunk {Meta.Id} failed: {e.Message}");
+            _service.Context.Log(LogLevel.Error, $"chunk store: writing chunk {Meta.Id} failed: {e.Message}");
             Fail(DoneStatus.StorageError);
             return;
         }

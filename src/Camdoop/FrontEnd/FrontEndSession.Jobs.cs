@@ -43,13 +43,11 @@ public sealed partial class FrontEndSession
         {
             throw new FrontEndException($"R = {reducers} reduce tasks: the cube has {servers} servers and runs 1 to {servers} reduce tasks (at most one per server)");
         }
-        var mode = Field.Required(request.Mode, "mode") switch
+        string modeName = Field.Required(request.Mode, "mode");
+        if (!ShuffleModes.TryParse(modeName, out var mode))
         {
-            "camdoop" => ShuffleMode.Camdoop,
-            "noagg" => ShuffleMode.NoAgg,
-            "tcp" => ShuffleMode.Tcp,
-            var m => throw new FrontEndException($"unknown mode '{m}' (camdoop, noagg or tcp)"),
-        };
+            throw new FrontEndException($"unknown mode '{modeName}' ({ShuffleModes.NameList})");
+        }
         if (mode == ShuffleMode.Tcp && _node.Jobs?.Direct is null)
         {
             throw new FrontEndException("mode tcp needs the servers on a switch network with TCP streams, and this cube's servers have none");

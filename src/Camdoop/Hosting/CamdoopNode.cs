@@ -14,6 +14,7 @@ using Camdoop.Monitoring.Service;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Sockets;

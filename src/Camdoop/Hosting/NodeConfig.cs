@@ -6,6 +6,7 @@ using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links.RawEthernet;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
@@ -222,10 +223,10 @@ public sealed record NodeConfig
         }
         var level = LogLevel.ToLowerInvariant() switch
         {
-            "debug" => Runtime.Node.LogLevel.Debug,
-            "info" => Runtime.Node.LogLevel.Info,
-            "warning" or "warn" => Runtime.Node.LogLevel.Warning,
-            "error" => Runtime.Node.LogLevel.Error,
+            "debug" => Runtime.Logging.LogLevel.Debug,
+            "info" => Runtime.Logging.LogLevel.Info,
+            "warning" or "warn" => Runtime.Logging.LogLevel.Warning,
+            "error" => Runtime.Logging.LogLevel.Error,
             _ => throw new NodeConfigException($"node config: 'logLevel' {Show(LogLevel)} is not debug, info, warning or error"),
         };
         if (!(BeaconIntervalMs is >= 0.1 and <= 60_000))

@@ -1,6 +1,7 @@
 using Camdoop.ChunkStore;
 using Camdoop.JobControl.Channel;
 using Camdoop.KeyRouting;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 

@@ -2,7 +2,7 @@ using Camdoop.JobControl.Wire;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.JobControl;

@@ -1,6 +1,6 @@
 using Camdoop.ChunkStore;
 using Camdoop.JobControl.Wire;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.JobControl;

@@ -3,7 +3,7 @@ using Camdoop.JobControl.Channel;
 using Camdoop.JobControl.Wire;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.JobControl;

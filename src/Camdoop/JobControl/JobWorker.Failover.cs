@@ -1,7 +1,7 @@
 using Camdoop.JobControl.Wire;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DirectShuffle;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.JobControl;

@@ -8,6 +8,7 @@ using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Service;
 using Camdoop.Records;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 

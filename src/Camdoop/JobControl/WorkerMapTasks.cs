@@ -1,7 +1,7 @@
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Service;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.JobControl;

@@ -1,3 +1,4 @@
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Runtime.Node;

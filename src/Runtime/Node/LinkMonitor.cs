@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Runtime.Node;

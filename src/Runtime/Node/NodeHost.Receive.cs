@@ -1,4 +1,5 @@
 using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Runtime.Node;

@@ -1,3 +1,5 @@
+using Camdoop.Runtime.Logging;
+
 namespace Camdoop.Runtime.Node;
 
 // Timers: a slab of callbacks with generation numbers, so a cancelled or stale timer firing is ignored cheaply.

@@ -13,6 +13,7 @@ using Camdoop.Monitoring.Control;
 using Camdoop.Records;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.Server;
 using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
@@ -45,11 +46,12 @@ public static partial class JobSimulation
     }
 
     /// <summary>Sets the run's rate limits on one server, as the monitoring service does when a limit reaches it.</summary>
-    internal static void ApplyLimits(INodeContext server, IReadOnlyList<RateLimit> limits)
+    internal static void ApplyLimits(INodeContext server, CamdoopService? camdoop, IReadOnlyList<RateLimit> limits)
     {
+        var jobs = camdoop is null ? null : new CamdoopJobSource(camdoop);
         foreach (var limit in limits)
         {
-            RateLimits.Apply(server, limit);
+            RateLimits.Apply(server, jobs, limit);
         }
     }
 

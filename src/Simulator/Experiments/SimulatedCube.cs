@@ -150,7 +150,7 @@ internal sealed class SimulatedCube : IDisposable
                 {
                     if (s < _options.Torus.Count && !Sim.IsServerFailed(Sim.Torus.CoordinateOf(s)))
                     {
-                        JobSimulation.ApplyLimits(Sim.Host(s), limits);
+                        JobSimulation.ApplyLimits(Sim.Host(s), _stacks[s]?.Camdoop, limits);
                     }
                 });
             }

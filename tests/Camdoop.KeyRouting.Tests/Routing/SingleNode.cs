@@ -1,5 +1,6 @@
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 

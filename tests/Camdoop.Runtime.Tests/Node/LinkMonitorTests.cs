@@ -1,4 +1,5 @@
 using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Tests.Node.Fakes;
 using Camdoop.Runtime.Topology;

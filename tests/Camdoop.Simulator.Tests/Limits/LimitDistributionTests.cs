@@ -5,6 +5,7 @@ using Camdoop.Monitoring.Queries;
 using Camdoop.Monitoring.Service;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.Server;
 using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 
@@ -21,8 +22,8 @@ public sealed class LimitDistributionTests
         var sim = new Simulation(new SimulationOptions { Torus = Cube, Seed = 1 }, host =>
         {
             KeyRoutingService.Install(host);
-            CamdoopService.Install(host);
-            host.Register(new MonitorService());
+            var camdoop = CamdoopService.Install(host);
+            host.Register(new MonitorService(new CamdoopJobSource(camdoop)));
         });
         sim.Start();
         return sim;

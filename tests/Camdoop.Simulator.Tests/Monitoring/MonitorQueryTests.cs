@@ -168,7 +168,7 @@ public sealed class MonitorQueryTests
     /// <summary>Asks one round of <paramref name="text"/> from 0,0,0 on an idle simulated cube (only liveness beacons move).</summary>
     private static (QueryRound Round, long BytesAtRoot, long FramesAtRoot) AskOnce(string text, bool combine)
     {
-        using var sim = new Simulation(new SimulationOptions { Torus = Cube, Seed = 7 }, host => host.Register(new MonitorService()));
+        using var sim = new Simulation(new SimulationOptions { Torus = Cube, Seed = 7 }, host => host.Register(new MonitorService(jobs: null)));
         sim.Start();
         var root = new Coordinate(0, 0, 0);
         QueryRound? round = null;

@@ -59,7 +59,7 @@ public sealed class MonitorWireTests
     [Fact]
     public void GarbageFramesAreDroppedAndCountedAndTheServiceRunsOn()
     {
-        using var sim = new Simulation(new SimulationOptions { Torus = Cube, Seed = 3 }, host => host.Register(new MonitorService()));
+        using var sim = new Simulation(new SimulationOptions { Torus = Cube, Seed = 3 }, host => host.Register(new MonitorService(jobs: null)));
         sim.Start();
         sim.RunFor(5_000_000);
         var self = new Coordinate(1, 1, 1);

@@ -47,9 +47,9 @@ public static class DemoCommand
                 var options = baseOptions with
                 {
                     Mode = mode,
-                    OutputDirectory = Path.Combine(outputRoot, mode.ToString().ToLowerInvariant()),
+                    OutputDirectory = Path.Combine(outputRoot, mode.Name()),
                 };
-                var result = SimRunCommand.Execute(options, mode == ShuffleMode.Camdoop ? "camdoop" : "noagg  ", input);
+                var result = SimRunCommand.Execute(options, mode.Name().PadRight(7), input);
                 if (!result.Completed || result.Verified != true)
                 {
                     throw new CliException($"demo: the {mode} run failed: {result.VerificationError ?? string.Join("; ", result.Errors)}");
@@ -62,7 +62,7 @@ public static class DemoCommand
                 $"input {Units.Bytes(agg.InputBytes)} of text, intermediate {Units.Bytes(agg.IntermediateBytes)}, output {Units.Bytes(agg.OutputBytes)} ({agg.OutputRecords:N0} distinct words, S = {agg.OutputRatio:0.###})"));
             Console.Out.WriteLine();
             Console.Out.WriteLine($"Top {top} words (both runs identical to the single-process reference):");
-            foreach (var (word, count) in TopWords(Path.Combine(outputRoot, "camdoop"), top))
+            foreach (var (word, count) in TopWords(Path.Combine(outputRoot, ShuffleMode.Camdoop.Name()), top))
             {
                 Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {word,-20} {count,12:N0}"));
             }

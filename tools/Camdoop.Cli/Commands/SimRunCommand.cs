@@ -13,13 +13,6 @@ namespace Camdoop.Cli.Commands;
 /// <summary>`camdoop sim run`: one MapReduce job on a simulated CamCube, with the paper's metrics.</summary>
 public static class SimRunCommand
 {
-    public static readonly IReadOnlyDictionary<string, ShuffleMode> Modes = new Dictionary<string, ShuffleMode>(StringComparer.Ordinal)
-    {
-        ["camdoop"] = ShuffleMode.Camdoop,
-        ["noagg"] = ShuffleMode.NoAgg,
-        ["tcp"] = ShuffleMode.Tcp,
-    };
-
     public static Command Create() =>
         new Command("run", "Run one MapReduce job on a simulated CamCube and report sizes, S, shuffle+reduce time, link use and the switch bounds.")
         {
@@ -97,7 +90,7 @@ public static class SimRunCommand
             throw new CliException($"sim run: input '{input}' does not exist");
         }
         inputBytes = InputBytes(input, args.Bytes("input-per-server") * torus.Count);
-        var mode = args.Choice("mode", Modes);
+        var mode = args.Choice("mode", ShuffleModes.All);
         var kind = SwitchedNetworkFlags.Kind(args);
         SwitchedNetworkFlags.CheckMode(args, mode, kind);
         var (tcp, sendBuffer, direct) = SwitchedNetworkFlags.Tcp(args, mode == ShuffleMode.Tcp);

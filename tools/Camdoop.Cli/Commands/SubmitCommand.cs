@@ -3,6 +3,7 @@ using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
 
 namespace Camdoop.Cli.Commands;
@@ -38,7 +39,7 @@ public static class SubmitCommand
                 : args.Required("job"),
             Input = CommonOptions.DatasetName(args, args.Required("input"), "input dataset name"),
             Reducers = args.Int("reducers", 1, 1 << 20),
-            Mode = args.Required("mode").ToLowerInvariant(),
+            Mode = args.Choice("mode", ShuffleModes.All).Name(),
             Output = args.String("output") is { } output ? CommonOptions.DatasetName(args, output, "output dataset name") : null,
             Trees = args.Choice("trees", TreeFamilyNames.All).Name(),
             ReplicateOutput = args.Flag("replicate-output"),

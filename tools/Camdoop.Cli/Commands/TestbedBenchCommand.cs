@@ -7,6 +7,7 @@ using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Reference;
 using Camdoop.MapReduce.Trees;
 
@@ -123,7 +124,7 @@ public static class TestbedBenchCommand
                     {
                         foreach (var mode in Table1.Modes)
                         {
-                            string modeName = mode == MapReduce.Jobs.Control.ShuffleMode.Camdoop ? "camdoop" : "noagg";
+                            string modeName = mode.Name();
                             Console.Error.WriteLine(string.Create(CultureInfo.InvariantCulture,
                                 $"[{done + 1}/{total}] {job} R={r} {FigureSweep.ModeName(mode)}, run {run} of {runs}"));
                             string jobId = FrontEndAddress.Call(() => client.Call(new SubmitRequest

@@ -20,7 +20,7 @@ public sealed class SubmitRequest : FrontEndRequest<SubmitReply>
     [Key("reducers")]
     public long? Reducers { get; set; }
 
-    /// <summary>"camdoop" or "noagg".</summary>
+    /// <summary>The shuffle mode by name: "camdoop", "noagg" or "tcp".</summary>
     [Key("mode")]
     public string? Mode { get; set; }
 

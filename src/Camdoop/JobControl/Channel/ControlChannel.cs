@@ -1,4 +1,5 @@
 using Camdoop.JobControl.Wire;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 

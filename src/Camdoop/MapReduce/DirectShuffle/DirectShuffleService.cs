@@ -2,6 +2,7 @@ using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Streams;

@@ -5,7 +5,7 @@ using Camdoop.MapReduce.MapPhase;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.MapReduce.Trees;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Service;

@@ -1,13 +1,16 @@
-using Camdoop.MapReduce.Service;
+using Camdoop.Monitoring.Jobs;
 using Camdoop.Runtime.Node;
 
 namespace Camdoop.Monitoring.Control;
 
-/// <summary>Applies a rate limit on one server: to the node's round robin (service) or the Camdoop service's scheduler (job).</summary>
+/// <summary>Applies a rate limit on one server: to the node's round robin (service) or to its jobs (<see cref="IJobSource"/>).</summary>
 public static class RateLimits
 {
-    /// <summary>Applies <paramref name="limit"/> here if it covers this server; false when it does not or names nothing here.</summary>
-    public static bool Apply(INodeContext context, RateLimit limit)
+    /// <summary>
+    /// Applies <paramref name="limit"/> here if it covers this server; false when it does not or names nothing here
+    /// (a job limit where <paramref name="jobs"/> is null: a server without MapReduce jobs).
+    /// </summary>
+    public static bool Apply(INodeContext context, IJobSource? jobs, RateLimit limit)
     {
         ArgumentNullException.ThrowIfNull(context);
         ArgumentNullException.ThrowIfNull(limit);
@@ -28,11 +31,11 @@ public static class RateLimits
                 }
                 return true;
             case RateLimitTarget.Job:
-                if (context.GetService<CamdoopService>() is not { } camdoop)
+                if (jobs is null)
                 {
                     return false;
                 }
-                camdoop.Transport.SetJobLimit(limit.JobId, limit.BytesPerSecond, limit.PortMask);
+                jobs.SetLimit(limit.JobId, limit.BytesPerSecond, limit.PortMask);
                 return true;
             default:
                 return false;

@@ -1,4 +1,5 @@
 using Camdoop.Monitoring.Control;
+using Camdoop.Monitoring.Jobs;
 using Camdoop.Monitoring.Queries;
 using Camdoop.Monitoring.Tables;
 using Camdoop.Runtime.Frames;
@@ -20,6 +21,7 @@ namespace Camdoop.Monitoring.Service;
 /// </summary>
 public sealed class MonitorService : IService
 {
+    private readonly IJobSource? _jobs;
     private readonly IServerStatsSource? _stats;
     private readonly Dictionary<(Coordinate Root, uint Query), CachedPlan> _plans = [];
     private readonly Dictionary<RoundId, PendingRound> _rounds = [];
@@ -30,8 +32,13 @@ public sealed class MonitorService : IService
     private NodeTables? _tables;
     private uint _nextQuery;
 
-    public MonitorService(IServerStatsSource? stats = null)
+    /// <summary>
+    /// A monitoring service that reads and limits the server's MapReduce jobs through <paramref name="jobs"/> (null
+    /// on a server that runs none) and the process's costs through <paramref name="stats"/> (null where there are none).
+    /// </summary>
+    public MonitorService(IJobSource? jobs, IServerStatsSource? stats = null)
     {
+        _jobs = jobs;
         _stats = stats;
         for (int p = 0; p < Ports.Count; p++)
         {
@@ -54,7 +61,7 @@ public sealed class MonitorService : IService
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
-        _tables = new NodeTables(context, _stats);
+        _tables = new NodeTables(context, _jobs, _stats);
     }
 
     /// <summary>This server's table rows now, as a query sees them.</summary>
@@ -178,7 +185,7 @@ public sealed class MonitorService : IService
                 Send(port, payload, queueIfFull: true);
             }
         }
-        if (RateLimits.Apply(context, limit))
+        if (RateLimits.Apply(context, _jobs, limit))
         {
             Counters.LimitsApplied++;
         }

@@ -1,5 +1,5 @@
 using System.Globalization;
-using Camdoop.MapReduce.Service;
+using Camdoop.Monitoring.Jobs;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
@@ -7,19 +7,21 @@ namespace Camdoop.Monitoring.Tables;
 
 /// <summary>
 /// Reads a server's tables from its own counters when a query asks (once per round, never per frame): the node's
-/// per-port counters, each service queue's counters, the Camdoop service's jobs and the process's latest costs.
-/// Rows are in <see cref="TableSchema.Columns"/> order.
+/// per-port counters, each service queue's counters, the server's MapReduce jobs (<see cref="IJobSource"/>) and the
+/// process's latest costs. Rows are in <see cref="TableSchema.Columns"/> order.
 /// </summary>
 public sealed class NodeTables
 {
     private readonly INodeContext _context;
+    private readonly IJobSource? _jobs;
     private readonly IServerStatsSource? _stats;
     private readonly string _self;
 
-    public NodeTables(INodeContext context, IServerStatsSource? stats)
+    public NodeTables(INodeContext context, IJobSource? jobs, IServerStatsSource? stats)
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
+        _jobs = jobs;
         _stats = stats;
         _self = context.Self.Name;
     }
@@ -86,50 +88,28 @@ public sealed class NodeTables
 
     private void ReadJobs(List<QueryValue[]> rows)
     {
-        var camdoop = _context.GetService<CamdoopService>();
-        if (camdoop is null)
+        if (_jobs is null)
         {
             return;
         }
-        foreach (var job in camdoop.Jobs)
+        foreach (var job in _jobs.Snapshot())
         {
-            int vertices = 0;
-            int done = 0;
-            long bytesIn = 0;
-            long bytesOut = 0;
-            foreach (var v in job.Vertices)
-            {
-                vertices++;
-                done += v.IsFinished ? 1 : 0;
-                bytesOut += v.Output.Acknowledged;
-                foreach (var child in v.Children)
-                {
-                    bytesIn += child.Received;
-                }
-            }
-            foreach (var root in job.RootReducers)
-            {
-                foreach (var child in root.Children)
-                {
-                    bytesIn += child.Received;
-                }
-            }
-            string state = job.Failure is not null ? "failed" : job.IsFinished ? "finished" : "running";
-            long limit = 0;
-            long framesBytes = 0;
-            foreach (var port in Ports.All)
-            {
-                limit = Math.Max(limit, camdoop.Transport.JobLimit(job.JobId, port));
-                framesBytes += camdoop.Transport.Scheduler(port).JobBytesSent(job.JobId);
-            }
             rows.Add(
             [
-                _self, job.JobId.ToString("x16", CultureInfo.InvariantCulture), job.Job.Name, state,
-                job.Description.ReduceTasks, vertices, done, job.CompletedReduceTasks.Count, bytesIn, bytesOut, job.AggregatedBytes,
-                limit, framesBytes,
+                _self, job.JobId.ToString("x16", CultureInfo.InvariantCulture), job.Name, StateName(job.State),
+                job.ReduceTasks, job.Vertices, job.VerticesDone, job.ReduceTasksDone, job.BytesIn, job.BytesOut, job.AggregatedBytes,
+                job.Limit, job.FrameBytesSent,
             ]);
         }
     }
+
+    private static string StateName(JobState state) => state switch
+    {
+        JobState.Running => "running",
+        JobState.Finished => "finished",
+        JobState.Failed => "failed",
+        _ => throw new ArgumentOutOfRangeException(nameof(state), state, null),
+    };
 
     private void ReadServer(List<QueryValue[]> rows)
     {
@@ -141,11 +121,11 @@ public sealed class NodeTables
         }
         var stats = _stats?.Latest ?? default;
         int running = 0;
-        if (_context.GetService<CamdoopService>() is { } camdoop)
+        if (_jobs is not null)
         {
-            foreach (var job in camdoop.Jobs)
+            foreach (var job in _jobs.Snapshot())
             {
-                running += job.IsFinished || job.Failure is not null ? 0 : 1;
+                running += job.State == JobState.Running ? 1 : 0;
             }
         }
         rows.Add(

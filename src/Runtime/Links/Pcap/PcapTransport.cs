@@ -1,7 +1,7 @@
 using System.Runtime.InteropServices;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links.RawEthernet;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 using Microsoft.Win32.SafeHandles;
 

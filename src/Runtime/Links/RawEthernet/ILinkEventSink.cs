@@ -1,5 +1,5 @@
 using Camdoop.Runtime.Frames;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Runtime.Links.RawEthernet;

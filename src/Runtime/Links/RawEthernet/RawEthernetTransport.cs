@@ -1,6 +1,6 @@
 using System.Runtime.InteropServices;
 using Camdoop.Runtime.Frames;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Runtime.Links.RawEthernet;

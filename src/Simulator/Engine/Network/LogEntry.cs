@@ -1,5 +1,5 @@
 using System.Globalization;
-using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;
 

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Events;

@@ -1,3 +1,4 @@
+using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Energy;

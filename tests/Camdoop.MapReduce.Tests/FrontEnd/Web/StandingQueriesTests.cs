@@ -20,7 +20,7 @@ public sealed class StandingQueriesTests : IDisposable
 {
     private const string Links = "select port, up from links every 100ms";
     private readonly NodeEventLoop _loop;
-    private readonly MonitorService _monitor = new();
+    private readonly MonitorService _monitor = new(jobs: null);
     private readonly StandingQueries _queries;
 
     public StandingQueriesTests()

@@ -1,9 +1,0 @@
-namespace Camdoop.Runtime.Node;
-
-public enum LogLevel : byte
-{
-    Debug,
-    Info,
-    Warning,
-    Error,
-}
