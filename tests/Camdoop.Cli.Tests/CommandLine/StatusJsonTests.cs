@@ -35,10 +35,12 @@ public class StatusJsonTests
         ],
         Failures = failure is null ? [] : [new JobFailureInfo { Server = "2,1,0", DetectedAtSeconds = 0.75, DetectedAtUnixMs = 1_795_000_000_123, During = "shuffling" }],
         Recovery = failure is null ? new() : new JobRecoveryInfo { ResentBytes = 4096, MapTasksRerun = 1, VerticesAdopted = 6 },
+        Coordinator = failure is null ? "0,0,0" : "1,2,0",
+        Attempt = failure is null ? 0 : 1,
     };
 
     // Both expected texts are what the CLI printed before the front-end moved to MessagePack-CSharp, plus "trees",
-    // "failures" and "recovery".
+    // "failures", "recovery", "coordinator" and "attempt".
     [Fact]
     public void ARunningOrDoneJobPrintsNullFailureAndNoOutputDataset()
     {
@@ -87,6 +89,8 @@ public class StatusJsonTests
                 "mapTasksRerun": 0,
                 "verticesAdopted": 0
               },
+              "coordinator": "0,0,0",
+              "attempt": 0,
               "frontend": "10.77.0.1:7070"
             }
             """,
@@ -149,6 +153,8 @@ public class StatusJsonTests
                 "mapTasksRerun": 1,
                 "verticesAdopted": 6
               },
+              "coordinator": "1,2,0",
+              "attempt": 1,
               "frontend": "10.77.0.1:7070"
             }
             """,
