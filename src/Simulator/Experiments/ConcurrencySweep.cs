@@ -89,14 +89,17 @@ public static class ConcurrencySweep
                 Torus = torus,
                 Workload = Workload.Synthetic,
                 OutputRatio = 1,
-                BytesPerServer = options.BytesPerServer,
-                Seed = options.Seed,
+                Settings = new SimulationSettings
+                {
+                    BytesPerServer = options.BytesPerServer,
+                    Seed = options.Seed,
+                    Trees = options.Trees,
+                    Compute = options.Compute,
+                    Service = options.Service,
+                    Verify = options.Verify,
+                },
                 ReduceTasks = r,
                 Mode = options.Mode,
-                Trees = options.Trees,
-                Compute = options.Compute,
-                Service = options.Service,
-                Verify = options.Verify,
                 SimulationThreads = options.Parallelism,
             };
             var result = ConcurrentJobSimulation.Run(ConcurrentPlacement.Copies(job, options.Jobs, placement));

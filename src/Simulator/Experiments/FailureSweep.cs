@@ -118,12 +118,15 @@ public static class FailureSweep
                 Torus = torus,
                 Workload = Workload.Synthetic,
                 OutputRatio = 1,
-                BytesPerServer = options.BytesPerServer,
-                Seed = options.Seed,
+                Settings = new SimulationSettings
+                {
+                    BytesPerServer = options.BytesPerServer,
+                    Seed = options.Seed,
+                    Service = options.Service,
+                    Trees = options.Trees,
+                    Compute = options.Compute,
+                },
                 ReduceTasks = r,
-                Service = options.Service,
-                Trees = options.Trees,
-                Compute = options.Compute,
                 NodeBeacons = true,
                 SimulationThreads = 1,
             };
@@ -144,7 +147,7 @@ public static class FailureSweep
             {
                 var request = failures[i];
                 var failure = request.Resolve(torus, placement, (int)options.Seed, t);
-                var result = JobSimulation.Run(jobOptions with { Failures = [failure], Verify = options.Verify }, input);
+                var result = JobSimulation.Run(jobOptions with { Failures = [failure], Settings = jobOptions.Settings with { Verify = options.Verify } }, input);
                 var report = result.Failures.Count > 0 ? result.Failures[0] : null;
                 results[i] = new FailureSweepRow(r, replicated ? ReplicatedRoot : request.What, failure.Target, request.FractionOfT!.Value, baseline.ShuffleReduceSeconds,
                     result.ShuffleReduceSeconds, result.ShuffleReduceSeconds / baseline.ShuffleReduceSeconds,

@@ -140,14 +140,17 @@ public static partial class FigureSweep
             Torus = torus,
             Workload = Workload.Synthetic,
             OutputRatio = _groups[g].S,
-            BytesPerServer = _groups[g].Bytes,
-            Seed = options.Seed,
+            Settings = new SimulationSettings
+            {
+                BytesPerServer = _groups[g].Bytes,
+                Seed = options.Seed,
+                Service = options.Service,
+                Trees = options.Trees,
+                Compute = options.Compute,
+                Energy = options.Energy,
+                DataRoot = options.DataRoot,
+            },
             ReduceTasks = _groups[g].R,
-            Service = options.Service,
-            Trees = options.Trees,
-            Compute = options.Compute,
-            Energy = options.Energy,
-            DataRoot = options.DataRoot,
         };
 
         /// <summary>

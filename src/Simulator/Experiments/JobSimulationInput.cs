@@ -140,7 +140,7 @@ public sealed class JobSimulationInput : IDisposable
         var source = rawInputs is null ? InputSource.Create(options, job, options.MapServers?.Count ?? n) : null;
         var inputs = keepInputs ? new byte[n][] : null;
         var chunks = new (ChunkMeta, string)?[n];
-        string directory = Path.Combine(options.DataRoot ?? Path.GetTempPath(), $"camdoop-input-{Environment.ProcessId}-{Guid.NewGuid():N}");
+        string directory = Path.Combine(options.Settings.DataRoot ?? Path.GetTempPath(), $"camdoop-input-{Environment.ProcessId}-{Guid.NewGuid():N}");
         Directory.CreateDirectory(directory);
         var format = job.InputFormat.Kind == InputKind.TextLines ? DatasetFormat.Text : DatasetFormat.Records;
         int recordSize = format == DatasetFormat.Records ? job.InputFormat.RecordSize : 0;
@@ -204,7 +204,7 @@ public sealed class JobSimulationInput : IDisposable
             throw;
         }
         return new JobSimulationInput(job, options.ReduceTasks, torus, name, chunks, inputs, inputBytes, wall.Elapsed.TotalSeconds, new ChunkFiles(directory),
-            new SharedMapTasks(options.MapOutputOnDisk, options.DataRoot));
+            new SharedMapTasks(options.MapOutputOnDisk, options.Settings.DataRoot));
     }
 
     /// <summary>

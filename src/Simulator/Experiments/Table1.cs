@@ -86,13 +86,16 @@ public static class Table1
                 {
                     Torus = torus,
                     Workload = job == "sort" ? Workload.Sort : Workload.WordCount,
-                    BytesPerServer = job == "sort" ? options.SortBytesPerServer : options.WordCountBytesPerServer,
-                    Seed = options.Seed,
+                    Settings = new SimulationSettings
+                    {
+                        BytesPerServer = job == "sort" ? options.SortBytesPerServer : options.WordCountBytesPerServer,
+                        Seed = options.Seed,
+                        Trees = options.Trees,
+                        Compute = options.Compute,
+                        Service = options.Service,
+                        Verify = true,
+                    },
                     ReduceTasks = r,
-                    Trees = options.Trees,
-                    Compute = options.Compute,
-                    Service = options.Service,
-                    Verify = true,
                     SimulationThreads = options.Parallelism > 0 ? options.Parallelism : Environment.ProcessorCount,
                 };
                 using var input = JobSimulationInput.Prepare(jobOptions, keepInputs: true);

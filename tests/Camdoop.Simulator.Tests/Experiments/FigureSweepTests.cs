@@ -134,8 +134,7 @@ public sealed class FigureSweepTests : IDisposable
             Torus = torus,
             Workload = Workload.Synthetic,
             OutputRatio = row.RequestedOutputRatio,
-            BytesPerServer = row.BytesPerServer,
-            Seed = sweep.Seed,
+            Settings = new SimulationSettings { BytesPerServer = row.BytesPerServer, Seed = sweep.Seed },
             ReduceTasks = row.ReduceTasks,
             Mode = row.Mode == "camdoop" ? Camdoop.MapReduce.Jobs.Control.ShuffleMode.Camdoop : Camdoop.MapReduce.Jobs.Control.ShuffleMode.NoAgg,
         });
