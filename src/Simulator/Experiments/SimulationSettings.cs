@@ -32,7 +32,7 @@ public sealed record SimulationSettings
     /// <summary>The energy model the network's ports account under (null: energy is not measured). EEE also delays frames.</summary>
     public EnergyModel? Energy { get; init; }
 
-    /// <summary>Parent directory of the simulation's server data directories (default: the temp directory).</summary>
+    /// <summary>Parent directory of the simulation's files: chunks, server data directories, map runs (default: <see cref="SimulationScratch"/>).</summary>
     public string? DataRoot { get; init; }
 
     /// <summary>Run the single-process reference MapReduce over the same input and compare every reduce output (small runs).</summary>
