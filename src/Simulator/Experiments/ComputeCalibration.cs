@@ -30,7 +30,7 @@ public static class ComputeCalibration
         {
             Torus = new Torus(3, 3, 3),
             Workload = workload,
-            BytesPerServer = bytesPerServer,
+            Settings = new SimulationSettings { BytesPerServer = bytesPerServer },
             ReduceTasks = 1,
         };
         options.Validate();

@@ -1,8 +1,6 @@
 using System.Globalization;
 using Camdoop.Experiments.Reports;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.MapReduce.Service;
-using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Experiments;
@@ -10,27 +8,19 @@ namespace Camdoop.Experiments;
 /// <summary>How the Figure 8 sweep runs: the jobs' size, seed, mode and the cube's settings.</summary>
 public sealed record ConcurrencySweepOptions
 {
-    public long BytesPerServer { get; init; } = 2_000_000;
-
-    public ulong Seed { get; init; } = 1;
+    /// <summary>
+    /// What every job shares: input per server, seed (copy k generates its data from seed + k), servers, trees, compute model,
+    /// and whether every job's output is checked against the single-process reference over its own input.
+    /// </summary>
+    public SimulationSettings Settings { get; init; } = new();
 
     /// <summary>Copies of the job that run at once (the paper's two).</summary>
     public int Jobs { get; init; } = 2;
 
     public ShuffleMode Mode { get; init; } = ShuffleMode.Camdoop;
 
-    /// <summary>Check every job's output against the single-process reference over its own input.</summary>
-    public bool Verify { get; init; }
-
     /// <summary>Threads for each simulation; 0 = every core (the results do not depend on it).</summary>
     public int Parallelism { get; init; }
-
-    public CamdoopServiceOptions? Service { get; init; }
-
-    public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
-
-    /// <summary>How servers' work is priced in virtual time (null: free, as in the Camdoop paper's simulator).</summary>
-    public ComputeModel? Compute { get; init; }
 }
 
 /// <summary>One job of one configuration of the Figure 8 sweep: its time at once, alone, and their ratio.</summary>
@@ -89,14 +79,9 @@ public static class ConcurrencySweep
                 Torus = torus,
                 Workload = Workload.Synthetic,
                 OutputRatio = 1,
-                BytesPerServer = options.BytesPerServer,
-                Seed = options.Seed,
+                Settings = options.Settings,
                 ReduceTasks = r,
                 Mode = options.Mode,
-                Trees = options.Trees,
-                Compute = options.Compute,
-                Service = options.Service,
-                Verify = options.Verify,
                 SimulationThreads = options.Parallelism,
             };
             var result = ConcurrentJobSimulation.Run(ConcurrentPlacement.Copies(job, options.Jobs, placement));

@@ -31,12 +31,13 @@ public static class ConcurrentJobSimulation
         {
             for (int k = 0; k < jobs.Count; k++)
             {
-                inputs.Add(JobSimulationInput.Prepare(jobs[k], keepInputs: jobs[k].Verify, progress: progress, name: DatasetName(k)));
+                inputs.Add(JobSimulationInput.Prepare(jobs[k], keepInputs: jobs[k].Settings.Verify, progress: progress, name: DatasetName(k)));
             }
             var alone = new double?[jobs.Count];
             for (int k = 0; runAlone && k < jobs.Count; k++)
             {
-                var single = JobSimulation.Run(jobs[k] with { Verify = false, OutputDirectory = null }, inputs[k], progress);
+                var unverified = jobs[k] with { Settings = jobs[k].Settings with { Verify = false }, OutputDirectory = null };
+                var single = JobSimulation.Run(unverified, inputs[k], progress);
                 if (!single.Completed)
                 {
                     throw new InvalidOperationException($"job {k} did not complete alone: {string.Join("; ", single.Errors)}");
@@ -150,7 +151,7 @@ public static class ConcurrentJobSimulation
         }
         bool? verified = null;
         string? error = null;
-        if (options.Verify && completed)
+        if (options.Settings.Verify && completed)
         {
             error = input.Inputs is null
                 ? "the inputs were not kept for the reference check"
@@ -163,7 +164,7 @@ public static class ConcurrentJobSimulation
             Index = index,
             JobId = description.JobId.ToString("x16", CultureInfo.InvariantCulture),
             Job = description.Job.ToString(),
-            Seed = options.Seed,
+            Seed = options.Settings.Seed,
             Mode = description.Mode.Name(),
             ReduceTasks = description.ReduceTasks,
             MapServers = options.MapServerList.Select(s => torus.CoordinateOf(s).ToString()).ToList(),

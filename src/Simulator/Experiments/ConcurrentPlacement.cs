@@ -30,7 +30,9 @@ public static class ConcurrentPlacement
     {
         ArgumentNullException.ThrowIfNull(job);
         ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
-        var copies = Enumerable.Range(0, count).Select(k => job with { JobId = job.JobId + (ulong)k, Seed = job.Seed + (ulong)k }).ToList();
+        var copies = Enumerable.Range(0, count)
+            .Select(k => job with { JobId = job.JobId + (ulong)k, Settings = job.Settings with { Seed = job.Settings.Seed + (ulong)k } })
+            .ToList();
         return partitioning == JobPartitioning.Horizontal ? Horizontal(copies) : Vertical(copies, serversPerJob);
     }
 
@@ -70,7 +72,7 @@ public static class ConcurrentPlacement
             throw new ArgumentException($"{jobs.Count} jobs of {each} servers each do not fit the {n} servers of {torus}");
         }
         // Fisher-Yates over the server indices, from the seed: the same jobs get the same servers on every run.
-        var random = new DeterministicRandom(jobs[0].Seed, stream: 0x9A27);
+        var random = new DeterministicRandom(jobs[0].Settings.Seed, stream: 0x9A27);
         var servers = Enumerable.Range(0, n).ToArray();
         for (int i = n - 1; i > 0; i--)
         {

@@ -1,7 +1,6 @@
 using System.Globalization;
 using Camdoop.Experiments.Reports;
 using Camdoop.MapReduce.Service;
-using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Experiments;
@@ -9,9 +8,11 @@ namespace Camdoop.Experiments;
 /// <summary>What the Figure 9 sweep fails, when, and how it runs.</summary>
 public sealed record FailureSweepOptions
 {
-    public long BytesPerServer { get; init; } = 2_000_000;
-
-    public ulong Seed { get; init; } = 1;
+    /// <summary>
+    /// What every run shares: input per server, seed (it also picks the random servers to fail), servers, trees, compute
+    /// model, and whether every failure run's output is checked against the single-process reference.
+    /// </summary>
+    public SimulationSettings Settings { get; init; } = new();
 
     /// <summary>When each failure strikes, as fractions of the failure-free time T (the paper's 0.25, 0.5 and 0.75).</summary>
     public IReadOnlyList<double> Fractions { get; init; } = [0.25, 0.5, 0.75];
@@ -25,21 +26,11 @@ public sealed record FailureSweepOptions
     /// <summary>Memory the runs may use together (0: no limit): fewer runs go side by side when they would not fit.</summary>
     public long MemoryBytes { get; init; }
 
-    /// <summary>Check every run's output against the single-process reference.</summary>
-    public bool Verify { get; init; }
-
     /// <summary>
     /// At R = 1 also fail the root of the job with replicated output (<see cref="FailureSweep.ReplicatedRoot"/>), against
     /// that job's own failure-free time.
     /// </summary>
     public bool ReplicatedOutput { get; init; }
-
-    public CamdoopServiceOptions? Service { get; init; }
-
-    public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
-
-    /// <summary>How servers' work is priced in virtual time (null: free, as in the Camdoop paper's simulator).</summary>
-    public ComputeModel? Compute { get; init; }
 }
 
 /// <summary>One run of the Figure 9 sweep: what failed when, the time against the failure-free T, and what recovery cost.</summary>
@@ -87,10 +78,10 @@ public static class FailureSweep
         {
             return parallelism;
         }
-        long budget = (options.Service ?? new CamdoopServiceOptions()).MemoryBudgetBytes;
-        long input = servers * options.BytesPerServer;
-        long shared = JobMemoryEstimate.InputBytes(servers, options.BytesPerServer, mapOutputOnDisk: false) + (options.Verify ? input : 0);
-        long perRun = JobMemoryEstimate.ShuffleBytes(servers, reduceTasks, budget) + (options.Verify ? 12 * input : 2 * input);
+        long budget = (options.Settings.Service ?? new CamdoopServiceOptions()).MemoryBudgetBytes;
+        long input = servers * options.Settings.BytesPerServer;
+        long shared = JobMemoryEstimate.InputBytes(servers, options.Settings.BytesPerServer, mapOutputOnDisk: false) + (options.Settings.Verify ? input : 0);
+        long perRun = JobMemoryEstimate.ShuffleBytes(servers, reduceTasks, budget) + (options.Settings.Verify ? 12 * input : 2 * input);
         return JobMemoryEstimate.RunsThatFit(options.MemoryBytes, shared, perRun, parallelism);
     }
 
@@ -118,17 +109,14 @@ public static class FailureSweep
                 Torus = torus,
                 Workload = Workload.Synthetic,
                 OutputRatio = 1,
-                BytesPerServer = options.BytesPerServer,
-                Seed = options.Seed,
+                // The failure-free run is the baseline only: the failure runs are the ones checked.
+                Settings = options.Settings with { Verify = false },
                 ReduceTasks = r,
-                Service = options.Service,
-                Trees = options.Trees,
-                Compute = options.Compute,
                 NodeBeacons = true,
                 SimulationThreads = 1,
             };
             progress?.Report(new SweepProgress(done, total, $"R={r}: map"));
-            using var input = JobSimulationInput.Prepare(jobOptions, keepInputs: options.Verify);
+            using var input = JobSimulationInput.Prepare(jobOptions, keepInputs: options.Settings.Verify);
             progress?.Report(new SweepProgress(done, total, $"R={r}: without failures"));
             var baseline = JobSimulation.Run(jobOptions with { SimulationThreads = parallelism }, input);
             if (!baseline.Completed)
@@ -138,13 +126,13 @@ public static class FailureSweep
             progress?.Report(new SweepProgress(++done, total, $"R={r}: failures"));
             long t = (long)Math.Round(baseline.ShuffleReduceSeconds * 1e9);
             int sideBySide = SideBySide(torus.Count, r, options, parallelism);
-            var placement = new JobPlacement(torus, jobOptions.JobId, r, options.Trees);
+            var placement = new JobPlacement(torus, jobOptions.JobId, r, options.Settings.Trees);
             var results = new FailureSweepRow[failures.Count];
             Parallel.For(0, failures.Count, new ParallelOptions { MaxDegreeOfParallelism = sideBySide }, i =>
             {
                 var request = failures[i];
-                var failure = request.Resolve(torus, placement, (int)options.Seed, t);
-                var result = JobSimulation.Run(jobOptions with { Failures = [failure], Verify = options.Verify }, input);
+                var failure = request.Resolve(torus, placement, (int)options.Settings.Seed, t);
+                var result = JobSimulation.Run(jobOptions with { Failures = [failure], Settings = options.Settings }, input);
                 var report = result.Failures.Count > 0 ? result.Failures[0] : null;
                 results[i] = new FailureSweepRow(r, replicated ? ReplicatedRoot : request.What, failure.Target, request.FractionOfT!.Value, baseline.ShuffleReduceSeconds,
                     result.ShuffleReduceSeconds, result.ShuffleReduceSeconds / baseline.ShuffleReduceSeconds,

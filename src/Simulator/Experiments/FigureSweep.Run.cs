@@ -28,7 +28,7 @@ public static partial class FigureSweep
             {
                 foreach (int r in rs)
                 {
-                    groups.Add(new SweepGroup(s, r, string.Create(CultureInfo.InvariantCulture, $"R={r}"), options.BytesPerServer));
+                    groups.Add(new SweepGroup(s, r, string.Create(CultureInfo.InvariantCulture, $"R={r}"), options.Settings.BytesPerServer));
                 }
             }
         }
@@ -47,7 +47,7 @@ public static partial class FigureSweep
             {
                 foreach (int r in rs)
                 {
-                    groups.Add(new SweepGroup(s, r, s == 0 ? "S=0" : "S=1", options.BytesPerServer));
+                    groups.Add(new SweepGroup(s, r, s == 0 ? "S=0" : "S=1", options.Settings.BytesPerServer));
                 }
             }
         }
@@ -69,7 +69,7 @@ public static partial class FigureSweep
     {
         private readonly List<SweepGroup> _groups = Groups(figure, torus.Count, options);
         private readonly int _parallelism = options.Parallelism > 0 ? options.Parallelism : Environment.ProcessorCount;
-        private readonly long _budget = (options.Service ?? new CamdoopServiceOptions()).MemoryBudgetBytes;
+        private readonly long _budget = (options.Settings.Service ?? new CamdoopServiceOptions()).MemoryBudgetBytes;
         private readonly List<SweepRow> _rows = [];
         private int _done;
         private byte[][]? _raw;
@@ -140,14 +140,9 @@ public static partial class FigureSweep
             Torus = torus,
             Workload = Workload.Synthetic,
             OutputRatio = _groups[g].S,
-            BytesPerServer = _groups[g].Bytes,
-            Seed = options.Seed,
+            // The group's input size; the figures compare times and do not check outputs.
+            Settings = options.Settings with { BytesPerServer = _groups[g].Bytes, Verify = false },
             ReduceTasks = _groups[g].R,
-            Service = options.Service,
-            Trees = options.Trees,
-            Compute = options.Compute,
-            Energy = options.Energy,
-            DataRoot = options.DataRoot,
         };
 
         /// <summary>

@@ -3,8 +3,6 @@ using Camdoop.Experiments.Reports;
 using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.MapReduce.Service;
-using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Transport.Tcp;
 using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Network;
@@ -27,12 +25,14 @@ public enum Figure
 /// <summary>What a sweep varies and how it runs.</summary>
 public sealed record SweepOptions
 {
-    public long BytesPerServer { get; init; } = 2_000_000;
+    /// <summary>
+    /// What every run shares: input per server (Figure 10 takes <see cref="InputSizes"/> instead), seed, servers, trees,
+    /// compute and energy models, data root. The figures do not check outputs: <see cref="SimulationSettings.Verify"/> is not used.
+    /// </summary>
+    public SimulationSettings Settings { get; init; } = new();
 
-    /// <summary>Figure 10's input sizes per server (default <see cref="FigureSweep.DefaultSmallInputs"/>); other figures use <see cref="BytesPerServer"/>.</summary>
+    /// <summary>Figure 10's input sizes per server (default <see cref="FigureSweep.DefaultSmallInputs"/>); other figures use the settings' bytes per server.</summary>
     public IReadOnlyList<long>? InputSizes { get; init; }
-
-    public ulong Seed { get; init; } = 1;
 
     /// <summary>S values of Figure 6 (0 means 1/N). Default 0, 0.2, ..., 1.</summary>
     public IReadOnlyList<double>? OutputRatios { get; init; }
@@ -80,19 +80,6 @@ public sealed record SweepOptions
 
     /// <summary>Cores to use: simulations run side by side (as many as fit in memory), each on its share; 0 = every core.</summary>
     public int Parallelism { get; init; }
-
-    public CamdoopServiceOptions? Service { get; init; }
-
-    /// <summary>The six disjoint trees every run uses.</summary>
-    public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
-
-    /// <summary>How servers' work is priced in virtual time (null: free, as in the Camdoop paper's simulator).</summary>
-    public ComputeModel? Compute { get; init; }
-
-    /// <summary>The energy model every run's network accounts under (null: energy is not measured).</summary>
-    public EnergyModel? Energy { get; init; }
-
-    public string? DataRoot { get; init; }
 }
 
 /// <summary>Where a sweep is: runs done of the total, and the run in progress.</summary>
@@ -188,7 +175,7 @@ public static partial class FigureSweep
     public static CsvTable ToCsv(IEnumerable<SweepRow> rows)
     {
         ArgumentNullException.ThrowIfNull(rows);
-        // With energy measured (SweepOptions.Energy), each run's network energy follows its other columns.
+        // With energy measured (the settings' energy model), each run's network energy follows its other columns.
         bool energy = rows.Any(r => r.Energy is not null);
         // With TCP Camdoop runs that aggregate on the way, how each run's servers aggregated and what crossed the
         // links between switches follow (a sweep of the direct shuffle alone keeps its columns).

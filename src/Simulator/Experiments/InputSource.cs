@@ -55,8 +55,8 @@ internal sealed class InputSource
             {
                 Kind = kind,
                 Servers = servers,
-                BytesPerServer = options.BytesPerServer,
-                Seed = options.Seed,
+                BytesPerServer = options.Settings.BytesPerServer,
+                Seed = options.Settings.Seed,
                 OutputRatio = options.OutputRatio,
             });
             // Lines in generation order: the map output is the same either way (the map sorts; see Server(int, ref byte[])).

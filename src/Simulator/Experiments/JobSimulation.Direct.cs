@@ -140,10 +140,10 @@ public static partial class JobSimulation
             Events = sim.EventsProcessed,
             FrameEvents = sim.FrameEventsProcessed,
             SimulationCpuSeconds = 0,
-            Compute = options.Compute is null ? null : ComputeReport.Of(options.Compute, sim, [input.MapOutputs], t0, last),
+            Compute = options.Settings.Compute is null ? null : ComputeReport.Of(options.Settings.Compute, sim, [input.MapOutputs], t0, last),
             Recovery = options.Failures.Count == 0 ? null : new RecoveryReport(jobs.Sum(j => j?.ResentBytes ?? 0), 0, 0, 0, 0, 0, null, null),
             // The same accounting as the torus's runs: the network's ports from time 0 to the last reducer's end.
-            Energy = options.Energy is null ? null : sim.MeasureEnergy(last),
+            Energy = options.Settings.Energy is null ? null : sim.MeasureEnergy(last),
             Tcp = new TcpRunReport
             {
                 CongestionControl = options.Tcp.Dctcp ? "dctcp" : "newreno",

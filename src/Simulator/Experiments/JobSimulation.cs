@@ -40,7 +40,7 @@ public static partial class JobSimulation
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
         var wall = Stopwatch.StartNew();
-        using var input = JobSimulationInput.Prepare(options, keepInputs: options.Verify, progress: progress);
+        using var input = JobSimulationInput.Prepare(options, keepInputs: options.Settings.Verify, progress: progress);
         var result = Run(options, input, progress);
         return result with { WallSeconds = wall.Elapsed.TotalSeconds };
     }
@@ -78,7 +78,7 @@ public static partial class JobSimulation
         // When the shuffle will start after the submission: failures are timed from it, and a run is the same to the
         // nanosecond until its first failure, so a rehearsal without the later failures tells. The job's energy is
         // measured from that start to its last reducer's end: a rehearsal of the whole run tells when that is.
-        bool energy = options.Energy is not null;
+        bool energy = options.Settings.Energy is not null;
         long? shuffleOffset = options.Failures.Any(f => f.AtNanoseconds >= 0 || f.DuringMap) || energy || options.AtShuffleStart is not null
             ? Rehearse(options, input, null).Shuffle
             : null;
@@ -283,7 +283,7 @@ public static partial class JobSimulation
         {
             CopyOutputs(completions, options.OutputDirectory);
         }
-        if (options.Verify && completed)
+        if (options.Settings.Verify && completed)
         {
             result = input.Inputs is null
                 ? result with { Verified = false, VerificationError = "the inputs were not kept for the reference check" }
@@ -306,7 +306,7 @@ public static partial class JobSimulation
         Job = JobSpec.Parse(options.Job ?? BuiltInJob(options.Workload)),
         ReduceTasks = options.ReduceTasks,
         Mode = options.Mode,
-        Trees = options.Trees,
+        Trees = options.Settings.Trees,
         ReplicateOutput = options.ReplicateOutput,
         Roots = options.Roots,
         Output = options.WriteOutputFiles || options.OutputDirectory is not null ? OutputTarget.LocalFiles() : OutputTarget.Discard,
@@ -316,13 +316,13 @@ public static partial class JobSimulation
     internal static SimulationOptions SimulationOptionsFor(JobSimulationOptions options) => new()
     {
         Torus = options.Torus,
-        Seed = options.Seed,
+        Seed = options.Settings.Seed,
         LinkRateBitsPerSecond = options.LinkRateBitsPerSecond,
         LossRate = options.LossRate,
-        Energy = options.Energy,
-        Compute = options.Compute?.Rates,
+        Energy = options.Settings.Energy,
+        Compute = options.Settings.Compute?.Rates,
         LogSink = options.LogSink,
-        DataRoot = options.DataRoot ?? Path.Combine(SimulationScratch.RootFor(options), "camdoop-sim"),
+        DataRoot = options.Settings.DataRoot ?? Path.Combine(SimulationScratch.RootFor(options), "camdoop-sim"),
         Threads = options.SimulationThreads > 0 ? options.SimulationThreads : Environment.ProcessorCount,
         // Without failures liveness beacons can be rare: they would otherwise be a third of the events. With them,
         // servers detect failures as a real node does.
@@ -504,8 +504,8 @@ public static partial class JobSimulation
             Events = sim.EventsProcessed,
             FrameEvents = sim.FrameEventsProcessed,
             SimulationCpuSeconds = 0,
-            Compute = options.Compute is null ? null : ComputeReport.Of(options.Compute, sim, maps, t0, last),
-            Energy = options.Energy is null ? null : sim.MeasureEnergy(last),
+            Compute = options.Settings.Compute is null ? null : ComputeReport.Of(options.Settings.Compute, sim, maps, t0, last),
+            Energy = options.Settings.Energy is null ? null : sim.MeasureEnergy(last),
         };
     }
 

@@ -2,10 +2,8 @@ using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
-using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Tcp;
-using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
@@ -15,22 +13,17 @@ public sealed record JobSimulationOptions
 {
     public required Torus Torus { get; init; }
 
+    /// <summary>What this run shares with the other runs of a sweep: input size, seed, servers, trees, compute and energy models.</summary>
+    public SimulationSettings Settings { get; init; } = new();
+
     public Workload Workload { get; init; } = Workload.Synthetic;
 
     /// <summary>Output ratio S of the synthetic workload (0 means 1/N, the Camdoop paper, §5.2).</summary>
     public double OutputRatio { get; init; } = 1;
 
-    /// <summary>Generated input bytes per server (the paper's simulator used 2 MB).</summary>
-    public long BytesPerServer { get; init; } = 2_000_000;
-
-    public ulong Seed { get; init; } = 1;
-
     public int ReduceTasks { get; init; } = 1;
 
     public ShuffleMode Mode { get; init; } = ShuffleMode.Camdoop;
-
-    /// <summary>The six disjoint trees: the paper's, or the shallower default.</summary>
-    public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
 
     /// <summary>
     /// The job: a built-in name with options ("topk?k=20") or a user job ("path/Jobs.dll#Ns.Type"). Null picks the
@@ -56,9 +49,6 @@ public sealed record JobSimulationOptions
     /// <summary>Keep map outputs as indexed run files in each server's data directory instead of in memory.</summary>
     public bool MapOutputOnDisk { get; init; }
 
-    /// <summary>Run the single-process reference MapReduce over the same input and compare every reduce output (small runs).</summary>
-    public bool Verify { get; init; }
-
     /// <summary>Monitoring queries asked while the job runs, every one from <see cref="QueryFrom"/> (see <see cref="SimulatedQueries"/>).</summary>
     public IReadOnlyList<string> Queries { get; init; } = [];
 
@@ -76,9 +66,6 @@ public sealed record JobSimulationOptions
 
     /// <summary>Random frame loss on every link (the transport must still deliver every byte).</summary>
     public double LossRate { get; init; }
-
-    /// <summary>The energy model the network's ports account under (null: energy is not measured). EEE also delays frames.</summary>
-    public EnergyModel? Energy { get; init; }
 
     public long LinkRateBitsPerSecond { get; init; } = 1_000_000_000;
 
@@ -103,15 +90,6 @@ public sealed record JobSimulationOptions
     /// <summary>Mode tcp: aggregation trees per reduce task, each carrying the records of some key stripes.</summary>
     public int AggregationTrees { get; init; } = 1;
 
-    /// <summary>
-    /// How servers' merge and reduce work is priced in virtual time, and the rate the map phase is modelled at (it
-    /// still runs outside virtual time); null: work is free, as in the Camdoop paper's simulator.
-    /// </summary>
-    public ComputeModel? Compute { get; init; }
-
-    /// <summary>Service settings of every server (memory budget, windows, timeouts); null keeps the defaults.</summary>
-    public CamdoopServiceOptions? Service { get; init; }
-
     /// <summary>Threads for generating and mapping the inputs (independent per server); 0 = all cores.</summary>
     public int MapParallelism { get; init; }
 
@@ -135,9 +113,6 @@ public sealed record JobSimulationOptions
 
     /// <summary>Each reduce task's root server (indices in torus order, distinct); null spreads them from the job id.</summary>
     public IReadOnlyList<int>? Roots { get; init; }
-
-    /// <summary>Parent directory of the simulation's files: chunks, server data directories, map runs (default: <see cref="SimulationScratch"/>).</summary>
-    public string? DataRoot { get; init; }
 
     /// <summary>Called with the simulation before it starts (tests inject drops or faults here).</summary>
     public Action<Simulation>? Configure { get; init; }
@@ -174,10 +149,8 @@ public sealed record JobSimulationOptions
         {
             throw new ArgumentException($"R must be between 1 and the {Torus.Count} servers of the {Torus} torus");
         }
-        if (BytesPerServer < 1)
-        {
-            throw new ArgumentException("bytes per server must be positive");
-        }
+        ArgumentNullException.ThrowIfNull(Settings);
+        Settings.Validate();
         if (Workload == Workload.Synthetic && OutputRatio != 0 && (OutputRatio < 1.0 / Torus.Count || OutputRatio > 1))
         {
             throw new ArgumentException($"S must be 0 (meaning 1/N) or between 1/N = {1.0 / Torus.Count:0.####} and 1");
@@ -210,7 +183,6 @@ public sealed record JobSimulationOptions
         {
             throw new ArgumentException($"placed roots must be R = {ReduceTasks} distinct servers of the {Torus.Count}");
         }
-        Service?.Validate();
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(AggregationTrees);
         if ((Aggregation != Aggregation.Direct || AggregationTrees != 1) && Mode != ShuffleMode.Tcp)
         {

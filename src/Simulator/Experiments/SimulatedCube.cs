@@ -213,7 +213,7 @@ internal sealed class SimulatedCube : IDisposable
         var options = _options;
         var stackOptions = new ServerStackOptions
         {
-            Camdoop = options.Service,
+            Camdoop = options.Settings.Service,
             JobControl = new JobControlOptions { Jobs = JobCatalog.AnyPath, SynchronousStart = _synchronousStart },
             MapTasks = new ChunkRouter(_mapTasks),
             Direct = options.Direct,

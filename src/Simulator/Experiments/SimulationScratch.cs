@@ -16,7 +16,7 @@ public static class SimulationScratch
     public static string RootFor(JobSimulationOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
-        if (options.DataRoot is { } root)
+        if (options.Settings.DataRoot is { } root)
         {
             return root;
         }
@@ -42,7 +42,7 @@ public static class SimulationScratch
     {
         if (options.InputPath is not { } path)
         {
-            return options.BytesPerServer * options.Torus.Count;
+            return options.Settings.BytesPerServer * options.Torus.Count;
         }
         if (File.Exists(path))
         {

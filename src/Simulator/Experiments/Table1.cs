@@ -2,8 +2,6 @@ using System.Globalization;
 using System.Text;
 using Camdoop.Experiments.Reports;
 using Camdoop.MapReduce.Jobs.Control;
-using Camdoop.MapReduce.Service;
-using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.Experiments;
@@ -25,23 +23,20 @@ public sealed record Table1Row(
 /// <summary>What the simulated Table 1 runs on.</summary>
 public sealed record Table1Options
 {
+    /// <summary>
+    /// What every run shares: seed, servers, trees and compute model. Each job's input size is its own
+    /// (<see cref="SortBytesPerServer"/>, <see cref="WordCountBytesPerServer"/>), and every output is checked.
+    /// </summary>
+    public SimulationSettings Settings { get; init; } = new();
+
     /// <summary>Indy records per server for Sort (the paper: about 200 MB per server).</summary>
     public long SortBytesPerServer { get; init; } = 4 << 20;
 
     /// <summary>Zipf text per server for WordCount (the paper: 859 MB of Wikipedia per server).</summary>
     public long WordCountBytesPerServer { get; init; } = 4 << 20;
 
-    public ulong Seed { get; init; } = 1;
-
     /// <summary>R values (default 1 and N, the paper's).</summary>
     public IReadOnlyList<int>? ReduceTasks { get; init; }
-
-    public TreeFamily Trees { get; init; } = TreeFamily.Shallow;
-
-    /// <summary>How servers' work is priced in virtual time (null: free, as in the Camdoop paper's simulator).</summary>
-    public ComputeModel? Compute { get; init; }
-
-    public CamdoopServiceOptions? Service { get; init; }
 
     /// <summary>Simulation threads per run (0 = every core).</summary>
     public int Parallelism { get; init; }
@@ -86,13 +81,12 @@ public static class Table1
                 {
                     Torus = torus,
                     Workload = job == "sort" ? Workload.Sort : Workload.WordCount,
-                    BytesPerServer = job == "sort" ? options.SortBytesPerServer : options.WordCountBytesPerServer,
-                    Seed = options.Seed,
+                    Settings = options.Settings with
+                    {
+                        BytesPerServer = job == "sort" ? options.SortBytesPerServer : options.WordCountBytesPerServer,
+                        Verify = true,
+                    },
                     ReduceTasks = r,
-                    Trees = options.Trees,
-                    Compute = options.Compute,
-                    Service = options.Service,
-                    Verify = true,
                     SimulationThreads = options.Parallelism > 0 ? options.Parallelism : Environment.ProcessorCount,
                 };
                 using var input = JobSimulationInput.Prepare(jobOptions, keepInputs: true);

@@ -18,13 +18,11 @@ public class JobEnergyTests
     {
         Torus = new Torus(3, 3, 3),
         Workload = workload,
-        BytesPerServer = bytesPerServer,
+        Settings = new SimulationSettings { BytesPerServer = bytesPerServer, Verify = true, Energy = energy },
         ReduceTasks = 1,
         Mode = ShuffleMode.Camdoop,
-        Verify = true,
         MapParallelism = 1,
         SimulationThreads = threads,
-        Energy = energy,
     };
 
     // A sort: its shuffle, unlike a word count's, is not so short that EEE's wake-ups dominate it (EEE lengthens a

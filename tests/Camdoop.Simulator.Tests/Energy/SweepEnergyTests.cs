@@ -16,7 +16,7 @@ public sealed class SweepEnergyTests : IDisposable
     public void Figure10WithEnergyHasEnergyColumnsAndCharts()
     {
         var rows = FigureSweep.Run(Figure.Figure10, new Torus(3, 3, 3),
-            new SweepOptions { InputSizes = [4_000], Parallelism = 1, Energy = EnergyModel.Eee });
+            new SweepOptions { Settings = new SimulationSettings { Energy = EnergyModel.Eee }, InputSizes = [4_000], Parallelism = 1 });
         Assert.Equal(2, rows.Count); // one size, two modes
         Assert.All(rows, r => Assert.Equal("eee", r.Energy!.Model));
         // Camdoop's aggregation moves fewer bytes in less time: less energy for the same job.

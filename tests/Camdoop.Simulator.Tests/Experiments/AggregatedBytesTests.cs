@@ -22,9 +22,12 @@ public sealed class AggregatedBytesTests
             Torus = torus,
             Workload = Workload.Synthetic,
             OutputRatio = 0,
-            BytesPerServer = 2_000_000, // enough keys that the six stripes are within a fraction of a percent of each other
+            Settings = new SimulationSettings
+            {
+                BytesPerServer = 2_000_000, // enough keys that the six stripes are within a fraction of a percent of each other
+                Trees = TreeFamilyNames.All[trees],
+            },
             ReduceTasks = 1,
-            Trees = TreeFamilyNames.All[trees],
             Inspect = (_, services, jobs) =>
             {
                 for (int i = 0; i < services.Count; i++)

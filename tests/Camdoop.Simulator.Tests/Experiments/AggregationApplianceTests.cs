@@ -47,7 +47,7 @@ public sealed class AggregationApplianceTests
         {
             Torus = servers,
             Workload = Workload.WordCount,
-            BytesPerServer = 6_000,
+            Settings = new SimulationSettings { BytesPerServer = 6_000 },
             ReduceTasks = reduceTasks,
             Mode = ShuffleMode.Tcp,
             Network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch },

@@ -17,9 +17,8 @@ public sealed class ComputeCostJobTests
         Torus = new Torus(3, 3, 3),
         Workload = Workload.Synthetic,
         OutputRatio = 1,
-        BytesPerServer = 100_000,
+        Settings = new SimulationSettings { BytesPerServer = 100_000, Verify = true },
         ReduceTasks = 1,
-        Verify = true,
         MapParallelism = 1,
     };
 
@@ -37,7 +36,7 @@ public sealed class ComputeCostJobTests
     public void AReducerBoundJobTakesItsBytesOverTheReduceRate()
     {
         var off = JobSimulation.Run(S1R1);
-        var on = JobSimulation.Run(S1R1 with { Compute = Model(ReduceRate, merge: 1e13) });
+        var on = JobSimulation.Run(S1R1 with { Settings = S1R1.Settings with { Compute = Model(ReduceRate, merge: 1e13) } });
         Assert.True(on.Verified, on.VerificationError);
         Assert.True(off.Verified, off.VerificationError);
 
@@ -60,8 +59,8 @@ public sealed class ComputeCostJobTests
     [Fact]
     public void AFasterReducerTakesProportionallyLessTime()
     {
-        var slow = JobSimulation.Run(S1R1 with { Compute = Model(ReduceRate, merge: 1e13) });
-        var faster = JobSimulation.Run(S1R1 with { Compute = Model(2 * ReduceRate, merge: 1e13) });
+        var slow = JobSimulation.Run(S1R1 with { Settings = S1R1.Settings with { Compute = Model(ReduceRate, merge: 1e13) } });
+        var faster = JobSimulation.Run(S1R1 with { Settings = S1R1.Settings with { Compute = Model(2 * ReduceRate, merge: 1e13) } });
         Assert.True(faster.Verified, faster.VerificationError);
         Assert.InRange(slow.ShuffleReduceSeconds / faster.ShuffleReduceSeconds, 1.9, 2.0);
     }
@@ -84,13 +83,11 @@ public sealed class ComputeCostJobTests
             Torus = Torus.Parse(torus),
             Workload = workload,
             OutputRatio = 0.5,
-            BytesPerServer = 20_000,
+            Settings = new SimulationSettings { BytesPerServer = 20_000, Verify = true, Compute = Model(reduce: 0.3e9, merge: 0.5e9) },
             ReduceTasks = reduceTasks,
             Mode = mode,
-            Verify = true,
             MapParallelism = 1,
             SimulationThreads = 1,
-            Compute = Model(reduce: 0.3e9, merge: 0.5e9),
         };
         var (one, oneState) = RunWithSnapshots(options);
         Assert.True(one.Completed, string.Join("; ", one.Errors));
@@ -136,7 +133,7 @@ public sealed class ComputeCostJobTests
     public void APricedJobRecoversFromAFailureWithTheReferencesOutput(string failure)
     {
         // With the paper's rates the job is reducer-bound; a server's beacons must still go out while its core works.
-        using var run = new RecoveryRun(S1R1 with { BytesPerServer = 200_000, Compute = ComputeModel.Paper });
+        using var run = new RecoveryRun(S1R1 with { Settings = S1R1.Settings with { BytesPerServer = 200_000, Compute = ComputeModel.Paper } });
         var result = run.Run(failure);
         Assert.True(result.ShuffleReduceSeconds > run.Baseline.ShuffleReduceSeconds);
         Assert.Single(result.Failures);

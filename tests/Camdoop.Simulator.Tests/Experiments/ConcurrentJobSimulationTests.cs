@@ -39,12 +39,10 @@ public sealed class ConcurrentJobSimulationTests
             Torus = torus,
             Workload = workload,
             Job = job,
-            BytesPerServer = workload == Workload.Sort ? 3_000 : 4_000,
+            Settings = new SimulationSettings { BytesPerServer = workload == Workload.Sort ? 3_000 : 4_000, Seed = 5 + (ulong)k, Verify = true },
             ReduceTasks = r,
             Mode = mode,
-            Seed = 5 + (ulong)k,
             JobId = 0xC0C0_0000_0000_0000UL + (ulong)k,
-            Verify = true,
             WriteOutputFiles = true,
             MapParallelism = 1,
         };
@@ -116,10 +114,9 @@ public sealed class ConcurrentJobSimulationTests
             Torus = Torus.Parse(size),
             Workload = workload,
             OutputRatio = 0.5,
-            BytesPerServer = 20_000,
+            Settings = new SimulationSettings { BytesPerServer = 20_000, Verify = true },
             ReduceTasks = reduceTasks,
             Mode = mode,
-            Verify = true,
             MapParallelism = 1,
         };
         var single = JobSimulation.Run(options);
@@ -154,7 +151,7 @@ public sealed class ConcurrentJobSimulationTests
             Torus = new Torus(3, 3, 3),
             Workload = Workload.Synthetic,
             OutputRatio = 1,
-            BytesPerServer = 300_000,
+            Settings = new SimulationSettings { BytesPerServer = 300_000 },
             ReduceTasks = 27,
             MapParallelism = 1,
         };
@@ -180,7 +177,7 @@ public sealed class ConcurrentJobSimulationTests
             Torus = torus,
             Workload = Workload.Synthetic,
             OutputRatio = 1,
-            BytesPerServer = 300_000,
+            Settings = new SimulationSettings { BytesPerServer = 300_000 },
             ReduceTasks = 1,
             MapParallelism = 1,
         };
@@ -197,7 +194,14 @@ public sealed class ConcurrentJobSimulationTests
     public void AConfinedJobMapsOnlyOnItsOwnServers()
     {
         var torus = new Torus(3, 3, 3);
-        var job = new JobSimulationOptions { Torus = torus, Workload = Workload.WordCount, BytesPerServer = 4_000, ReduceTasks = 3, MapParallelism = 1 };
+        var job = new JobSimulationOptions
+        {
+            Torus = torus,
+            Workload = Workload.WordCount,
+            Settings = new SimulationSettings { BytesPerServer = 4_000 },
+            ReduceTasks = 3,
+            MapParallelism = 1,
+        };
         var placed = ConcurrentPlacement.Copies(job, 2, JobPartitioning.Vertical);
         for (int k = 0; k < 2; k++)
         {
@@ -210,7 +214,13 @@ public sealed class ConcurrentJobSimulationTests
                 Assert.Equal(own.Contains(s), input.MapOutputs[s].Stats.IntermediateLogicalBytes > 0);
             }
             // Its servers hold what the servers of a 13-server cube would.
-            var generator = new DatasetGenerator(new DatasetOptions { Kind = DatasetKind.Text, Servers = 13, BytesPerServer = 4_000, Seed = placed[k].Seed });
+            var generator = new DatasetGenerator(new DatasetOptions
+            {
+                Kind = DatasetKind.Text,
+                Servers = 13,
+                BytesPerServer = 4_000,
+                Seed = placed[k].Settings.Seed,
+            });
             for (int i = 0; i < own.Count; i++)
             {
                 Assert.Equal(generator.GenerateServer(i, shuffleLines: false), input.Inputs![own[i]]);

@@ -8,7 +8,7 @@ namespace Camdoop.Simulator.Tests.Experiments;
 public sealed class ConcurrentPlacementTests
 {
     private static JobSimulationOptions Job(Torus torus, int reduceTasks, ulong seed = 1) =>
-        new() { Torus = torus, ReduceTasks = reduceTasks, Seed = seed };
+        new() { Torus = torus, ReduceTasks = reduceTasks, Settings = new SimulationSettings { Seed = seed } };
 
     [Theory]
     [InlineData("3x3x3", 1, 2)]
@@ -30,7 +30,7 @@ public sealed class ConcurrentPlacementTests
         {
             Assert.Null(jobs[k].MapServers);
             Assert.Equal(jobs[0].JobId + (ulong)k, jobs[k].JobId);
-            Assert.Equal(jobs[0].Seed + (ulong)k, jobs[k].Seed);
+            Assert.Equal(jobs[0].Settings.Seed + (ulong)k, jobs[k].Settings.Seed);
             var roots = new JobPlacement(torus, jobs[k].JobId, reduceTasks, roots: jobs[k].Roots).RootIndices;
             Assert.Equal(reduceTasks, roots.Distinct().Count());
             foreach (int root in roots)

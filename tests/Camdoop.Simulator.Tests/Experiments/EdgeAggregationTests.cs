@@ -46,12 +46,12 @@ public sealed class EdgeAggregationTests
     {
         var cube = Torus.Parse(torus);
         int reduceTasks = everyServer ? cube.Count : 1;
-        var result = JobSimulation.Run(Options(cube, NetworkKind.Racks, aggregation, rackSize: 8) with
+        var options = Options(cube, NetworkKind.Racks, aggregation, rackSize: 8);
+        var result = JobSimulation.Run(options with
         {
+            Settings = options.Settings with { BytesPerServer = workload == Workload.Sort ? 2_000 : 3_000, Seed = (ulong)(reduceTasks * 5) + 1 },
             Workload = workload,
             Job = job,
-            BytesPerServer = workload == Workload.Sort ? 2_000 : 3_000,
-            Seed = (ulong)(reduceTasks * 5) + 1,
             ReduceTasks = reduceTasks,
         });
         StreamShuffleResults.AssertExact(result, reduceTasks);
@@ -70,10 +70,11 @@ public sealed class EdgeAggregationTests
     public void TwoTreesPerReduceTaskGiveTheReference(Aggregation aggregation)
     {
         var cube = new Torus(3, 3, 3);
-        var result = JobSimulation.Run(Options(cube, NetworkKind.Switch, aggregation) with
+        var options = Options(cube, NetworkKind.Switch, aggregation);
+        var result = JobSimulation.Run(options with
         {
+            Settings = options.Settings with { BytesPerServer = 4_000 },
             Workload = Workload.WordCount,
-            BytesPerServer = 4_000,
             ReduceTasks = 1,
             AggregationTrees = 2,
         });
@@ -87,11 +88,12 @@ public sealed class EdgeAggregationTests
     public void InteriorVerticesForwardWhatTheyMergedLessWhatTheyCombined()
     {
         var cube = new Torus(3, 3, 3);
-        var sort = JobSimulation.Run(Options(cube, NetworkKind.Switch, Aggregation.Chain) with { Workload = Workload.Sort, BytesPerServer = 2_000 });
+        var chain = Options(cube, NetworkKind.Switch, Aggregation.Chain);
+        var sort = JobSimulation.Run(chain with { Settings = chain.Settings with { BytesPerServer = 2_000 }, Workload = Workload.Sort });
         StreamShuffleResults.AssertExact(sort, 1);
         Assert.True(sort.MergedBytes > 0);
         Assert.Equal(sort.MergedBytes, sort.ForwardedBytes);
-        var words = JobSimulation.Run(Options(cube, NetworkKind.Switch, Aggregation.Chain) with { Workload = Workload.WordCount, BytesPerServer = 4_000 });
+        var words = JobSimulation.Run(chain with { Settings = chain.Settings with { BytesPerServer = 4_000 }, Workload = Workload.WordCount });
         StreamShuffleResults.AssertExact(words, 1);
         Assert.True(words.ForwardedBytes < words.MergedBytes);
     }
@@ -101,13 +103,17 @@ public sealed class EdgeAggregationTests
     public void RackAggregationOfACombiningJobMovesFewerBytesOverTheCore()
     {
         var cube = new Torus(4, 4, 4);
-        JobSimulationResult Run(Aggregation aggregation) => JobSimulation.Run(Options(cube, NetworkKind.Racks, aggregation, rackSize: 16) with
+        JobSimulationResult Run(Aggregation aggregation)
         {
-            Workload = Workload.Synthetic,
-            OutputRatio = 0,
-            BytesPerServer = 8_000,
-            ReduceTasks = 1,
-        });
+            var options = Options(cube, NetworkKind.Racks, aggregation, rackSize: 16);
+            return JobSimulation.Run(options with
+            {
+                Settings = options.Settings with { BytesPerServer = 8_000 },
+                Workload = Workload.Synthetic,
+                OutputRatio = 0,
+                ReduceTasks = 1,
+            });
+        }
         var direct = Run(Aggregation.Direct);
         var rack = Run(Aggregation.Rack);
         StreamShuffleResults.AssertExact(direct, 1);
@@ -132,7 +138,7 @@ public sealed class EdgeAggregationTests
         {
             Network = options.Network! with { FreePorts = network == NetworkKind.Grin ? 2 : 0 },
             Workload = Workload.WordCount,
-            BytesPerServer = 4_000,
+            Settings = options.Settings with { BytesPerServer = 4_000 },
             ReduceTasks = 2,
         });
         StreamShuffleResults.AssertExact(result, 2);
@@ -251,7 +257,7 @@ public sealed class EdgeAggregationTests
         // A data-centre timeout keeps the runs that lose their first bursts short in simulated time.
         Tcp = new TcpOptions { MinRto = 1_000_000 },
         OutputRatio = 0.4,
-        Verify = true,
+        Settings = new SimulationSettings { Verify = true },
         WriteOutputFiles = true,
         MapParallelism = 1,
     };

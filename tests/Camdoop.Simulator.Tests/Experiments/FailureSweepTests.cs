@@ -14,7 +14,7 @@ public sealed class FailureSweepTests : IDisposable
     {
         var torus = new Torus(3, 3, 3);
         var progress = new List<SweepProgress>();
-        var rows = FailureSweep.Run(torus, new FailureSweepOptions { BytesPerServer = 300_000, Fractions = [0.5], Verify = true, Parallelism = 2 },
+        var rows = FailureSweep.Run(torus, new FailureSweepOptions { Settings = new SimulationSettings { BytesPerServer = 300_000, Verify = true }, Fractions = [0.5], Parallelism = 2 },
             new SynchronousProgress<SweepProgress>(progress.Add));
 
         // R = 1: root, a neighbour of it, a random server; R = 27: a random server.

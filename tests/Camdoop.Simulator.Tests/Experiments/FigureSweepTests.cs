@@ -14,7 +14,7 @@ public sealed class FigureSweepTests : IDisposable
     {
         var torus = new Torus(3, 3, 3);
         var progress = new List<SweepProgress>();
-        var rows = FigureSweep.Run(Figure.Figure6, torus, new SweepOptions { BytesPerServer = 6_000, OutputRatios = [0, 1], Parallelism = 2 },
+        var rows = FigureSweep.Run(Figure.Figure6, torus, new SweepOptions { Settings = new SimulationSettings { BytesPerServer = 6_000 }, OutputRatios = [0, 1], Parallelism = 2 },
             new SynchronousProgress<SweepProgress>(progress.Add));
         Assert.Equal(8, rows.Count); // 2 S x 2 R x 2 modes
         Assert.Equal(8, progress.Count);
@@ -61,7 +61,7 @@ public sealed class FigureSweepTests : IDisposable
         var torus = new Torus(3, 3, 3);
         var rows = FigureSweep.Run(Figure.Figure7, torus, new SweepOptions
         {
-            BytesPerServer = 6_000,
+            Settings = new SimulationSettings { BytesPerServer = 6_000 },
             ReduceTasks = [1, 27],
             Parallelism = 2,
             Networks = [Simulator.Network.NetworkKind.Torus, Simulator.Network.NetworkKind.Switch, Simulator.Network.NetworkKind.Racks],
@@ -97,7 +97,7 @@ public sealed class FigureSweepTests : IDisposable
         const long bytes = 6_000;
         // Room for more than the two runs side by side: the next input is mapped ahead.
         Assert.True(FigureSweep.RunsThatFitInMemory(torus.Count, torus.Count, bytes, 8 << 20) > 2);
-        var sweep = new SweepOptions { BytesPerServer = bytes, OutputRatios = [0, 0.5, 1] };
+        var sweep = new SweepOptions { Settings = new SimulationSettings { BytesPerServer = bytes }, OutputRatios = [0, 0.5, 1] };
         var ahead = FigureSweep.Run(Figure.Figure6, torus, sweep with { Parallelism = 2 });
         var inTurn = FigureSweep.Run(Figure.Figure6, torus, sweep with { Parallelism = 1 });
         Assert.Equal(12, ahead.Count);
@@ -116,7 +116,7 @@ public sealed class FigureSweepTests : IDisposable
     public void SplittingTheRNInputFromTheR1OneChangesNoPoint(int parallelism)
     {
         var torus = new Torus(3, 3, 3);
-        var sweep = new SweepOptions { BytesPerServer = 6_000, OutputRatios = [0.5, 1], Parallelism = parallelism };
+        var sweep = new SweepOptions { Settings = new SimulationSettings { BytesPerServer = 6_000 }, OutputRatios = [0.5, 1], Parallelism = parallelism };
         var rows = FigureSweep.Run(Figure.Figure6, torus, sweep);
         var rn = rows.Where(r => r.ReduceTasks == torus.Count).ToList();
         Assert.Equal(4, rn.Count);
@@ -134,8 +134,7 @@ public sealed class FigureSweepTests : IDisposable
             Torus = torus,
             Workload = Workload.Synthetic,
             OutputRatio = row.RequestedOutputRatio,
-            BytesPerServer = row.BytesPerServer,
-            Seed = sweep.Seed,
+            Settings = sweep.Settings with { BytesPerServer = row.BytesPerServer },
             ReduceTasks = row.ReduceTasks,
             Mode = row.Mode == "camdoop" ? Camdoop.MapReduce.Jobs.Control.ShuffleMode.Camdoop : Camdoop.MapReduce.Jobs.Control.ShuffleMode.NoAgg,
         });
@@ -152,7 +151,7 @@ public sealed class FigureSweepTests : IDisposable
     public void Figure6TakesItsPanelsFromTheGivenReduceTasks()
     {
         var torus = new Torus(2, 2, 3);
-        var sweep = new SweepOptions { BytesPerServer = 6_000, OutputRatios = [0, 1], ReduceTasks = [2, 1, 4], Parallelism = 2 };
+        var sweep = new SweepOptions { Settings = new SimulationSettings { BytesPerServer = 6_000 }, OutputRatios = [0, 1], ReduceTasks = [2, 1, 4], Parallelism = 2 };
         var rows = FigureSweep.Run(Figure.Figure6, torus, sweep);
         Assert.Equal(12, rows.Count); // 2 S x 3 R x 2 modes
         Assert.Equal(["R=1", "R=2", "R=4"], rows.Select(r => r.Panel).Distinct().Order(StringComparer.Ordinal));
@@ -264,7 +263,7 @@ public sealed class FigureSweepTests : IDisposable
     [Fact]
     public void Figure7VariesRAtBothEndsOfS()
     {
-        var rows = FigureSweep.Run(Figure.Figure7, new Torus(3, 3, 3), new SweepOptions { BytesPerServer = 4_000, ReduceTasks = [1, 27], Parallelism = 1 });
+        var rows = FigureSweep.Run(Figure.Figure7, new Torus(3, 3, 3), new SweepOptions { Settings = new SimulationSettings { BytesPerServer = 4_000 }, ReduceTasks = [1, 27], Parallelism = 1 });
         Assert.Equal(8, rows.Count); // 2 S x 2 R x 2 modes
         Assert.Equal(new[] { "S=0", "S=1" }, rows.Select(r => r.Panel).Distinct().Order().ToArray());
         Assert.Equal(new[] { 1, 27 }, rows.Select(r => r.ReduceTasks).Distinct().Order().ToArray());

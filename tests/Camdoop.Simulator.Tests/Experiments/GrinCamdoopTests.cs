@@ -40,12 +40,12 @@ public sealed class GrinCamdoopTests
     [MemberData(nameof(Matrix))]
     public void OutputEqualsTheReference(string torus, int freePorts, Workload workload, string? job, int reduceTasks)
     {
-        var result = JobSimulation.Run(Options(Torus.Parse(torus), freePorts) with
+        var options = Options(Torus.Parse(torus), freePorts);
+        var result = JobSimulation.Run(options with
         {
+            Settings = options.Settings with { BytesPerServer = workload == Workload.Sort ? 3_000 : 4_000, Seed = (ulong)(reduceTasks * 5) + 1 },
             Workload = workload,
             Job = job,
-            BytesPerServer = workload == Workload.Sort ? 3_000 : 4_000,
-            Seed = (ulong)(reduceTasks * 5) + 1,
             ReduceTasks = reduceTasks,
         });
         StreamShuffleResults.AssertExact(result, reduceTasks);
@@ -92,11 +92,12 @@ public sealed class GrinCamdoopTests
     [InlineData(64)]
     public void NoFreePortIsTheRacksNetworkExactly(int reduceTasks)
     {
-        var options = Options(new Torus(4, 4, 4), freePorts: 0) with
+        var options = Options(new Torus(4, 4, 4), freePorts: 0);
+        options = options with
         {
+            Settings = options.Settings with { BytesPerServer = 20_000 },
             Workload = Workload.Synthetic,
             OutputRatio = 0.5,
-            BytesPerServer = 20_000,
             ReduceTasks = reduceTasks,
         };
         var grin = JobSimulation.Run(options);
@@ -118,11 +119,12 @@ public sealed class GrinCamdoopTests
     [Fact]
     public void OneThreadAndSeveralGiveTheSameRun()
     {
-        var options = Options(new Torus(4, 4, 4), freePorts: 3) with
+        var options = Options(new Torus(4, 4, 4), freePorts: 3);
+        options = options with
         {
+            Settings = options.Settings with { BytesPerServer = 20_000 },
             Workload = Workload.Synthetic,
             OutputRatio = 0.5,
-            BytesPerServer = 20_000,
             ReduceTasks = 5,
         };
         var one = JobSimulation.Run(options with { SimulationThreads = 1 });
@@ -143,7 +145,7 @@ public sealed class GrinCamdoopTests
         // A data-centre timeout keeps the runs that lose their first bursts short in simulated time.
         Tcp = new TcpOptions { MinRto = 1_000_000 },
         OutputRatio = 0.4,
-        Verify = true,
+        Settings = new SimulationSettings { Verify = true },
         WriteOutputFiles = true,
         MapParallelism = 1,
     };

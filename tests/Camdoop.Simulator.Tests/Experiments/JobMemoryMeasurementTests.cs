@@ -25,7 +25,7 @@ public sealed class JobMemoryMeasurementTests(ITestOutputHelper output)
         var options = new JobSimulationOptions
         {
             Torus = torus,
-            BytesPerServer = bytesPerServer,
+            Settings = new SimulationSettings { BytesPerServer = bytesPerServer },
             ReduceTasks = reduceTasks,
             MapOutputOnDisk = mapOutputOnDisk,
             MapParallelism = 1,

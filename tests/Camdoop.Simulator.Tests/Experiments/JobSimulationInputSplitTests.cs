@@ -11,8 +11,7 @@ public sealed class JobSimulationInputSplitTests
         Torus = new Torus(3, 3, 3),
         Workload = Workload.Synthetic,
         OutputRatio = 0.4,
-        BytesPerServer = 8_000,
-        Seed = 3,
+        Settings = new SimulationSettings { BytesPerServer = 8_000, Seed = 3 },
         ReduceTasks = reduceTasks,
         MapOutputOnDisk = onDisk,
     };

@@ -35,17 +35,20 @@ public sealed class NetAggFailureTests
             // Switch buffers that hold every window: no loss, so no retransmission timeout blurs the failure's cost.
             Network = racks.Network! with { PortBufferBytes = 8 << 20 },
             Workload = workload,
-            // R = 1: enough that a rack's stream is still on its way at 0.25T (a short one has left its box by then).
-            BytesPerServer = (workload == Workload.Sort ? 6_000 : 10_000) * (everyServer ? 1 : 6),
-            Seed = (ulong)reduceTasks + 11,
+            Settings = racks.Settings with
+            {
+                // R = 1: enough that a rack's stream is still on its way at 0.25T (a short one has left its box by then).
+                BytesPerServer = (workload == Workload.Sort ? 6_000 : 10_000) * (everyServer ? 1 : 6),
+                Seed = (ulong)reduceTasks + 11,
+            },
             ReduceTasks = reduceTasks,
         };
         var input = JobSimulationInput.Prepare(options, keepInputs: true);
         var baseline = JobSimulation.Run(options, input);
         StreamShuffleResults.AssertExact(baseline, reduceTasks);
 
-        var failure = FailureRequest.Parse($"{box}@0.25T").Resolve(cube, new JobPlacement(cube, options.JobId, reduceTasks, options.Trees),
-            (int)options.Seed, (long)Math.Round(baseline.ShuffleReduceSeconds * 1e9), NetAggLayout.For(options.Network!, cube.Count));
+        var failure = FailureRequest.Parse($"{box}@0.25T").Resolve(cube, new JobPlacement(cube, options.JobId, reduceTasks, options.Settings.Trees),
+            (int)options.Settings.Seed, (long)Math.Round(baseline.ShuffleReduceSeconds * 1e9), NetAggLayout.For(options.Network!, cube.Count));
         var result = JobSimulation.Run(options with { Failures = [failure] }, input);
 
         StreamShuffleResults.AssertExact(result, reduceTasks);
@@ -68,9 +71,9 @@ public sealed class NetAggFailureTests
         var options = NetAggJobTests.Options(cube, 9);
         var request = FailureRequest.Parse("box@rack7@1ms");
         Assert.True(request.IsAggBox);
-        var e = Assert.Throws<FormatException>(() => request.Resolve(cube, new JobPlacement(cube, options.JobId, 1, options.Trees), 1, null,
+        var e = Assert.Throws<FormatException>(() => request.Resolve(cube, new JobPlacement(cube, options.JobId, 1, options.Settings.Trees), 1, null,
             NetAggLayout.For(options.Network!, cube.Count)));
         Assert.Contains("box@rack0, box@rack1, box@rack2, box@core", e.Message, StringComparison.Ordinal);
-        Assert.Throws<FormatException>(() => request.Resolve(cube, new JobPlacement(cube, options.JobId, 1, options.Trees), 1, null));
+        Assert.Throws<FormatException>(() => request.Resolve(cube, new JobPlacement(cube, options.JobId, 1, options.Settings.Trees), 1, null));
     }
 }

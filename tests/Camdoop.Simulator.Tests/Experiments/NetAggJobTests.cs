@@ -39,12 +39,12 @@ public sealed class NetAggJobTests
     {
         var cube = Torus.Parse(torus);
         int reduceTasks = everyServer ? cube.Count : 1;
-        var result = JobSimulation.Run(Options(cube, cube.Count == 27 ? 9 : 24) with
+        var options = Options(cube, cube.Count == 27 ? 9 : 24);
+        var result = JobSimulation.Run(options with
         {
+            Settings = options.Settings with { BytesPerServer = workload == Workload.Sort ? 2_000 : 3_000, Seed = (ulong)(reduceTasks * 3) + 2 },
             Workload = workload,
             Job = job,
-            BytesPerServer = workload == Workload.Sort ? 2_000 : 3_000,
-            Seed = (ulong)(reduceTasks * 3) + 2,
             ReduceTasks = reduceTasks,
         });
         StreamShuffleResults.AssertExact(result, reduceTasks);
@@ -66,10 +66,11 @@ public sealed class NetAggJobTests
     [Fact]
     public void APartialDeploymentAtTheCoreEqualsTheReference()
     {
-        var result = JobSimulation.Run(Options(new Torus(3, 3, 3), 9, AggBoxPlacement.Upper) with
+        var options = Options(new Torus(3, 3, 3), 9, AggBoxPlacement.Upper);
+        var result = JobSimulation.Run(options with
         {
+            Settings = options.Settings with { BytesPerServer = 4_000 },
             Workload = Workload.WordCount,
-            BytesPerServer = 4_000,
             ReduceTasks = 3,
         });
         StreamShuffleResults.AssertExact(result, 3);
@@ -81,11 +82,12 @@ public sealed class NetAggJobTests
     [Fact]
     public void TwoTreesPerReduceTaskEqualTheReference()
     {
-        var result = JobSimulation.Run(Options(new Torus(4, 4, 4), 16) with
+        var options = Options(new Torus(4, 4, 4), 16);
+        var result = JobSimulation.Run(options with
         {
+            Settings = options.Settings with { BytesPerServer = 4_000 },
             Workload = Workload.Synthetic,
             OutputRatio = 0.5,
-            BytesPerServer = 4_000,
             ReduceTasks = 1,
             AggregationTrees = 2,
         });
@@ -110,7 +112,7 @@ public sealed class NetAggJobTests
             // A buffer that holds every initial window: no loss, so no timeout hides the box's rate.
             Network = options.Network! with { AggBoxes = new AggBoxOptions { ProcessingBitsPerSecond = rate }, PortBufferBytes = 8 << 20 },
             Workload = Workload.Sort,
-            BytesPerServer = 40_000,
+            Settings = options.Settings with { BytesPerServer = 40_000 },
             ReduceTasks = 1,
         });
         StreamShuffleResults.AssertExact(result, 1);
@@ -135,7 +137,7 @@ public sealed class NetAggJobTests
             Tcp = new TcpOptions(),
             Workload = Workload.Synthetic,
             OutputRatio = 0,
-            BytesPerServer = 200_000,
+            Settings = options.Settings with { BytesPerServer = 200_000 },
             ReduceTasks = 1,
         });
         StreamShuffleResults.AssertExact(result, 1);
@@ -146,11 +148,12 @@ public sealed class NetAggJobTests
     [Fact]
     public void OneThreadAndSeveralGiveTheSameRun()
     {
-        var options = Options(new Torus(4, 4, 4), 16) with
+        var options = Options(new Torus(4, 4, 4), 16);
+        options = options with
         {
+            Settings = options.Settings with { BytesPerServer = 20_000 },
             Workload = Workload.Synthetic,
             OutputRatio = 0.5,
-            BytesPerServer = 20_000,
             ReduceTasks = 5,
         };
         var one = JobSimulation.Run(options with { SimulationThreads = 1 });
@@ -177,7 +180,7 @@ public sealed class NetAggJobTests
         },
         Tcp = new TcpOptions { MinRto = 1_000_000 },
         OutputRatio = 0.4,
-        Verify = true,
+        Settings = new SimulationSettings { Verify = true },
         WriteOutputFiles = true,
         MapParallelism = 1,
     };

@@ -27,11 +27,10 @@ public sealed class ParallelJobSimulationTests
             Torus = Torus.Parse(torus),
             Workload = workload,
             OutputRatio = 0.5,
-            BytesPerServer = 20_000,
+            Settings = new SimulationSettings { BytesPerServer = 20_000, Verify = true },
             ReduceTasks = reduceTasks,
             Mode = mode,
             LossRate = loss,
-            Verify = true,
             MapParallelism = 1,
             SimulationThreads = 1,
         };

@@ -44,11 +44,14 @@ public sealed class ShuffleCorrectnessTests
             Workload = workload,
             Job = job,
             OutputRatio = 0.4,
-            BytesPerServer = workload == Workload.Sort ? 3_000 : 4_000,
-            Seed = (ulong)(reduceTasks * 7) + 3,
+            Settings = new SimulationSettings
+            {
+                BytesPerServer = workload == Workload.Sort ? 3_000 : 4_000,
+                Seed = (ulong)(reduceTasks * 7) + 3,
+                Verify = true,
+            },
             ReduceTasks = reduceTasks,
             Mode = mode,
-            Verify = true,
             WriteOutputFiles = true,
             MapParallelism = 1,
         });
@@ -74,10 +77,9 @@ public sealed class ShuffleCorrectnessTests
             Torus = new Torus(3, 3, 3),
             Workload = Workload.WordCount,
             Job = $"{jobType.Assembly.Location}#{jobType.FullName}",
-            BytesPerServer = 4_000,
+            Settings = new SimulationSettings { BytesPerServer = 4_000, Verify = true },
             ReduceTasks = 4,
             Mode = ShuffleMode.Camdoop,
-            Verify = true,
             MapParallelism = 1,
         });
         Assert.True(result.Completed, string.Join("; ", result.Errors));

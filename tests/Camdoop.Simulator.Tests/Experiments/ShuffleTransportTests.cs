@@ -23,8 +23,7 @@ public sealed class ShuffleTransportTests
         OutputRatio = s,
         ReduceTasks = r,
         Mode = mode,
-        BytesPerServer = 20_000,
-        Verify = true,
+        Settings = new SimulationSettings { BytesPerServer = 20_000, Verify = true },
         MapParallelism = 1,
     };
 
@@ -60,10 +59,16 @@ public sealed class ShuffleTransportTests
     [InlineData(ShuffleMode.NoAgg)]
     public void AOneSegmentWindowNeverWaitsForProbes(ShuffleMode mode)
     {
-        var result = JobSimulation.Run(Options(s: 1, r: 1, mode: mode) with
+        var options = Options(s: 1, r: 1, mode: mode);
+        var oneSegment = new ShuffleOptions
         {
-            BytesPerServer = 100_000,
-            Service = new CamdoopServiceOptions { Shuffle = new ShuffleOptions { MinWindowBytes = ShuffleWire.MaxSegmentBytes, InitialWindowBytes = ShuffleWire.MaxSegmentBytes, MaxWindowBytes = ShuffleWire.MaxSegmentBytes } },
+            MinWindowBytes = ShuffleWire.MaxSegmentBytes,
+            InitialWindowBytes = ShuffleWire.MaxSegmentBytes,
+            MaxWindowBytes = ShuffleWire.MaxSegmentBytes,
+        };
+        var result = JobSimulation.Run(options with
+        {
+            Settings = options.Settings with { BytesPerServer = 100_000, Service = new CamdoopServiceOptions { Shuffle = oneSegment } },
         });
         Assert.True(result.Completed);
         Assert.True(result.Verified, result.VerificationError);
@@ -82,10 +87,10 @@ public sealed class ShuffleTransportTests
     public void MergerInputsAreReservedOnlyWhenTheBudgetCoversEveryWindow(int reducers, long budget, bool reserves)
     {
         var seen = new List<(int Reserve, int Window)>();
-        var result = JobSimulation.Run(Options(s: 1, r: reducers) with
+        var options = Options(s: 1, r: reducers);
+        var result = JobSimulation.Run(options with
         {
-            BytesPerServer = 100_000,
-            Service = new CamdoopServiceOptions { MemoryBudgetBytes = budget },
+            Settings = options.Settings with { BytesPerServer = 100_000, Service = new CamdoopServiceOptions { MemoryBudgetBytes = budget } },
             AtShuffleStart = (sim, t0) => sim.Schedule(t0 + (SimTime.Microsecond * 200), () =>
             {
                 for (int i = 0; i < sim.Torus.Count; i++)
@@ -98,8 +103,8 @@ public sealed class ShuffleTransportTests
         Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.Verified, result.VerificationError);
         Assert.Equal(Cube.Count, seen.Count);
-        var options = new ShuffleOptions();
-        Assert.All(seen, x => Assert.Equal(reserves ? options.MaxWindowBytes : options.MinWindowBytes, x.Window));
+        var shuffle = new ShuffleOptions();
+        Assert.All(seen, x => Assert.Equal(reserves ? shuffle.MaxWindowBytes : shuffle.MinWindowBytes, x.Window));
         Assert.All(seen, x => Assert.Equal(reserves ? x.Window + (x.Window / 2) : 0, x.Reserve));
     }
 
@@ -113,7 +118,8 @@ public sealed class ShuffleTransportTests
     [InlineData(ShuffleMode.NoAgg)]
     public void ARingOfTwoWithFullQueuesCompletesExactly(ShuffleMode mode)
     {
-        var result = JobSimulation.Run(Options(s: 1, r: 1, mode: mode) with { Torus = new Torus(2, 2, 2), BytesPerServer = 200_000 });
+        var options = Options(s: 1, r: 1, mode: mode);
+        var result = JobSimulation.Run(options with { Settings = options.Settings with { BytesPerServer = 200_000 }, Torus = new Torus(2, 2, 2) });
         Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.Verified, result.VerificationError);
         Assert.True(result.DataFrames > 100, $"{result.DataFrames} data frames");
@@ -125,9 +131,10 @@ public sealed class ShuffleTransportTests
         int data = 0, acks = 0, fins = 0;
         var dropped = new List<string>();
         // Streams of several frames each, so that some data frames carry no FIN.
-        var result = JobSimulation.Run(Options(r: 2) with
+        var options = Options(r: 2);
+        var result = JobSimulation.Run(options with
         {
-            BytesPerServer = 100_000,
+            Settings = options.Settings with { BytesPerServer = 100_000 },
             Configure = sim => sim.DropFilter = (link, frame) =>
             {
                 var what = Inspect(frame, sim.Torus);
@@ -158,7 +165,8 @@ public sealed class ShuffleTransportTests
     [Fact]
     public void RandomLossOfAFewPercentStillGivesTheExactOutput()
     {
-        var result = JobSimulation.Run(Options(Workload.WordCount, r: 4) with { LossRate = 0.03, Seed = 11 });
+        var options = Options(Workload.WordCount, r: 4);
+        var result = JobSimulation.Run(options with { Settings = options.Settings with { Seed = 11 }, LossRate = 0.03 });
         Assert.True(result.Completed, string.Join("; ", result.Errors));
         Assert.True(result.Verified, result.VerificationError);
         Assert.True(result.FramesDropped > 20, $"only {result.FramesDropped} frames were lost");
@@ -265,7 +273,8 @@ public sealed class ShuffleTransportTests
             stripeBound = bound;
             return largest;
         }
-        var options = Options(s: 0, r: 1) with { BytesPerServer = 30_000 };
+        var options = Options(s: 0, r: 1);
+        options = options with { Settings = options.Settings with { BytesPerServer = 30_000 } };
         long camdoop = Largest(options, out long bound);
         Assert.InRange(camdoop, bound / 2, bound);
         // Without aggregation the links near the root carry many servers' copies of the keys.
@@ -312,9 +321,10 @@ public sealed class ShuffleTransportTests
         var streams = new Dictionary<(int, int, Coordinate), SentStream>();
         var violations = new List<string>();
         int framesChecked = 0;
-        var result = JobSimulation.Run(Options(s: 1, r: 7, mode: mode) with
+        var options = Options(s: 1, r: 7, mode: mode);
+        var result = JobSimulation.Run(options with
         {
-            BytesPerServer = 100_000,
+            Settings = options.Settings with { BytesPerServer = 100_000 },
             Configure = sim => sim.DropFilter = (link, frame) =>
             {
                 if (FrameCodec.TryRead(frame.Span, sim.Torus, out var header) != FrameError.None || header.ServiceId != WellKnownServices.Camdoop)
@@ -372,7 +382,8 @@ public sealed class ShuffleTransportTests
         PortScheduler.CheckRecords = true;
         try
         {
-            var result = JobSimulation.Run(Options(s: 0.5, r: reducers, mode: mode) with { BytesPerServer = 60_000, LossRate = loss, Seed = 5 });
+            var options = Options(s: 0.5, r: reducers, mode: mode);
+            var result = JobSimulation.Run(options with { Settings = options.Settings with { BytesPerServer = 60_000, Seed = 5 }, LossRate = loss });
             Assert.True(result.Completed, string.Join("; ", result.Errors));
             Assert.True(result.Verified, result.VerificationError);
             Assert.True(loss == 0 || result.RetransmittedBytes > 0, "no loss to recover from");

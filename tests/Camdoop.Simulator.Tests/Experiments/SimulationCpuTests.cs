@@ -16,7 +16,7 @@ public sealed class SimulationCpuTests
         Torus = Torus.Parse("4x4x4"),
         Workload = Workload.Synthetic,
         OutputRatio = 0.5,
-        BytesPerServer = 100_000,
+        Settings = new SimulationSettings { BytesPerServer = 100_000 },
         ReduceTasks = 1,
         Mode = ShuffleMode.NoAgg,
         MapParallelism = 1,

@@ -44,12 +44,12 @@ public sealed class TcpCamdoopTests
     [MemberData(nameof(Matrix))]
     public void OutputEqualsTheReference(string torus, NetworkKind network, Workload workload, string? job, int reduceTasks)
     {
-        var result = JobSimulation.Run(Options(Torus.Parse(torus), network) with
+        var options = Options(Torus.Parse(torus), network);
+        var result = JobSimulation.Run(options with
         {
+            Settings = options.Settings with { BytesPerServer = workload == Workload.Sort ? 3_000 : 4_000, Seed = (ulong)(reduceTasks * 7) + 3 },
             Workload = workload,
             Job = job,
-            BytesPerServer = workload == Workload.Sort ? 3_000 : 4_000,
-            Seed = (ulong)(reduceTasks * 7) + 3,
             ReduceTasks = reduceTasks,
         });
         StreamShuffleResults.AssertExact(result, reduceTasks);
@@ -99,10 +99,11 @@ public sealed class TcpCamdoopTests
     [Fact]
     public void ATinySendBufferAndOneStreamAtATimeStillDeliverEverything()
     {
-        var result = JobSimulation.Run(Options(new Torus(3, 3, 3), NetworkKind.Switch) with
+        var options = Options(new Torus(3, 3, 3), NetworkKind.Switch);
+        var result = JobSimulation.Run(options with
         {
+            Settings = options.Settings with { BytesPerServer = 60_000 },
             Workload = Workload.WordCount,
-            BytesPerServer = 60_000,
             ReduceTasks = 27,
             TcpSendBufferBytes = TcpWire.MaxSegmentSize + 100,
             Direct = new DirectShuffleOptions { ConcurrentStreams = 1 },
@@ -114,11 +115,12 @@ public sealed class TcpCamdoopTests
     [Fact]
     public void OneThreadAndSeveralGiveTheSameRun()
     {
-        var options = Options(new Torus(4, 4, 4), NetworkKind.Racks) with
+        var options = Options(new Torus(4, 4, 4), NetworkKind.Racks);
+        options = options with
         {
+            Settings = options.Settings with { BytesPerServer = 20_000 },
             Workload = Workload.Synthetic,
             OutputRatio = 0.5,
-            BytesPerServer = 20_000,
             ReduceTasks = 5,
         };
         var one = JobSimulation.Run(options with { SimulationThreads = 1 });
@@ -143,12 +145,13 @@ public sealed class TcpCamdoopTests
     [Fact]
     public void WithoutLossesTheReducersLinkBoundsTheRun()
     {
-        var result = JobSimulation.Run(Options(new Torus(3, 3, 3), NetworkKind.Switch, bufferBytes: 8 << 20) with
+        var options = Options(new Torus(3, 3, 3), NetworkKind.Switch, bufferBytes: 8 << 20);
+        var result = JobSimulation.Run(options with
         {
+            Settings = options.Settings with { BytesPerServer = 200_000 },
             Tcp = new TcpOptions(),
             Workload = Workload.Synthetic,
             OutputRatio = 1,
-            BytesPerServer = 200_000,
             ReduceTasks = 1,
         });
         StreamShuffleResults.AssertExact(result, 1);
@@ -182,7 +185,7 @@ public sealed class TcpCamdoopTests
         // A data-centre timeout keeps the runs that lose their first bursts short in simulated time.
         Tcp = new TcpOptions { MinRto = 1_000_000 },
         OutputRatio = 0.4,
-        Verify = true,
+        Settings = new SimulationSettings { Verify = true },
         WriteOutputFiles = true,
         MapParallelism = 1,
     };

@@ -22,9 +22,8 @@ public sealed class JobRateLimitTests(ITestOutputHelper output)
             Torus = Cube,
             Workload = Workload.Synthetic,
             OutputRatio = 1,
-            BytesPerServer = 1_500_000,
+            Settings = new SimulationSettings { BytesPerServer = 1_500_000, Verify = true },
             ReduceTasks = 27,
-            Verify = true,
             MapParallelism = 1,
         };
         var copies = ConcurrentPlacement.Copies(job, 2, JobPartitioning.Horizontal);

@@ -18,9 +18,8 @@ public sealed class MonitorQueryTests
     {
         Torus = Cube,
         Workload = Workload.WordCount,
-        BytesPerServer = 20_000,
+        Settings = new SimulationSettings { BytesPerServer = 20_000, Verify = true },
         ReduceTasks = 3,
-        Verify = true,
         Queries = queries,
         QueryFrom = new Coordinate(1, 1, 1),
         SimulationThreads = 1,
@@ -31,12 +30,13 @@ public sealed class MonitorQueryTests
     {
         var checkedServers = 0;
         // The jobs table, asked while the job ran: its servers drop the job when it ends, before the run is over.
-        var result = JobSimulation.Run(WordCount("select count(*) from links every 1ms", "select name, state, sum(reduce_tasks_done) from jobs group by name, state every 1ms") with
+        var options = WordCount("select count(*) from links every 1ms", "select name, state, sum(reduce_tasks_done) from jobs group by name, state every 1ms");
+        var result = JobSimulation.Run(options with
         {
+            Settings = options.Settings with { BytesPerServer = 400_000 },
             // A job of several rounds: every server drops it at its end, before the run is over.
             Workload = Workload.Synthetic,
             OutputRatio = 1,
-            BytesPerServer = 400_000,
             MapParallelism = 1,
             Inspect = (sim, services, _) =>
             {

@@ -39,7 +39,7 @@ public sealed class CoordinatorFailureTests
             Workload = Workload.WordCount,
             Mode = mode,
             ReduceTasks = reducers,
-            BytesPerServer = 100_000,
+            Settings = new SimulationSettings { BytesPerServer = 100_000 },
         });
         var result = run.Run($"coordinator@{when}");
         var failure = Assert.Single(result.Failures);
@@ -77,7 +77,7 @@ public sealed class CoordinatorFailureTests
             Mode = ShuffleMode.Tcp,
             Network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch, PortBufferBytes = 8 << 20 },
             ReduceTasks = reducers,
-            BytesPerServer = 100_000,
+            Settings = new SimulationSettings { BytesPerServer = 100_000 },
         });
         var result = run.Run($"coordinator@{when}");
         Assert.Equal(result.Coordinator, $"({Assert.Single(result.Failures).Server})");
@@ -98,7 +98,7 @@ public sealed class CoordinatorFailureTests
             Network = new SwitchedNetworkOptions { Kind = NetworkKind.Racks, RackSize = 9, PortBufferBytes = 8 << 20 },
             Tcp = new TcpOptions(),
             ReduceTasks = 3,
-            BytesPerServer = 100_000,
+            Settings = new SimulationSettings { BytesPerServer = 100_000 },
         });
         // Lost as the shuffle starts: none of its streams arrives, so the reducers cannot finish without starting over.
         var result = run.Run("random@0ms");

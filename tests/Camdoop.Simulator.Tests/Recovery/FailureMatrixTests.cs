@@ -47,7 +47,7 @@ public sealed class FailureMatrixTests
             OutputRatio = s,
             Mode = mode,
             ReduceTasks = reducerPerServer ? cube.Count : 1,
-            BytesPerServer = cube.Count > 27 ? 60_000 : 120_000,
+            Settings = new SimulationSettings { BytesPerServer = cube.Count > 27 ? 60_000 : 120_000 },
         });
         string[] targets = ["root", "root-neighbour", "random"];
         for (int k = 0; k < targets.Length; k++)

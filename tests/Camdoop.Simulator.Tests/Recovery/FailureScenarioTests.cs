@@ -22,7 +22,7 @@ public sealed class FailureScenarioTests
         OutputRatio = 0.5,
         Mode = mode,
         ReduceTasks = reducers,
-        BytesPerServer = 200_000,
+        Settings = new SimulationSettings { BytesPerServer = 200_000 },
         LossRate = loss,
     };
 
@@ -61,7 +61,8 @@ public sealed class FailureScenarioTests
     [MemberData(nameof(Cases))]
     public void TheServerThatTookOverAVertexFailingToo(ShuffleMode mode, int reducers, double loss)
     {
-        using var run = new RecoveryRun(Options(mode, reducers, loss) with { BytesPerServer = 1_000_000 });
+        var options = Options(mode, reducers, loss);
+        using var run = new RecoveryRun(options with { Settings = options.Settings with { BytesPerServer = 1_000_000 } });
         var first = run.Resolve("random@0.3T");
         var alone = run.Run([first]);
         double detected = alone.Failures[0].DetectedAtSeconds!.Value;
@@ -113,7 +114,8 @@ public sealed class FailureScenarioTests
     [Fact]
     public void TheRootAndThenItsReplacementFailing()
     {
-        using var run = new RecoveryRun(Options(ShuffleMode.Camdoop, 1, 0) with { BytesPerServer = 1_000_000 });
+        var options = Options(ShuffleMode.Camdoop, 1, 0);
+        using var run = new RecoveryRun(options with { Settings = options.Settings with { BytesPerServer = 1_000_000 } });
         var first = run.Resolve("root@0.5T");
         var alone = run.Run([first]);
         var replacement = alone.Reducers[0].Server;
@@ -134,7 +136,8 @@ public sealed class FailureScenarioTests
     [Fact]
     public void TheRootLostOnALargeCubeWhileTheNewTreesStartUnevenly()
     {
-        using var run = new RecoveryRun(Options(ShuffleMode.Camdoop, 1, 0) with { Torus = new Torus(8, 8, 8), OutputRatio = 1, BytesPerServer = 50_000 });
+        var options = Options(ShuffleMode.Camdoop, 1, 0);
+        using var run = new RecoveryRun(options with { Settings = options.Settings with { BytesPerServer = 50_000 }, Torus = new Torus(8, 8, 8), OutputRatio = 1 });
         var result = run.Run("root@0.25T");
         Assert.NotEqual(run.Placement.Root(0).Name, result.Reducers[0].Server.Trim('(', ')'));
         Assert.True(result.Recovery!.Regenerations > 0, "vertices regenerated their streams for the new trees");

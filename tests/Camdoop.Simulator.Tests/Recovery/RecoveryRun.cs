@@ -13,7 +13,7 @@ internal sealed class RecoveryRun : IDisposable
 
     public RecoveryRun(JobSimulationOptions options)
     {
-        Options = options with { Verify = true, MapParallelism = 1 };
+        Options = options with { Settings = options.Settings with { Verify = true }, MapParallelism = 1 };
         _input = JobSimulationInput.Prepare(Options, keepInputs: true);
         Baseline = JobSimulation.Run(Options with { NodeBeacons = true }, _input);
         Assert.True(Baseline.Completed, string.Join("; ", Baseline.Errors));
@@ -27,12 +27,12 @@ internal sealed class RecoveryRun : IDisposable
     /// <summary>The map outputs every run shares.</summary>
     public JobSimulationInput Input => _input;
 
-    public JobPlacement Placement => new(Options.Torus, Options.JobId, Options.ReduceTasks, Options.Trees);
+    public JobPlacement Placement => new(Options.Torus, Options.JobId, Options.ReduceTasks, Options.Settings.Trees);
 
     /// <summary>T in nanoseconds.</summary>
     public long T => (long)Math.Round(Baseline.ShuffleReduceSeconds * 1e9);
 
-    public InjectedFailure Resolve(string failure) => FailureRequest.Parse(failure).Resolve(Options.Torus, Placement, (int)Options.Seed, T);
+    public InjectedFailure Resolve(string failure) => FailureRequest.Parse(failure).Resolve(Options.Torus, Placement, (int)Options.Settings.Seed, T);
 
     /// <summary>Runs the job with <paramref name="failures"/> (WHAT@WHEN each) and asserts its output is the reference's.</summary>
     public JobSimulationResult Run(params string[] failures) => Run(failures.Select(Resolve).ToArray());

@@ -32,7 +32,7 @@ public sealed class ReplicatedOutputTests
             ReduceTasks = reducerPerServer ? cube.Count : 1,
             // Large enough that what every stream of the new trees sends before the new root's request reaches it (two
             // segments each) is small beside the job.
-            BytesPerServer = 1_000_000,
+            Settings = new SimulationSettings { BytesPerServer = 1_000_000 },
         };
         using var plain = new RecoveryRun(options);
         using var replicated = new RecoveryRun(options with { ReplicateOutput = true });
@@ -63,7 +63,7 @@ public sealed class ReplicatedOutputTests
             Torus = new Torus(3, 3, 3),
             Workload = Workload.WordCount,
             ReduceTasks = 1,
-            BytesPerServer = 150_000,
+            Settings = new SimulationSettings { BytesPerServer = 150_000 },
             ReplicateOutput = true,
         });
         Assert.Single(run.Run($"root@{at}").Failures);
@@ -79,7 +79,7 @@ public sealed class ReplicatedOutputTests
             Torus = new Torus(3, 3, 3),
             Workload = Workload.Sort,
             ReduceTasks = 1,
-            BytesPerServer = 200_000,
+            Settings = new SimulationSettings { BytesPerServer = 200_000 },
             MapOutputOnDisk = true,
             ReplicateOutput = true,
         });
@@ -96,7 +96,7 @@ public sealed class ReplicatedOutputTests
             Workload = Workload.Synthetic,
             OutputRatio = 1,
             ReduceTasks = 1,
-            BytesPerServer = 150_000,
+            Settings = new SimulationSettings { BytesPerServer = 150_000 },
             ReplicateOutput = true,
         });
         var placement = run.Placement;
@@ -116,7 +116,8 @@ public sealed class ReplicatedOutputTests
             Workload = Workload.Synthetic,
             OutputRatio = 1,
             ReduceTasks = 1,
-            BytesPerServer = 1_000_000, // a shuffle long enough for the second failure to strike after the first is handled
+            // A shuffle long enough for the second failure to strike after the first is handled.
+            Settings = new SimulationSettings { BytesPerServer = 1_000_000 },
             ReplicateOutput = true,
         });
         var root = run.Placement.Root(0);

@@ -38,7 +38,7 @@ public sealed class ResumeBoundTests(ITestOutputHelper output)
             OutputRatio = 1,
             Mode = ShuffleMode.Camdoop,
             ReduceTasks = reducers,
-            BytesPerServer = 400_000,
+            Settings = new SimulationSettings { BytesPerServer = 400_000 },
         });
         var failure = run.Resolve(what);
         var map = run.Input.MapOutputs[cube.IndexOf(failure.Server)];

@@ -32,17 +32,16 @@ public static class ShuffleEnergyBenchmark
         {
             Torus = torus,
             Workload = workload,
-            BytesPerServer = bytes,
+            Settings = new SimulationSettings { BytesPerServer = bytes, Verify = true },
             ReduceTasks = 1,
             Mode = ShuffleMode.Camdoop,
-            Verify = true,
             SimulationThreads = 1,
         };
         output.WriteLine("network,job,model,seconds,joules,torus_joules,nic_joules,switch_joules,legacy_joules,low_power_share,wakes,correct,cpu_s");
         int reducer = -1;
         foreach (var model in models)
         {
-            var r = JobSimulation.Run(job with { Energy = model });
+            var r = JobSimulation.Run(job with { Settings = job.Settings with { Energy = model } });
             if (Coordinate.TryParse(r.Reducers[0].Server, out var root))
             {
                 reducer = torus.IndexOf(root);

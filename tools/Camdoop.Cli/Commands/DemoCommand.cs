@@ -33,11 +33,14 @@ public static class DemoCommand
             {
                 Torus = torus,
                 Workload = Workload.WordCount,
-                BytesPerServer = args.Bytes("input-per-server"),
+                Settings = new SimulationSettings
+                {
+                    BytesPerServer = args.Bytes("input-per-server"),
+                    Seed = (ulong)args.Long("seed", 0),
+                    Verify = true,
+                },
                 ReduceTasks = args.Int("reducers", 1, torus.Count),
-                Seed = (ulong)args.Long("seed", 0),
                 MapOutputOnDisk = true,
-                Verify = true,
                 SimulationThreads = 0,
             };
             // Both runs shuffle the same map outputs: generate and map once.

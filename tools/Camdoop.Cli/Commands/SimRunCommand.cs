@@ -113,21 +113,24 @@ public static class SimRunCommand
             InputPath = input,
             OutputDirectory = args.String("output"),
             OutputRatio = args.Double("output-ratio", 0, 1),
-            BytesPerServer = args.Bytes("input-per-server"),
+            Settings = new SimulationSettings
+            {
+                BytesPerServer = args.Bytes("input-per-server"),
+                Trees = args.Choice("trees", TreeFamilyNames.All),
+                Seed = (ulong)args.Long("seed", 0),
+                Energy = CommonOptions.Energy(args),
+                Verify = args.Flag("verify"),
+                Service = CommonOptions.ServiceOptions(args),
+                Compute = CommonOptions.Compute(args),
+            },
             ReduceTasks = args.Int("reducers", 1, torus.Count),
             Mode = mode,
-            Trees = args.Choice("trees", TreeFamilyNames.All),
-            Seed = (ulong)args.Long("seed", 0),
             LossRate = args.Double("loss", 0, 0.99),
-            Energy = CommonOptions.Energy(args),
             LinkRateBitsPerSecond = (long)(args.Double("link-rate-gbps", 0.001, 400) * 1e9),
             MapOutputOnDisk = args.Choice("map-output", MapOutputOnDiskChoices)
                 ?? !JobSimulationInput.MapOutputFitsInMemory(inputBytes, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes),
             SimulationThreads = args.Int("threads", 0, 1024),
-            Verify = args.Flag("verify"),
             ReplicateOutput = args.Flag("replicate-output"),
-            Service = CommonOptions.ServiceOptions(args),
-            Compute = CommonOptions.Compute(args),
             Queries = Queries(args),
             QueryFrom = QueryFrom(args, torus),
             QueryTailNs = args.Has("query-for") ? args.Nanoseconds("query-for") : 0,
@@ -194,7 +197,7 @@ public static class SimRunCommand
             int servers = options.Torus.Count;
             long inputPerServer = inputBytes / servers;
             MemoryCheck.Require("sim run", options.Torus.ToString(), servers, options.ReduceTasks, inputPerServer, options.MapOutputOnDisk,
-                options.Service, 0, MemoryCheck.Available, "lower --reducers or --input-per-server");
+                options.Settings.Service, 0, MemoryCheck.Available, "lower --reducers or --input-per-server");
         }
         var failures = args.Strings("fail").Select(f => ParseFailure(f)).ToList();
         int copies = args.Int("concurrent", 1, 64);
@@ -236,8 +239,8 @@ public static class SimRunCommand
         {
             // The copies' map outputs and shuffles are all held at once.
             MemoryCheck.Require("sim run", options.Torus.ToString(), options.Torus.Count, options.ReduceTasks, inputBytes / options.Torus.Count,
-                options.MapOutputOnDisk, options.Service, (copies - 1) * JobMemoryEstimate.Bytes(options.Torus.Count, options.ReduceTasks,
-                inputBytes / options.Torus.Count, options.MapOutputOnDisk, (options.Service ?? new()).MemoryBudgetBytes),
+                options.MapOutputOnDisk, options.Settings.Service, (copies - 1) * JobMemoryEstimate.Bytes(options.Torus.Count, options.ReduceTasks,
+                inputBytes / options.Torus.Count, options.MapOutputOnDisk, (options.Settings.Service ?? new()).MemoryBudgetBytes),
                 MemoryCheck.Available, "lower --concurrent, --reducers or --input-per-server");
         }
         var result = copies > 1 || placement == JobPartitioning.Vertical ? RunConcurrent(options, copies, placement, serversPerJob)
@@ -313,18 +316,19 @@ public static class SimRunCommand
     {
         using var input = Prepare(options, "sim run: map");
         // The queries watch the run with failures only.
-        var baseline = Execute(options with { NodeBeacons = true, Verify = false, Queries = [] }, "sim run: without failures", input);
+        var unwatched = options with { NodeBeacons = true, Settings = options.Settings with { Verify = false }, Queries = [] };
+        var baseline = Execute(unwatched, "sim run: without failures", input);
         if (!baseline.Completed)
         {
             throw new CliException($"sim run: the job did not complete without failures: {string.Join("; ", baseline.Errors)}");
         }
         long t = (long)Math.Round(baseline.ShuffleReduceSeconds * 1e9);
-        var placement = new Camdoop.MapReduce.Service.JobPlacement(options.Torus, options.JobId, options.ReduceTasks, options.Trees);
+        var placement = new Camdoop.MapReduce.Service.JobPlacement(options.Torus, options.JobId, options.ReduceTasks, options.Settings.Trees);
         List<InjectedFailure> failures;
         try
         {
             var boxes = options.Network?.Kind == NetworkKind.NetAgg ? NetAggLayout.For(options.Network, options.Torus.Count) : null;
-            failures = requests.Select(r => r.Resolve(options.Torus, placement, (int)options.Seed, t, boxes)).ToList();
+            failures = requests.Select(r => r.Resolve(options.Torus, placement, (int)options.Settings.Seed, t, boxes)).ToList();
         }
         catch (Exception e) when (e is FormatException or InvalidOperationException)
         {
@@ -349,7 +353,7 @@ public static class SimRunCommand
 
     /// <summary>Generates and maps the inputs once, for several runs that differ only in mode.</summary>
     internal static JobSimulationInput Prepare(JobSimulationOptions options, string label) =>
-        WithProgressBar(label, progress => JobSimulationInput.Prepare(options, keepInputs: options.Verify, progress: progress));
+        WithProgressBar(label, progress => JobSimulationInput.Prepare(options, keepInputs: options.Settings.Verify, progress: progress));
 
     /// <summary>Runs one phase behind a progress bar; bad options and unloadable jobs become one-line CLI errors.</summary>
     private static T WithProgressBar<T>(string label, Func<IProgress<JobSimulationProgress>, T> run)

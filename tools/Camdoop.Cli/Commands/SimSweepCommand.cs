@@ -97,16 +97,19 @@ public static class SimSweepCommand
         var torus = CommonOptions.Torus(args);
         var options = new SweepOptions
         {
-            BytesPerServer = args.Bytes("input-per-server"),
-            Seed = (ulong)args.Long("seed", 0),
+            Settings = new SimulationSettings
+            {
+                BytesPerServer = args.Bytes("input-per-server"),
+                Seed = (ulong)args.Long("seed", 0),
+                Service = CommonOptions.ServiceOptions(args),
+                Trees = args.Choice("trees", TreeFamilyNames.All),
+                Compute = CommonOptions.Compute(args),
+                Energy = CommonOptions.Energy(args),
+            },
             OutputRatios = ParseList(args, "output-ratios", s => double.Parse(s, NumberStyles.Float, CultureInfo.InvariantCulture), v => v is >= 0 and <= 1),
             InputSizes = ParseList(args, "input-sizes", ParseSize, v => v >= 1).Distinct().ToList(),
             ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
             Parallelism = args.Int("parallel", 0, 64),
-            Service = CommonOptions.ServiceOptions(args),
-            Trees = args.Choice("trees", TreeFamilyNames.All),
-            Compute = CommonOptions.Compute(args),
-            Energy = CommonOptions.Energy(args),
             Networks = networks,
         };
         bool switched = networks.Any(n => n != NetworkKind.Torus);
@@ -133,9 +136,9 @@ public static class SimSweepCommand
             // The largest R is the heaviest run; the generated inputs of its S stay beside it (one per server).
             int largest = figure == Figure.Figure10 ? 1
                 : (options.ReduceTasks ?? (figure == Figure.Figure6 ? [torus.Count] : FigureSweep.DefaultReduceTasks(torus.Count))).Max();
-            long bytes = figure == Figure.Figure10 ? options.InputSizes!.Max() : options.BytesPerServer;
+            long bytes = figure == Figure.Figure10 ? options.InputSizes!.Max() : options.Settings.BytesPerServer;
             MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, bytes, mapOutputOnDisk: false,
-                options.Service, torus.Count * bytes, MemoryCheck.Available, figure == Figure.Figure10 ? "lower --input-sizes" : "lower --input-per-server or the largest R");
+                options.Settings.Service, torus.Count * bytes, MemoryCheck.Available, figure == Figure.Figure10 ? "lower --input-sizes" : "lower --input-per-server or the largest R");
         }
         string number = figure switch { Figure.Figure6 => "6", Figure.Figure7 => "7", _ => "10" };
         string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure{number}-{torus}");
@@ -160,8 +163,8 @@ public static class SimSweepCommand
 
         string sizes = figure == Figure.Figure10
             ? string.Join(" and ", options.InputSizes!.Select(b => Units.Bytes(b))) + " per server, S=0, R=1"
-            : $"{Units.Bytes(options.BytesPerServer)} per server";
-        Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {sizes}, {options.Trees.Name()} trees{ComputeNote(options.Compute)}), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
+            : $"{Units.Bytes(options.Settings.BytesPerServer)} per server";
+        Console.Out.WriteLine($"Figure {number} on {torus} ({torus.Count} servers, {sizes}, {options.Settings.Trees.Name()} trees{ComputeNote(options.Settings.Compute)}), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.WriteLine($"{"panel",-8} {"input",9} {"S",6} {"R",5} {"mode",-24} {"time",12} {"switch 1G",12} {"switch 6G",12} {"1G 1:4",12}");
         foreach (var r in rows)
@@ -213,19 +216,22 @@ public static class SimSweepCommand
         {
             SortBytesPerServer = bytes,
             WordCountBytesPerServer = bytes,
-            Seed = (ulong)args.Long("seed", 0),
+            Settings = new SimulationSettings
+            {
+                Seed = (ulong)args.Long("seed", 0),
+                Service = CommonOptions.ServiceOptions(args),
+                Trees = args.Choice("trees", TreeFamilyNames.All),
+                Compute = CommonOptions.Compute(args),
+            },
             ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
             Parallelism = args.Int("parallel", 0, 64),
-            Service = CommonOptions.ServiceOptions(args),
-            Trees = args.Choice("trees", TreeFamilyNames.All),
-            Compute = CommonOptions.Compute(args),
         };
         if (!args.Flag("force"))
         {
             // Verification keeps the raw input beside the map outputs and runs the reference on it.
             int largest = (options.ReduceTasks ?? [torus.Count]).Max();
             MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, bytes, mapOutputOnDisk: false,
-                options.Service, 4 * torus.Count * bytes, MemoryCheck.Available, "lower --input-per-server or the largest R");
+                options.Settings.Service, 4 * torus.Count * bytes, MemoryCheck.Available, "lower --input-per-server or the largest R");
         }
         string outDir = args.String("out") ?? Path.Combine("sweeps", $"table1-{torus}");
         Directory.CreateDirectory(outDir);
@@ -247,7 +253,7 @@ public static class SimSweepCommand
         string md = Path.Combine(outDir, "table1.md");
         string table = Table1.ToMarkdown(rows, "simulated");
         File.WriteAllText(md, table);
-        Console.Out.WriteLine($"Table 1 on {torus} ({torus.Count} servers, {Units.Bytes(bytes)} per server and job, 1 Gbps links, {options.Trees.Name()} trees{ComputeNote(options.Compute)}), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Table 1 on {torus} ({torus.Count} servers, {Units.Bytes(bytes)} per server and job, 1 Gbps links, {options.Settings.Trees.Name()} trees{ComputeNote(options.Settings.Compute)}), {rows.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.Write(table);
         Console.Out.WriteLine($"wrote {csv}");
@@ -266,16 +272,19 @@ public static class SimSweepCommand
         var torus = CommonOptions.Torus(args);
         var options = new FailureSweepOptions
         {
-            BytesPerServer = args.Bytes("input-per-server"),
-            Seed = (ulong)args.Long("seed", 0),
+            Settings = new SimulationSettings
+            {
+                BytesPerServer = args.Bytes("input-per-server"),
+                Seed = (ulong)args.Long("seed", 0),
+                Verify = args.Flag("verify"),
+                Service = CommonOptions.ServiceOptions(args),
+                Trees = args.Choice("trees", TreeFamilyNames.All),
+                Compute = CommonOptions.Compute(args),
+            },
             Fractions = ParseList(args, "fractions", s => double.Parse(s, NumberStyles.Float, CultureInfo.InvariantCulture), v => v is > 0 and < 1),
             ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
             Parallelism = args.Int("parallel", 0, 64),
-            Verify = args.Flag("verify"),
             ReplicatedOutput = args.Flag("replicated-output"),
-            Service = CommonOptions.ServiceOptions(args),
-            Trees = args.Choice("trees", TreeFamilyNames.All),
-            Compute = CommonOptions.Compute(args),
             MemoryBytes = args.Flag("force") ? 0 : MemoryCheck.Available,
         };
         if (torus.Count < 8)
@@ -285,8 +294,8 @@ public static class SimSweepCommand
         if (!args.Flag("force"))
         {
             int largest = (options.ReduceTasks ?? [torus.Count]).Max();
-            MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, options.BytesPerServer, mapOutputOnDisk: false,
-                options.Service, torus.Count * options.BytesPerServer, MemoryCheck.Available, "lower --input-per-server or the largest R");
+            MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, options.Settings.BytesPerServer, mapOutputOnDisk: false,
+                options.Settings.Service, torus.Count * options.Settings.BytesPerServer, MemoryCheck.Available, "lower --input-per-server or the largest R");
         }
         string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure9-{torus}");
         Directory.CreateDirectory(outDir);
@@ -308,7 +317,7 @@ public static class SimSweepCommand
         string svg = Path.Combine(outDir, "figure9.svg");
         FailureSweep.Chart(rows, torus).Save(svg);
 
-        Console.Out.WriteLine($"Figure 9 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Trees.Name()} trees{ComputeNote(options.Compute)}), {rows.Count} failure runs in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Figure 9 on {torus} ({torus.Count} servers, {Units.Bytes(options.Settings.BytesPerServer)} per server, S=1, {options.Settings.Trees.Name()} trees{ComputeNote(options.Settings.Compute)}), {rows.Count} failure runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.WriteLine($"{"R",5} {"failed",-15} {"server",-9} {"at",6} {"T",11} {"time",11} {"stretch",8} {"detected",10} {"sent again",11} {"verified",8}");
         foreach (var r in rows)
@@ -326,22 +335,25 @@ public static class SimSweepCommand
         var torus = CommonOptions.Torus(args);
         var options = new ConcurrencySweepOptions
         {
-            BytesPerServer = args.Bytes("input-per-server"),
-            Seed = (ulong)args.Long("seed", 0),
+            Settings = new SimulationSettings
+            {
+                BytesPerServer = args.Bytes("input-per-server"),
+                Seed = (ulong)args.Long("seed", 0),
+                Verify = args.Flag("verify"),
+                Service = CommonOptions.ServiceOptions(args),
+                Trees = args.Choice("trees", TreeFamilyNames.All),
+                Compute = CommonOptions.Compute(args),
+            },
             Jobs = args.Int("jobs", 2, torus.Count),
-            Verify = args.Flag("verify"),
             Parallelism = args.Int("parallel", 0, 64),
-            Service = CommonOptions.ServiceOptions(args),
-            Trees = args.Choice("trees", TreeFamilyNames.All),
-            Compute = CommonOptions.Compute(args),
         };
         if (!args.Flag("force"))
         {
             // The heaviest point is every copy at R = N at once, their inputs held beside them.
-            long one = JobMemoryEstimate.Bytes(torus.Count, torus.Count, options.BytesPerServer, mapOutputOnDisk: false,
-                (options.Service ?? new()).MemoryBudgetBytes);
-            MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, torus.Count, options.BytesPerServer, mapOutputOnDisk: false,
-                options.Service, ((options.Jobs - 1) * one) + (options.Verify ? options.Jobs * torus.Count * options.BytesPerServer : 0),
+            long one = JobMemoryEstimate.Bytes(torus.Count, torus.Count, options.Settings.BytesPerServer, mapOutputOnDisk: false,
+                (options.Settings.Service ?? new()).MemoryBudgetBytes);
+            MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, torus.Count, options.Settings.BytesPerServer, mapOutputOnDisk: false,
+                options.Settings.Service, ((options.Jobs - 1) * one) + (options.Settings.Verify ? options.Jobs * torus.Count * options.Settings.BytesPerServer : 0),
                 MemoryCheck.Available, "lower --input-per-server or --jobs");
         }
         string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure8-{torus}");
@@ -364,7 +376,7 @@ public static class SimSweepCommand
         string svg = Path.Combine(outDir, "figure8.svg");
         ConcurrencySweep.Chart(rows, torus).Save(svg);
 
-        Console.Out.WriteLine($"Figure 8 on {torus} ({torus.Count} servers, {Units.Bytes(options.BytesPerServer)} per server, S=1, {options.Jobs} jobs at once, {options.Trees.Name()} trees{ComputeNote(options.Compute)}) in {wall.Elapsed.TotalSeconds:0.#} s");
+        Console.Out.WriteLine($"Figure 8 on {torus} ({torus.Count} servers, {Units.Bytes(options.Settings.BytesPerServer)} per server, S=1, {options.Jobs} jobs at once, {options.Settings.Trees.Name()} trees{ComputeNote(options.Settings.Compute)}) in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
         Console.Out.WriteLine($"{"placement",-11} {"R",5} {"job",4} {"servers",8} {"alone",11} {"at once",11} {"normalised",10} {"verified",8}");
         foreach (var r in rows)
