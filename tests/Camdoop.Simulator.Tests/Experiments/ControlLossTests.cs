@@ -23,8 +23,7 @@ public class ControlLossTests
         OutputRatio = 0.5,
         ReduceTasks = 3,
         Mode = ShuffleMode.Camdoop,
-        BytesPerServer = 20_000,
-        Verify = true,
+        Settings = new() { BytesPerServer = 20_000, Verify = true },
         MapParallelism = 1,
     };
 
