@@ -379,6 +379,7 @@ public sealed class CamdoopNode : IDisposable
                 ["coordinatorChanges"] = jobs.CoordinatorChanges,
                 ["malformed"] = jobs.MalformedFrames,
                 ["gaveUp"] = jobs.GaveUpMessages,
+                ["retries"] = jobs.RetriedMessages,
             };
         }
         if (FrontEnd is { } fe)

@@ -6,8 +6,11 @@ namespace Camdoop.JobControl;
 /// <summary>Tunables of job control. Times in nanoseconds.</summary>
 public sealed record JobControlOptions
 {
-    /// <summary>How long an unacknowledged control message waits before it is sent again.</summary>
+    /// <summary>The longest an unacknowledged control message waits before it is sent again (the wait adapts to the round trip, doubling on each try).</summary>
     public long RetryInterval { get; init; } = 300 * NodeOptions.Millisecond;
+
+    /// <summary>The shortest wait before a control message is sent again, and the first before a round trip is measured.</summary>
+    public long MinRetryInterval { get; init; } = 10 * NodeOptions.Millisecond;
 
     /// <summary>Sends of one control message before its destination is given up.</summary>
     public int MaxAttempts { get; init; } = 60;
@@ -52,6 +55,8 @@ public sealed record JobControlOptions
     public void Validate()
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(RetryInterval);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(MinRetryInterval);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(MinRetryInterval, RetryInterval);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(MaxAttempts);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(ProgressInterval);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(StallTimeout);

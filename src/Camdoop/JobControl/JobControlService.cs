@@ -78,6 +78,9 @@ public sealed class JobControlService : IService, IOwnershipListener
     /// <summary>Control messages never acknowledged within the allowed tries.</summary>
     public long GaveUpMessages => Channel?.GaveUpMessages ?? 0;
 
+    /// <summary>Control fragments sent again because no acknowledgement came in time.</summary>
+    public long RetriedMessages => Channel?.Retries ?? 0;
+
     /// <summary>The reliable channel (its counters), once started.</summary>
     public ControlChannel? Channel => _control?.Channel;
 
@@ -109,7 +112,7 @@ public sealed class JobControlService : IService, IOwnershipListener
     {
         ArgumentNullException.ThrowIfNull(context);
         var servers = _parts.Servers ?? context.Torus;
-        var channel = new ControlChannel(context, _parts.Network, Options.RetryInterval, Options.MaxAttempts, Deliver, OnAcknowledged);
+        var channel = new ControlChannel(context, _parts.Network, Options.RetryInterval, Options.MinRetryInterval, Options.MaxAttempts, Deliver, OnAcknowledged);
         _control = new ControlContext(context, channel, _parts.Network, Options, servers, _parts.Store, _parts.Appliances);
         _coordinator = new JobCoordinator(_control);
         _keeper = new RecordKeeper(_control, _coordinator);

@@ -75,14 +75,15 @@ public static class ConcurrentJobSimulation
         var first = jobs[0];
         int count = jobs.Count;
         var descriptions = jobs.Select(JobSimulation.Describe).ToArray();
+        foreach (var input in inputs)
+        {
+            input.MapTasks.StartRun();
+            input.MapAll();
+        }
         using var cube = new SimulatedCube(first, inputs);
         var sim = cube.Sim;
         var cpu = SimulationCpu.Start(sim);
         double mapCpu = inputs.Sum(i => i.MapTasks.CpuSeconds);
-        foreach (var input in inputs)
-        {
-            input.MapTasks.StartRun();
-        }
         // Every job is submitted at once; a job's time is measured from its own shuffle's start all the same.
         long at = sim.Now;
         var submitted = new SubmittedJob[count];

@@ -74,6 +74,7 @@ public static partial class JobSimulation
         var description = Describe(options);
         double mapCpu = input.MapTasks.CpuSeconds;
         input.MapTasks.StartRun();
+        input.MapAll();
         // When the shuffle will start after the submission: failures are timed from it, and a run is the same to the
         // nanosecond until its first failure, so a rehearsal without the later failures tells. The job's energy is
         // measured from that start to its last reducer's end: a rehearsal of the whole run tells when that is.
@@ -321,7 +322,7 @@ public static partial class JobSimulation
         Energy = options.Energy,
         Compute = options.Compute?.Rates,
         LogSink = options.LogSink,
-        DataRoot = options.DataRoot,
+        DataRoot = options.DataRoot ?? Path.Combine(SimulationScratch.RootFor(options), "camdoop-sim"),
         Threads = options.SimulationThreads > 0 ? options.SimulationThreads : Environment.ProcessorCount,
         // Without failures liveness beacons can be rare: they would otherwise be a third of the events. With them,
         // servers detect failures as a real node does.

@@ -76,7 +76,7 @@ public sealed class JobSimulationInput : IDisposable
 
     public long InputBytes { get; }
 
-    /// <summary>Wall time spent generating the input and writing its chunks.</summary>
+    /// <summary>Wall time spent generating the input, writing its chunks and mapping them.</summary>
     public double WallSeconds { get; }
 
     /// <summary>Whether map outputs are run files on disk (else runs in memory).</summary>
@@ -105,6 +105,27 @@ public sealed class JobSimulationInput : IDisposable
             return outputs;
         }
     }
+
+    /// <summary>
+    /// Maps every chunk now, on every core, unless a run already did: a map task is a pure function of its chunk, so
+    /// the simulated servers' map tasks then take their outputs from <see cref="MapTasks"/> at once instead of mapping
+    /// one after another on the simulation's threads. A chunk the job cannot read is left to the server that maps it,
+    /// which fails the job naming itself (the map tasks keep the error).
+    /// </summary>
+    public void MapAll() => Parallel.For(0, _chunks.Length, s =>
+    {
+        if (_chunks[s] is not { } chunk)
+        {
+            return;
+        }
+        try
+        {
+            MapTasks.Get(Job, ReduceTasks, chunk.Meta.Id, options => MapTask.Run(Job, chunk.Path, options));
+        }
+        catch (Exception e) when (e is InvalidDataException or RecordTooLargeException or FormatException)
+        {
+        }
+    });
 
     /// <summary>
     /// Whether the map outputs of <paramref name="inputBytes"/> of input belong in memory when the user did not say:
@@ -140,12 +161,13 @@ public sealed class JobSimulationInput : IDisposable
         var source = rawInputs is null ? InputSource.Create(options, job, options.MapServers?.Count ?? n) : null;
         var inputs = keepInputs ? new byte[n][] : null;
         var chunks = new (ChunkMeta, string)?[n];
-        string directory = Path.Combine(options.DataRoot ?? Path.GetTempPath(), $"camdoop-input-{Environment.ProcessId}-{Guid.NewGuid():N}");
+        string directory = Path.Combine(SimulationScratch.RootFor(options), $"camdoop-input-{Environment.ProcessId}-{Guid.NewGuid():N}");
         Directory.CreateDirectory(directory);
         var format = job.InputFormat.Kind == InputKind.TextLines ? DatasetFormat.Text : DatasetFormat.Records;
         int recordSize = format == DatasetFormat.Records ? job.InputFormat.RecordSize : 0;
         long inputBytes = 0;
         int written = 0;
+        var mapTasks = new SharedMapTasks(options.MapOutputOnDisk, SimulationScratch.RootFor(options));
         try
         {
             // Each worker generates into one buffer, reused server after server, unless the inputs are kept.
@@ -188,6 +210,16 @@ public sealed class JobSimulationInput : IDisposable
                         file.Write(input.Span);
                     }
                     chunks[s] = (meta, path);
+                    // Mapped now, while its bytes are in memory, rather than read back when a simulated server maps it:
+                    // a map task is a pure function of its chunk, and the servers' map tasks take their outputs from
+                    // the shared ones. Input the job cannot read is left to the server that maps it (see MapAll).
+                    try
+                    {
+                        mapTasks.Get(job, options.ReduceTasks, meta.Id, o => MapTask.Run(job, input, o));
+                    }
+                    catch (Exception e) when (e is InvalidDataException or RecordTooLargeException or FormatException)
+                    {
+                    }
                     int done = Interlocked.Increment(ref written);
                     progress?.Report(new JobSimulationProgress("input", (double)done / n, $"{done}/{n} servers' input written"));
                     return buffer;
@@ -195,6 +227,7 @@ public sealed class JobSimulationInput : IDisposable
         }
         catch (Exception e)
         {
+            mapTasks.Dispose();
             Directory.Delete(directory, recursive: true);
             // Parallel.For wraps what a generator threw; callers want that, not the wrapper.
             if (e is AggregateException { InnerExceptions: [var first, ..] })
@@ -203,8 +236,7 @@ public sealed class JobSimulationInput : IDisposable
             }
             throw;
         }
-        return new JobSimulationInput(job, options.ReduceTasks, torus, name, chunks, inputs, inputBytes, wall.Elapsed.TotalSeconds, new ChunkFiles(directory),
-            new SharedMapTasks(options.MapOutputOnDisk, options.DataRoot));
+        return new JobSimulationInput(job, options.ReduceTasks, torus, name, chunks, inputs, inputBytes, wall.Elapsed.TotalSeconds, new ChunkFiles(directory), mapTasks);
     }
 
     /// <summary>

@@ -136,7 +136,7 @@ public sealed record JobSimulationOptions
     /// <summary>Each reduce task's root server (indices in torus order, distinct); null spreads them from the job id.</summary>
     public IReadOnlyList<int>? Roots { get; init; }
 
-    /// <summary>Parent directory of the simulation's server data directories (default: the temp directory).</summary>
+    /// <summary>Parent directory of the simulation's files: chunks, server data directories, map runs (default: <see cref="SimulationScratch"/>).</summary>
     public string? DataRoot { get; init; }
 
     /// <summary>Called with the simulation before it starts (tests inject drops or faults here).</summary>

@@ -7,8 +7,11 @@ namespace Camdoop.JobControl.Channel;
 
 /// <summary>
 /// The reliable control channel the coordinator and the worker share. A message longer than a frame is cut into
-/// fragments; each fragment is sent again every retry interval until acknowledged, and given up after a number of
-/// tries. The receiver acknowledges each fragment as it comes, reassembles the message and hands it over once; the
+/// fragments; each fragment is sent again until acknowledged, and given up after a number of tries. The wait before a
+/// fragment is sent again adapts as TCP's does (RFC 6298): the smoothed round trip of acknowledged first sends plus four
+/// deviations, doubled on every try (Karn), between a floor and the retry interval. A fixed wait sized for a loaded
+/// cube would stall a job for that long on every lost control frame; the clock starts when a frame leaves the
+/// channel's backlog, so a coordinator's burst to every server is not mistaken for loss. The receiver acknowledges each fragment as it comes, reassembles the message and hands it over once; the
 /// fragment that completes a message is acknowledged only after the receiver has taken it (so a receiver that is
 /// not ready yet is asked again). Handlers must take a message twice without harm: an acknowledgement can be lost.
 /// </summary>
@@ -17,33 +20,40 @@ public sealed class ControlChannel
     private readonly INodeContext _context;
     private readonly IControlNetwork _network;
     private readonly long _retryInterval;
+    private readonly long _minRetry;
     private readonly int _maxAttempts;
+    private long _smoothedRtt;
+    private long _rttDeviation;
     private readonly Func<Coordinate, ControlHeader, ReadOnlySpan<byte>, Delivery> _deliver;
     private readonly Action<Coordinate, ControlHeader, JobMessage, ReadOnlySpan<byte>> _acknowledged;
     private readonly Dictionary<MessageKey, Message> _messages = [];
     private readonly Dictionary<(int Source, JobMessage Kind, ulong Job, uint Extra), Partial> _partial = [];
     private readonly byte[] _frame = new byte[ControlWire.MaxPayload];
-    private readonly Queue<(Coordinate Destination, byte[] Payload)> _backlog = new();
+    private readonly Queue<Queued> _backlog = new();
     private bool _sweepArmed;
     private bool _stopped;
 
     /// <param name="context">The node the channel sends from.</param>
     /// <param name="network">How frames reach other servers.</param>
-    /// <param name="retryInterval">Wait before an unacknowledged fragment is sent again (ns).</param>
+    /// <param name="retryInterval">The longest wait before an unacknowledged fragment is sent again (ns).</param>
+    /// <param name="minRetry">The shortest wait, and the first one before any round trip is measured (ns).</param>
     /// <param name="maxAttempts">Sends of one fragment before it is given up.</param>
     /// <param name="deliver">Takes a whole message (header with fragment 0 of n) from a server.</param>
     /// <param name="acknowledged">Told when a reliable message's fragment was acknowledged, with the acknowledgement's body.</param>
-    public ControlChannel(INodeContext context, IControlNetwork network, long retryInterval, int maxAttempts,
+    public ControlChannel(INodeContext context, IControlNetwork network, long retryInterval, long minRetry, int maxAttempts,
         Func<Coordinate, ControlHeader, ReadOnlySpan<byte>, Delivery> deliver,
         Action<Coordinate, ControlHeader, JobMessage, ReadOnlySpan<byte>> acknowledged)
     {
         ArgumentNullException.ThrowIfNull(context);
         ArgumentNullException.ThrowIfNull(network);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(retryInterval);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(minRetry);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(minRetry, retryInterval);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxAttempts);
         _context = context;
         _network = network;
         _retryInterval = retryInterval;
+        _minRetry = minRetry;
         _maxAttempts = maxAttempts;
         _deliver = deliver ?? throw new ArgumentNullException(nameof(deliver));
         _acknowledged = acknowledged ?? throw new ArgumentNullException(nameof(acknowledged));
@@ -66,6 +76,12 @@ public sealed class ControlChannel
 
     /// <summary>Messages with a fragment waiting for an acknowledgement.</summary>
     public int PendingCount => _messages.Count;
+
+    /// <summary>Fragments sent again because no acknowledgement came in time.</summary>
+    public long Retries { get; private set; }
+
+    /// <summary>The wait before a fragment's first resend now (ns).</summary>
+    public long RetryTimeout => _smoothedRtt == 0 ? _minRetry : Math.Clamp(_smoothedRtt + (4 * _rttDeviation), _minRetry, _retryInterval);
 
     public Torus Torus => _context.Torus;
 
@@ -107,7 +123,7 @@ public sealed class ControlChannel
         }
         ControlWire.WriteHeader(_frame, new ControlHeader(kind, jobId, extra, 0, 1));
         body.CopyTo(_frame.AsSpan(ControlWire.HeaderSize));
-        Send(destination, _frame.AsSpan(0, ControlWire.HeaderSize + body.Length));
+        Send(destination, _frame.AsSpan(0, ControlWire.HeaderSize + body.Length), null);
     }
 
     /// <summary>Stops sending a pending message (every fragment of it).</summary>
@@ -235,7 +251,7 @@ public sealed class ControlChannel
             body.CopyTo(_frame, length);
             length += body.Length;
         }
-        Send(to, _frame.AsSpan(0, length));
+        Send(to, _frame.AsSpan(0, length), null);
     }
 
     private void OnAck(Coordinate from, ControlHeader header, ReadOnlySpan<byte> body)
@@ -254,6 +270,10 @@ public sealed class ControlChannel
         }
         _context.CancelTimer(pending.Timer);
         message.Fragments[header.Fragment] = null;
+        if (pending.Attempts == 1 && pending.SentAt >= 0)
+        {
+            SampleRoundTrip(_context.Now - pending.SentAt);
+        }
         _acknowledged(from, header, kind, body[1..]);
         if (--message.Unacknowledged == 0)
         {
@@ -265,8 +285,21 @@ public sealed class ControlChannel
     private void Transmit(Message message, int fragment, Pending pending)
     {
         pending.Attempts++;
-        Send(message.Destination, pending.Payload);
-        pending.Timer = _context.SetTimer(_retryInterval, () =>
+        pending.SentAt = -1;
+        Send(message.Destination, pending.Payload, new Retry(message, fragment, pending));
+    }
+
+    /// <summary>A fragment has left: its resend is due after the current wait, doubled for each try before.</summary>
+    private void ArmRetry(Retry retry)
+    {
+        var (message, fragment, pending) = retry;
+        if (_stopped || !ReferenceEquals(message.Fragments[fragment], pending))
+        {
+            return; // acknowledged or cancelled while it waited in the backlog
+        }
+        pending.SentAt = _context.Now;
+        long wait = Math.Min(_retryInterval, RetryTimeout << Math.Min(pending.Attempts - 1, 20));
+        pending.Timer = _context.SetTimer(wait, () =>
         {
             if (_stopped || !_messages.TryGetValue(message.Key, out var current) || !ReferenceEquals(current, message)
                 || !ReferenceEquals(message.Fragments[fragment], pending))
@@ -281,18 +314,37 @@ public sealed class ControlChannel
                 message.OnGiveUp?.Invoke();
                 return;
             }
+            Retries++;
             Transmit(message, fragment, pending);
         });
     }
 
-    private void Send(Coordinate destination, ReadOnlySpan<byte> payload)
+    /// <summary>RFC 6298's smoothing: gains 1/8 for the mean and 1/4 for the deviation.</summary>
+    private void SampleRoundTrip(long rtt)
+    {
+        if (_smoothedRtt == 0)
+        {
+            _smoothedRtt = Math.Max(1, rtt);
+            _rttDeviation = rtt / 2;
+            return;
+        }
+        _rttDeviation += (Math.Abs(_smoothedRtt - rtt) - _rttDeviation) / 4;
+        _smoothedRtt = Math.Max(1, _smoothedRtt + ((rtt - _smoothedRtt) / 8));
+    }
+
+    private void Send(Coordinate destination, ReadOnlySpan<byte> payload, Retry? retry)
     {
         FramesSent++;
         BytesSent += payload.Length;
         // Frames wait their turn behind those the node's queue refused: a coordinator sends to every server at once.
         if (_backlog.Count > 0 || !_network.TrySend(destination, payload))
         {
-            _backlog.Enqueue((destination, payload.ToArray()));
+            _backlog.Enqueue(new Queued(destination, payload.ToArray(), retry));
+            return;
+        }
+        if (retry is not null)
+        {
+            ArmRetry(retry);
         }
     }
 
@@ -301,12 +353,16 @@ public sealed class ControlChannel
     {
         while (_backlog.Count > 0 && !_stopped)
         {
-            var (destination, payload) = _backlog.Peek();
-            if (!_network.TrySend(destination, payload))
+            var queued = _backlog.Peek();
+            if (!_network.TrySend(queued.Destination, queued.Payload))
             {
                 return;
             }
             _backlog.Dequeue();
+            if (queued.Retry is not null)
+            {
+                ArmRetry(queued.Retry);
+            }
         }
     }
 
@@ -344,6 +400,11 @@ public sealed class ControlChannel
 
     private readonly record struct MessageKey(int Destination, JobMessage Kind, ulong Job, uint Extra);
 
+    /// <summary>What to arm once a reliable fragment has left.</summary>
+    private sealed record Retry(Message Message, int Fragment, Pending Pending);
+
+    private readonly record struct Queued(Coordinate Destination, byte[] Payload, Retry? Retry);
+
     private sealed class Message(MessageKey key, Coordinate destination, int fragments, Action? onGiveUp, Action? onDelivered)
     {
         public MessageKey Key { get; } = key;
@@ -365,6 +426,9 @@ public sealed class ControlChannel
         public byte[] Payload { get; } = payload;
 
         public int Attempts { get; set; }
+
+        /// <summary>When the last send left the channel (ns), or -1 while it waits in the backlog.</summary>
+        public long SentAt { get; set; } = -1;
 
         public TimerHandle Timer { get; set; }
     }
