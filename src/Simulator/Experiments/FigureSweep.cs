@@ -54,7 +54,7 @@ public sealed record SweepOptions
     /// <summary>The switched networks' queues and NICs (its kind is each of <see cref="Networks"/> in turn).</summary>
     public SwitchedNetworkOptions SwitchedNetwork { get; init; } = new();
 
-    /// <summary>Free ports cabled per server on <see cref="NetworkKind.Grin"/>: one run of each.</summary>
+    /// <summary>Free ports cabled per server on GRIN (<see cref="GrinTopology"/>): one run of each.</summary>
     public IReadOnlyList<int> GrinFreePorts { get; init; } = [1];
 
     /// <summary>TCP Camdoop's transport: TCP, each stream's send buffer, streams at once per server.</summary>
@@ -70,11 +70,11 @@ public sealed record SweepOptions
     /// <summary>Every run of one point: each mode on the torus, then TCP Camdoop on each switched network with each aggregation.</summary>
     internal IReadOnlyList<(ShuffleMode Mode, SwitchedNetworkOptions? Network, Aggregation Aggregation)> Runs =>
     [
-        .. Networks.Contains(NetworkKind.Torus) ? Modes.Select(m => (m, (SwitchedNetworkOptions?)null, Aggregation.Direct)) : [],
-        .. Networks.Where(n => n != NetworkKind.Torus).Distinct().SelectMany(n =>
-            (n == NetworkKind.Grin ? GrinFreePorts : [0]).SelectMany(f =>
+        .. Networks.Any(n => n.Topology().HasTorusLinks) ? Modes.Select(m => (m, (SwitchedNetworkOptions?)null, Aggregation.Direct)) : [],
+        .. Networks.Where(n => !n.Topology().HasTorusLinks).Distinct().SelectMany(n =>
+            (n.Topology().CablesFreePorts ? GrinFreePorts : [0]).SelectMany(f =>
                 // NetAgg's boxes are its aggregation: it runs once, on its own plan.
-                (n == NetworkKind.NetAgg ? [Aggregation.Direct] : Aggregations.Distinct()).Select(a =>
+                (n.Topology().HasAggBoxes ? [Aggregation.Direct] : Aggregations.Distinct()).Select(a =>
                     (ShuffleMode.Tcp, (SwitchedNetworkOptions?)(SwitchedNetwork with { Kind = n, FreePorts = f }), a)))),
     ];
 
@@ -308,7 +308,7 @@ public static partial class FigureSweep
     {
         "camdoop" => "Camdoop",
         "noagg" => "Camdoop (no agg.)",
-        _ when network == "netagg" || aggregation == "netagg" => "NetAgg",
+        _ when NetworkKinds.OfLabel(network)?.HasAggBoxes == true || aggregation == "netagg" => "NetAgg",
         _ when aggregation is null or "direct" => $"TCP Camdoop ({network})",
         _ => $"TCP Camdoop ({network}, {aggregation})", // short: the legend has room for about 32 characters
     };

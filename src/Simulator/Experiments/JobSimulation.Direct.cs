@@ -12,30 +12,6 @@ namespace Camdoop.Experiments;
 public static partial class JobSimulation
 {
     /// <summary>
-    /// Consecutive servers that share a switch, the racks of <see cref="Aggregation.Rack"/>: a rack, the servers
-    /// under one edge switch of a fat tree, or every server on a single switch (one rack: the direct shuffle).
-    /// </summary>
-    internal static int RackSizeOf(SwitchedNetworkOptions network, int servers)
-    {
-        switch (network.Kind)
-        {
-            case NetworkKind.Racks or NetworkKind.Grin:
-                return network.RackSize; // GRIN's cables change no rack: its switches are the racks network's
-            case NetworkKind.FatTree:
-                {
-                    int k = network.FatTreeK;
-                    while (k == 0 || (long)k * k * k / 4 < (long)servers * network.NicsPerServer)
-                    {
-                        k += 2; // the fabric's smallest k that holds every NIC, when none is given
-                    }
-                    return Math.Max(1, k / 2 / network.NicsPerServer);
-                }
-            default:
-                return servers;
-        }
-    }
-
-    /// <summary>
     /// What a stream shuffle's run measured (<see cref="ShuffleMode.Tcp"/>, on a switched network): sizes, the switch
     /// bounds over the same intermediate data, the links' and TCP's counters, the agg boxes' work.
     /// </summary>

@@ -202,11 +202,11 @@ public sealed record JobSimulationOptions
             {
                 throw new ArgumentException("mode tcp runs without output replicas or monitoring queries");
             }
-            if (Failures.Any(f => f.IsLink || (f.IsAggBox && (f.AtNanoseconds < 0 || f.DuringMap || Network.Kind != NetworkKind.NetAgg))))
+            if (Failures.Any(f => f.IsLink || (f.IsAggBox && (f.AtNanoseconds < 0 || f.DuringMap || !Network.Topology.HasAggBoxes))))
             {
                 throw new ArgumentException("mode tcp takes failures of servers, and of agg boxes during the shuffle (box@NAME, on a netagg network); a switched network has no torus cable to cut");
             }
-            if (Network.Kind == NetworkKind.NetAgg && Aggregation != Aggregation.Direct)
+            if (Network.Topology.HasAggBoxes && Aggregation != Aggregation.Direct)
             {
                 throw new ArgumentException($"a netagg network aggregates at its agg boxes: aggregation {Aggregation.Name()} is for servers without them");
             }

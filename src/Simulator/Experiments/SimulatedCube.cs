@@ -46,7 +46,7 @@ internal sealed class SimulatedCube : IDisposable
         var torus = options.Torus;
         var network = options.Network;
         // NetAgg's boxes are hosts after the servers, in extra x-planes of the hosts' torus.
-        Boxes = network?.Kind == NetworkKind.NetAgg ? NetAggLayout.For(network, torus.Count) : null;
+        Boxes = network?.Topology.AggBoxes(network, torus.Count);
         var hosts = Boxes?.HostTorus(torus) ?? torus;
         foreach (var input in inputs)
         {
@@ -245,15 +245,14 @@ internal sealed class SimulatedCube : IDisposable
 
     /// <summary>
     /// How long after the coordinator decides every server starts the shuffle: the coordinator's word must reach the
-    /// farthest server first, across the torus's diameter (or a switched network's longest path, six links), each hop a
+    /// farthest server first, across the network's diameter (<see cref="NetworkTopology.DiameterBound"/>), each hop a
     /// short frame's serialisation, its propagation and forwarding (and a link's wake-up from low-power idle, with EEE),
     /// after the coordinator has sent it to every server in turn; two hops to spare. The simulated cube's servers share
     /// virtual time, so they start at the same nanosecond, as they did when the experiments started them directly.
     /// </summary>
     private static long SynchronousStartFor(SimulationOptions options, int hosts)
     {
-        var t = options.Torus;
-        int diameter = options.Network is null ? (t.SizeX / 2) + (t.SizeY / 2) + (t.SizeZ / 2) : 6;
+        int diameter = options.Topology.DiameterBound(options.Torus);
         const int frameBytes = FrameLayout.HeaderSize + 15 + 8 + 24; // a start: headers, control header, instant; preamble, FCS and gap
         long serialise = (long)Math.Ceiling(frameBytes * 8e9 / options.LinkRateBitsPerSecond);
         long hop = options.PropagationDelay + options.ForwardingLatency + serialise + (options.Energy is null ? 0 : 20 * SimTime.Microsecond);
@@ -267,7 +266,7 @@ internal sealed class SimulatedCube : IDisposable
         var roots = JobPlacement.For(servers, description).RootIndices;
         IAggregationPlan plan = Boxes is not null
             ? new NetAggPlan(Boxes, roots, _options.AggregationTrees)
-            : _options.Aggregation.Plan(servers.Count, JobSimulation.RackSizeOf(_options.Network!, servers.Count), roots, _options.AggregationTrees);
+            : _options.Aggregation.Plan(servers.Count, _options.Network!.Topology.RackSize(_options.Network, servers.Count), roots, _options.AggregationTrees);
         return PlanWithout.Over(plan, servers.Count + (Boxes?.Boxes ?? 0), servers.Count, roots, members);
     }
 

@@ -28,7 +28,7 @@ public static class NetAggFlags
     public static SwitchedNetworkOptions? Apply(ParsedArguments args, SwitchedNetworkOptions? network)
     {
         ArgumentNullException.ThrowIfNull(args);
-        if (network?.Kind != NetworkKind.NetAgg)
+        if (network?.Topology.HasAggBoxes != true)
         {
             foreach (string flag in Flags)
             {
@@ -52,6 +52,6 @@ public static class NetAggFlags
     public static int Trees(ParsedArguments args, NetworkKind kind)
     {
         ArgumentNullException.ThrowIfNull(args);
-        return kind == NetworkKind.NetAgg ? args.Int("agg-trees", 1, 6) : 1;
+        return kind.Topology().HasAggBoxes ? args.Int("agg-trees", 1, 6) : 1;
     }
 }

@@ -95,7 +95,7 @@ public static class SimRunCommand
         SwitchedNetworkFlags.CheckMode(args, mode, kind);
         var (tcp, sendBuffer, direct) = SwitchedNetworkFlags.Tcp(args, mode == ShuffleMode.Tcp);
         var aggregation = AggregationFlag.Parse(args, mode == ShuffleMode.Tcp)[0];
-        if (kind == NetworkKind.NetAgg && aggregation != Aggregation.Direct)
+        if (kind.Topology().HasAggBoxes && aggregation != Aggregation.Direct)
         {
             throw CliException.Usage("sim run: --aggregation is for the servers of the other switched networks; on netagg the agg boxes aggregate");
         }
@@ -209,8 +209,9 @@ public static class SimRunCommand
         {
             throw CliException.Usage("sim run: --mode tcp runs one job without --concurrent, --placement vertical, --query or --replicate-output");
         }
-        bool netAgg = options.Network?.Kind == NetworkKind.NetAgg && options.Mode == ShuffleMode.Tcp;
         bool tcp = options.Mode == ShuffleMode.Tcp;
+        var boxes = tcp ? options.Network?.Topology.AggBoxes(options.Network, options.Torus.Count) : null;
+        bool netAgg = boxes is not null;
         if (failures.Any(f => (tcp && (f.What.StartsWith("link:", StringComparison.Ordinal) || (f.IsAggBox && (!netAgg || f.AtNanoseconds < 0 || f.DuringMap))))
             || (!tcp && f.IsAggBox)))
         {
@@ -218,12 +219,11 @@ public static class SimRunCommand
                 ? "sim run: --fail with --mode tcp takes servers, and agg boxes (box@rack0, box@core) of --network netagg during the shuffle; a switched network has no torus cable to cut"
                 : "sim run: --fail box@NAME is for --network netagg --mode tcp");
         }
-        if (netAgg && failures.Count > 0)
+        if (boxes is not null && failures.Count > 0)
         {
-            var layout = NetAggLayout.For(options.Network!, options.Torus.Count);
-            if (failures.FirstOrDefault(f => layout.BoxNamed(f.What["box@".Length..]) < 0) is { } unknown)
+            if (failures.FirstOrDefault(f => boxes.BoxNamed(f.What["box@".Length..]) < 0) is { } unknown)
             {
-                var names = Enumerable.Range(layout.Servers, layout.Boxes).Select(layout.NameOf);
+                var names = Enumerable.Range(boxes.Servers, boxes.Boxes).Select(boxes.NameOf);
                 throw CliException.Usage($"sim run: --fail {unknown.What} is not an agg box of this network: {string.Join(", ", names)}");
             }
         }
@@ -327,7 +327,7 @@ public static class SimRunCommand
         List<InjectedFailure> failures;
         try
         {
-            var boxes = options.Network?.Kind == NetworkKind.NetAgg ? NetAggLayout.For(options.Network, options.Torus.Count) : null;
+            var boxes = options.Network?.Topology.AggBoxes(options.Network, options.Torus.Count);
             failures = requests.Select(r => r.Resolve(options.Torus, placement, (int)options.Settings.Seed, t, boxes)).ToList();
         }
         catch (Exception e) when (e is FormatException or InvalidOperationException)
@@ -398,7 +398,7 @@ public static class SimRunCommand
         Line("  Switch (1 Gbps, 1:4 oversub.)", S(r.LowerBounds.Switch1GOversubscribed));
         if (r.Tcp is { } tcp)
         {
-            double bound = r.Network is "racks" or "netagg" || r.Network.StartsWith("grin", StringComparison.Ordinal) ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
+            double bound = NetworkKinds.OfLabel(r.Network)?.HasOversubscribedRacks == true ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
             Line("  against its network's bound", string.Create(CultureInfo.InvariantCulture, $"{(bound > 0 ? r.ShuffleReduceSeconds / bound : 0):0.000}x"));
             Line("tcp", string.Create(CultureInfo.InvariantCulture,
                 $"{tcp.CongestionControl}, min RTO {S(tcp.MinRtoSeconds)}, rwnd {(tcp.ReceiveWindowBytes == 0 ? "unlimited" : Units.Bytes(tcp.ReceiveWindowBytes))}, {(tcp.PacingBitsPerSecond == 0 ? "unpaced" : $"paced at {tcp.PacingBitsPerSecond / 1e6:0.###} Mbit/s")}, send buffer {Units.Bytes(tcp.SendBufferBytes)}, {tcp.ConcurrentStreams} streams at once per server"));

@@ -72,7 +72,7 @@ public static class SimSweepCommand
         var networks = Networks(args);
         if (args.Required("figure") is "8" or "9" or "table1")
         {
-            if (networks.Any(n => n != NetworkKind.Torus))
+            if (networks.Any(n => !n.Topology().HasTorusLinks))
             {
                 throw CliException.Usage("sim sweep: --networks other than torus are for figures 6, 7 and 10");
             }
@@ -112,13 +112,13 @@ public static class SimSweepCommand
             Parallelism = args.Int("parallel", 0, 64),
             Networks = networks,
         };
-        bool switched = networks.Any(n => n != NetworkKind.Torus);
+        bool switched = networks.Any(n => !n.Topology().HasTorusLinks);
         var (tcp, sendBuffer, direct) = SwitchedNetworkFlags.Tcp(args, switched);
         if (switched)
         {
             options = options with
             {
-                SwitchedNetwork = SwitchedNetworkFlags.Network(args, networks.First(n => n != NetworkKind.Torus), networks.Contains(NetworkKind.Grin))!,
+                SwitchedNetwork = SwitchedNetworkFlags.Network(args, networks.First(n => !n.Topology().HasTorusLinks), networks.Any(n => n.Topology().CablesFreePorts))!,
                 GrinFreePorts = SwitchedNetworkFlags.FreePorts(args),
                 Tcp = tcp,
                 TcpSendBufferBytes = sendBuffer,
@@ -421,7 +421,7 @@ public static class SimSweepCommand
         {
             if (!NetworkKinds.TryParse(name, out var kind))
             {
-                throw CliException.Usage($"sim sweep: --networks: '{name}' is not one of torus, switch, racks, fattree, netagg, grin");
+                throw CliException.Usage($"sim sweep: --networks: '{name}' is not one of {SwitchedNetworkFlags.NetworkNames}");
             }
             if (!networks.Contains(kind))
             {

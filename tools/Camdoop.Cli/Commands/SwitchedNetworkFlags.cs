@@ -13,7 +13,11 @@ namespace Camdoop.Cli.Commands;
 /// </summary>
 public static class SwitchedNetworkFlags
 {
-    public const string NetworkHelp = "torus (the CamCube) | switch (one full-bisection switch) | racks (racks of 40, 1:4 oversubscribed) | fattree (k-ary fat tree) | netagg (racks plus agg boxes) | grin (racks plus direct cables between servers' free ports)";
+    /// <summary>Every network, as "torus (the CamCube) | switch (one full-bisection switch) | ...".</summary>
+    public static readonly string NetworkHelp = string.Join(" | ", NetworkKinds.All.Select(k => $"{k.Name()} ({k.Topology().Description})"));
+
+    /// <summary>Every network's name, as "torus, switch, ...".</summary>
+    public static readonly string NetworkNames = string.Join(", ", NetworkKinds.All.Select(k => k.Name()));
 
     /// <summary>Flags that mean something only on a switched network, and those only with --mode tcp.</summary>
     private static readonly string[] SwitchFlags = ["switch-buffer", "ecn", "nics", "free-ports"];
@@ -52,7 +56,7 @@ public static class SwitchedNetworkFlags
         ArgumentNullException.ThrowIfNull(args);
         string text = args.Required("network");
         return NetworkKinds.TryParse(text, out var kind) ? kind
-            : throw CliException.Usage($"{args.CommandPath}: --network '{text}' is not one of torus, switch, racks, fattree, netagg, grin");
+            : throw CliException.Usage($"{args.CommandPath}: --network '{text}' is not one of {NetworkNames}");
     }
 
     /// <summary>The switched network of <paramref name="kind"/> with the queue and NIC flags; null for the torus.</summary>
@@ -62,13 +66,14 @@ public static class SwitchedNetworkFlags
     public static SwitchedNetworkOptions? Network(ParsedArguments args, NetworkKind kind, bool grinListed = false)
     {
         ArgumentNullException.ThrowIfNull(args);
-        if (kind == NetworkKind.Torus)
+        var topology = kind.Topology();
+        if (topology.HasTorusLinks)
         {
             RejectGiven(args, SwitchFlags, "a switched network (--network switch, racks, fattree or grin)");
             return null;
         }
         var freePorts = FreePorts(args);
-        if (kind != NetworkKind.Grin && !grinListed && args.Strings("free-ports").Count > 0)
+        if (!topology.CablesFreePorts && !grinListed && args.Strings("free-ports").Count > 0)
         {
             throw CliException.Usage($"{args.CommandPath}: --free-ports needs --network grin");
         }
@@ -91,7 +96,7 @@ public static class SwitchedNetworkFlags
         {
             throw CliException.Usage($"{args.CommandPath}: --nics is 1 or 6 (teamed), not {nics}");
         }
-        if (kind == NetworkKind.Grin && nics != 1)
+        if (topology.CablesFreePorts && nics != 1)
         {
             throw CliException.Usage($"{args.CommandPath}: --network grin has one NIC per server (its other ports are the free ones)");
         }
@@ -101,7 +106,7 @@ public static class SwitchedNetworkFlags
             PortBufferBytes = (int)buffer,
             EcnThresholdBytes = (int)ecn,
             NicsPerServer = nics,
-            FreePorts = kind == NetworkKind.Grin ? freePorts[0] : 0,
+            FreePorts = topology.CablesFreePorts ? freePorts[0] : 0,
         };
     }
 
@@ -131,11 +136,12 @@ public static class SwitchedNetworkFlags
     public static void CheckMode(ParsedArguments args, ShuffleMode mode, NetworkKind kind)
     {
         ArgumentNullException.ThrowIfNull(args);
-        if (mode == ShuffleMode.Tcp && kind == NetworkKind.Torus)
+        bool torus = kind.Topology().HasTorusLinks;
+        if (mode == ShuffleMode.Tcp && torus)
         {
             throw CliException.Usage($"{args.CommandPath}: --mode tcp shuffles through a switch: add --network switch, racks, fattree or grin");
         }
-        if (mode != ShuffleMode.Tcp && kind != NetworkKind.Torus)
+        if (mode != ShuffleMode.Tcp && !torus)
         {
             throw CliException.Usage($"{args.CommandPath}: --mode {mode.Name()} shuffles over the torus's trees; on --network {kind.Name()} use --mode tcp");
         }

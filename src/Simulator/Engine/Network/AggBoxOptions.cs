@@ -11,9 +11,9 @@ public enum AggBoxPlacement
 }
 
 /// <summary>
-/// The agg boxes of a <see cref="NetworkKind.NetAgg"/> network. Each is a host cabled to its switch at its own link rate
-/// that merges and combines the streams through it at its own processing rate, whether or not the servers' compute
-/// is priced. Defaults are the NetAgg paper's: a 10 Gbit/s link and 9.2 Gbit/s of aggregation.
+/// The agg boxes of a NetAgg network (<see cref="NetAggTopology"/>). Each is a host cabled to its switch at its own
+/// link rate that merges and combines the streams through it at its own processing rate, whether or not the servers'
+/// compute is priced. Defaults are the NetAgg paper's: a 10 Gbit/s link and 9.2 Gbit/s of aggregation.
 /// </summary>
 public sealed record AggBoxOptions
 {

@@ -3,11 +3,11 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.Simulator.Network;
 
 /// <summary>
-/// Where a NetAgg network's agg boxes are: the racks of <see cref="NetworkKind.Racks"/> (racks of
-/// <see cref="SwitchedNetworkOptions.RackSize"/> servers in index order, one core switch when there is more than one
-/// rack) with a box on each switch the placement names. Boxes are hosts numbered after the job's servers: rack boxes
-/// in rack order, then the core's. The hosts' torus is the servers' torus with extra x-planes to hold them (a plane's
-/// hosts past the last box have no cable), so the servers keep their indices and coordinates.
+/// Where a NetAgg network's agg boxes are (<see cref="NetAggTopology"/>): the racks of <see cref="RackTopology"/>
+/// (racks of <see cref="SwitchedNetworkOptions.RackSize"/> servers in index order, one core switch when there is more
+/// than one rack) with a box on each switch the placement names. Boxes are hosts numbered after the job's servers:
+/// rack boxes in rack order, then the core's. The hosts' torus is the servers' torus with extra x-planes to hold them
+/// (a plane's hosts past the last box have no cable), so the servers keep their indices and coordinates.
 /// </summary>
 public sealed class NetAggLayout
 {

@@ -30,9 +30,9 @@ public sealed class SimulatedSwitch
         _torus = torus;
         _bufferBytes = options.PortBufferBytes;
         _ecnThreshold = options.EcnThresholdBytes;
-        // NetAgg's boxes exchange several trees' streams between the same two hosts, which the paper spreads over the
-        // network's paths: there equal-cost paths are chosen per connection (a 5-tuple hash), elsewhere per host pair.
-        _perConnection = options.Kind == NetworkKind.NetAgg;
+        // Equal-cost paths are chosen per connection (a 5-tuple hash) where the topology spreads a host pair's
+        // connections (NetAgg's), elsewhere per host pair.
+        _perConnection = options.Topology.EcmpPerConnection;
     }
 
     /// <summary>Node index: after every server's.</summary>

@@ -77,7 +77,8 @@ public sealed partial class Simulation : IDisposable
         _hosts = new NodeHost?[n];
         _boots = new int[n];
         _failed = new bool[nodes];
-        AggBoxes = options.Network?.Kind == NetworkKind.NetAgg ? NetAggLayout.For(options.Network, Servers.Count) : null;
+        Topology = options.Topology;
+        AggBoxes = options.Network is null ? null : Topology.AggBoxes(options.Network, Servers.Count);
         if (options.Compute is not null || AggBoxes is { Boxes: > 0 })
         {
             // Servers' cores are priced only with SimulationOptions.Compute; an agg box's always, at its own rate.
@@ -194,7 +195,7 @@ public sealed partial class Simulation : IDisposable
     public IReadOnlyList<SimulatedSwitch> Switches => _switches;
 
     /// <summary>How the servers are wired.</summary>
-    public NetworkKind Network => _options.Network?.Kind ?? NetworkKind.Torus;
+    public NetworkTopology Topology { get; }
 
     /// <summary>Warnings and errors logged by any node (at most <see cref="SimulationOptions.MaxKeptWarnings"/>).</summary>
     public IReadOnlyList<LogEntry> Warnings => _warnings;

@@ -40,6 +40,9 @@ public sealed record SimulationOptions
     /// </summary>
     public SwitchedNetworkOptions? Network { get; init; }
 
+    /// <summary>How the servers are wired: <see cref="Network"/>'s topology, or the torus's without one.</summary>
+    public NetworkTopology Topology => Network?.Topology ?? NetworkKind.Torus.Topology();
+
     /// <summary>Seeds <see cref="Simulation.Random"/> and the loss injection; same seed and inputs, same run.</summary>
     public ulong Seed { get; init; } = 1;
 
@@ -115,7 +118,7 @@ public sealed record SimulationOptions
         {
             throw new ArgumentException($"the servers ({Servers}) are not a prefix of the hosts ({Torus})", nameof(Servers));
         }
-        if (Servers is not null && Servers.Count != Torus.Count && Network?.Kind != NetworkKind.NetAgg)
+        if (Servers is not null && Servers.Count != Torus.Count && !Topology.HasAggBoxes)
         {
             throw new ArgumentException("hosts beyond the servers are agg boxes: only a netagg network has them", nameof(Servers));
         }

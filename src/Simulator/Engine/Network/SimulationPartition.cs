@@ -29,7 +29,7 @@ internal sealed class SimulationPartition : INodeDriver
     {
         Simulation = simulation;
         Index = index;
-        _rotateTies = simulation.Network != NetworkKind.Torus;
+        _rotateTies = !simulation.Topology.HasTorusLinks;
     }
 
     public Simulation Simulation { get; }

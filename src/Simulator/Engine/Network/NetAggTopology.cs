@@ -1,0 +1,44 @@
+namespace Camdoop.Simulator.Network;
+
+/// <summary>
+/// NetAgg: the racks network (<see cref="RackTopology"/>) with an agg box cabled to each switch the placement names
+/// (<see cref="NetAggLayout"/>), each box's cable at the boxes' own link rate. Boxes are hosts after the servers;
+/// hosts past the last box have no cable.
+/// </summary>
+public sealed class NetAggTopology : NetworkTopology
+{
+    internal NetAggTopology()
+    {
+    }
+
+    public override NetworkKind Kind => NetworkKind.NetAgg;
+
+    public override string Name => "netagg";
+
+    public override bool HasOversubscribedRacks => true;
+
+    public override string Description => "racks plus agg boxes";
+
+    public override bool HasAggBoxes => true;
+
+    internal override bool EcmpPerConnection => true;
+
+    public override int RackSize(SwitchedNetworkOptions options, int servers) => options.RackSize;
+
+    public override NetAggLayout AggBoxes(SwitchedNetworkOptions options, int servers) => NetAggLayout.For(options, servers);
+
+    internal override void Cable(FabricBuilder fabric, SwitchedNetworkOptions options, int servers)
+    {
+        var layout = AggBoxes(options, servers);
+        if (servers + layout.Boxes > fabric.Hosts)
+        {
+            throw new ArgumentException($"{layout.Boxes} agg boxes need {servers + layout.Boxes} hosts, not {fabric.Hosts}");
+        }
+        RackTopology.CableRacks(fabric, options, servers);
+        // Racks add their switches first, rack by rack, then the core: the layout's switch numbers are the fabric's.
+        for (int box = servers; box < servers + layout.Boxes; box++)
+        {
+            fabric.CableAppliance(box, fabric.SwitchNode(layout.SwitchOf(box)), options.AggBoxes.LinkRateBitsPerSecond);
+        }
+    }
+}
