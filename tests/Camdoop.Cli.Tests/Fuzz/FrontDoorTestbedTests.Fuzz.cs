@@ -109,9 +109,10 @@ public sealed partial class FrontDoorTestbedTests
         double covered = ran.Sum(j => Overlap(j.Start, j.End, fuzzSeconds));
         output.WriteLine($"{ran.Count} jobs ran, covering {covered / fuzzSeconds:P0} of the fuzzing");
         Assert.True(covered >= 0.8 * fuzzSeconds, $"jobs ran for only {covered:0.0} s of the {fuzzSeconds:0.0} s of fuzzing");
+        using var client = FrontEndClient.Connect(cube.FrontEnd, cube.Key);
         foreach (var job in ran)
         {
-            cube.AssertOutputIsTheReference(job.JobId, job.Reducers);
+            cube.AssertOutputIsTheReference(client, job.JobId, job.Reducers);
         }
     }
 

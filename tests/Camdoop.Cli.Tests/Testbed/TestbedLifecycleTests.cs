@@ -130,7 +130,7 @@ public class TestbedLifecycleTests
     [RootFact]
     public void LinkLossNeedsNetemAndSaysSoInOneLineWhenTheKernelLacksIt()
     {
-        var result = CliRunner.Run("testbed", "up", "--torus", "2x2x2", "--prefix", "cdtq", "--subnet", "206", "--link-loss", "1");
+        var result = CliRunner.Run("testbed", "up", "--torus", "2x2x2", "--prefix", "cdtq", "--subnet", "208", "--link-loss", "1");
         if (TestbedNetwork.NetemAvailable())
         {
             // A kernel with netem: every link drops 1% of its frames.
@@ -174,11 +174,4 @@ public class TestbedLifecycleTests
             Thread.Sleep(100);
         }
     }
-}
-
-/// <summary>Testbeds share two CPUs and the machine's namespaces: one at a time.</summary>
-[CollectionDefinition(Name)]
-public sealed class TestbedCollection
-{
-    public const string Name = "Testbed";
 }

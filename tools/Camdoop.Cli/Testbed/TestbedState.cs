@@ -96,6 +96,11 @@ public sealed record TestbedState
         {
             return null;
         }
+        catch (FileNotFoundException)
+        {
+            // Removed since the check by a `testbed down` of its own: FindByFrontEnd reads every testbed's state.
+            return null;
+        }
     }
 
     public void Save()
