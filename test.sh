@@ -4,10 +4,9 @@
 #
 # Usage: ./test.sh [dotnet test arguments...], e.g. ./test.sh --filter FullyQualifiedName~Merge
 #
-# It builds the solution (Release), then runs the tests without building again. Extra arguments go to the main run:
-# dotnet test Camdoop.sln -c Release --no-build ... "$@".
+# Extra arguments go to the main run: dotnet test Camdoop.sln -c Release ... "$@".
 # The second pass runs the merge tests (namespace Camdoop.MapReduce.Tests.Merge) of tests/Camdoop.MapReduce.Tests
-# again, without building (it reuses the same Release build), with DOTNET_EnableAVX512=0 in the environment:
+# again, without building (it reuses the main run's Release build), with DOTNET_EnableAVX512=0 in the environment:
 # the runtime then reports no AVX-512 and the merger takes its scalar path (.NET 10 reads DOTNET_EnableAVX512; the
 # older DOTNET_EnableAVX512F, set too, no longer has any effect alone). StreamMergerPathTests fails when the
 # switch did not take effect. The second pass always runs: with a --filter among the arguments it runs the merge
@@ -51,18 +50,8 @@ if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then
     fi
 fi
 
-# Build first, then run every test project at once. In one `dotnet test` that also builds, MSBuild runs a project's
-# tests on the node that built it, with one node per core, so the simulator tests waited for the CLI tests to end; and
-# with one node per core, the simulator tests (the longest after the CLI tests) waited for the small projects before
-# them. All at once, the two long ones run side by side from the start: the CLI tests spend much of their time
-# waiting on their testbeds.
-if ! dotnet build Camdoop.sln -c Release -nologo; then
-    exit 1
-fi
-test_projects=(tests/*/*.Tests.csproj)
-
 status=0
-main=(dotnet test Camdoop.sln -c Release --no-build -m:${#test_projects[@]} -nologo --logger "console;verbosity=normal" "$@")
+main=(dotnet test Camdoop.sln -c Release -nologo --logger "console;verbosity=normal" "$@")
 pcap_skipped=0
 if [ -n "$pcap_problem" ]; then
     # Keep a copy of the output to count the tests skipped for want of libpcap (xUnit prints each one's reason).
