@@ -66,7 +66,8 @@ public sealed class OperatorTestbedTests(OperatorCube cube, ITestOutputHelper ou
             var kill = cube.Cli("kill", victim);
             Assert.True(kill.ExitCode == 0, kill.ToString());
             Assert.Equal($"job {victim} killed while shuffling: 27 servers told to drop it", kill.Stdout.Trim());
-            Assert.Equal("shuffling", cube.StateOf(survivor)); // it goes on
+            // It goes on (on a loaded machine it may have finished while the kill was being told to every server).
+            Assert.Contains(cube.StateOf(survivor), new[] { "shuffling", "done" });
 
             var status = cube.Cli("status", victim);
             Assert.Equal(1, status.ExitCode);
