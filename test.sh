@@ -16,21 +16,36 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
+# Installs a Debian package as root; on failure sets install_error to why (the last line apt-get printed).
+install_error=""
+install_package() {
+    install_error=""
+    if ! command -v apt-get >/dev/null; then
+        install_error="$1 is missing and there is no apt-get to install it"
+        return 1
+    fi
+    local apt_log reason
+    apt_log="$(mktemp)"
+    if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1") >"$apt_log" 2>&1; then
+        reason="$(grep -v '^[[:space:]]*$' "$apt_log" | tail -n 1 || true)"
+        install_error="$1 could not be installed (${reason:-apt-get failed without a message})"
+    fi
+    rm -f "$apt_log"
+    [ -z "$install_error" ]
+}
+
+# The testbed and the raw-Ethernet tests build their networks with iproute2's `ip` and `tc`. As root, install it
+# when missing; if that fails, go on: those tests then fail and name the missing command.
+if [ "$(id -u)" = 0 ] && ! { command -v ip && command -v tc; } >/dev/null; then
+    install_package iproute2 || echo "test.sh: $install_error; the testbed tests will fail" >&2
+fi
+
 # The pcap link driver needs libpcap (Debian's libpcap0.8). As root, install it when missing; if that fails, go on:
 # the pcap tests then skip with the reason, and the end of the output says how many did.
 pcap_problem=""
 if [ "$(id -u)" = 0 ] && ! ldconfig -p 2>/dev/null | grep 'libpcap\.so\.0\.8' >/dev/null; then
-    if command -v apt-get >/dev/null; then
-        apt_log="$(mktemp)"
-        if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpcap0.8) >"$apt_log" 2>&1; then
-            reason="$(grep -v '^[[:space:]]*$' "$apt_log" | tail -n 1 || true)"
-            pcap_problem="libpcap0.8 could not be installed (${reason:-apt-get failed without a message})"
-        fi
-        rm -f "$apt_log"
-    else
-        pcap_problem="libpcap0.8 is missing and there is no apt-get to install it"
-    fi
-    if [ -n "$pcap_problem" ]; then
+    if ! install_package libpcap0.8; then
+        pcap_problem="$install_error"
         echo "test.sh: $pcap_problem; the pcap link tests will be skipped" >&2
     fi
 fi
@@ -38,16 +53,7 @@ fi
 # The web view's browser test drives Debian's Chromium headless. As root, install it when missing; if that fails, go
 # on: the test then fails and names what is missing (without root it skips, as every testbed test does).
 if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then
-    if command -v apt-get >/dev/null; then
-        apt_log="$(mktemp)"
-        if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >"$apt_log" 2>&1; then
-            reason="$(grep -v '^[[:space:]]*$' "$apt_log" | tail -n 1 || true)"
-            echo "test.sh: chromium could not be installed (${reason:-apt-get failed without a message}); the web view test will fail" >&2
-        fi
-        rm -f "$apt_log"
-    else
-        echo "test.sh: chromium is missing and there is no apt-get to install it; the web view test will fail" >&2
-    fi
+    install_package chromium || echo "test.sh: $install_error; the web view test will fail" >&2
 fi
 
 status=0
