@@ -97,15 +97,7 @@ public static class SimSweepCommand
         var torus = CommonOptions.Torus(args);
         var options = new SweepOptions
         {
-            Settings = new SimulationSettings
-            {
-                BytesPerServer = args.Bytes("input-per-server"),
-                Seed = (ulong)args.Long("seed", 0),
-                Service = CommonOptions.ServiceOptions(args),
-                Trees = args.Choice("trees", TreeFamilyNames.All),
-                Compute = CommonOptions.Compute(args),
-                Energy = CommonOptions.Energy(args),
-            },
+            Settings = Settings(args),
             OutputRatios = ParseList(args, "output-ratios", s => double.Parse(s, NumberStyles.Float, CultureInfo.InvariantCulture), v => v is >= 0 and <= 1),
             InputSizes = ParseList(args, "input-sizes", ParseSize, v => v >= 1).Distinct().ToList(),
             ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
@@ -202,6 +194,21 @@ public static class SimSweepCommand
         return rows.All(r => r.Completed) ? 0 : 1;
     }
 
+    /// <summary>
+    /// What every run of a sweep shares, from the flags. A figure that has no use for one (Table 1 sets its own input
+    /// sizes and always verifies; Figures 6, 7 and 10 never verify; --energy is refused outside them) overrides it.
+    /// </summary>
+    private static SimulationSettings Settings(ParsedArguments args) => new()
+    {
+        BytesPerServer = args.Bytes("input-per-server"),
+        Seed = (ulong)args.Long("seed", 0),
+        Verify = args.Flag("verify"),
+        Service = CommonOptions.ServiceOptions(args),
+        Trees = args.Choice("trees", TreeFamilyNames.All),
+        Compute = CommonOptions.Compute(args),
+        Energy = CommonOptions.Energy(args),
+    };
+
     /// <summary>", compute paper" (or calibrated) for a header line; nothing when work is free.</summary>
     private static string ComputeNote(ComputeModel? compute) => compute is null ? "" : $", compute {ComputeModel.Name(compute.Mode)}";
 
@@ -216,13 +223,7 @@ public static class SimSweepCommand
         {
             SortBytesPerServer = bytes,
             WordCountBytesPerServer = bytes,
-            Settings = new SimulationSettings
-            {
-                Seed = (ulong)args.Long("seed", 0),
-                Service = CommonOptions.ServiceOptions(args),
-                Trees = args.Choice("trees", TreeFamilyNames.All),
-                Compute = CommonOptions.Compute(args),
-            },
+            Settings = Settings(args),
             ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
             Parallelism = args.Int("parallel", 0, 64),
         };
@@ -272,15 +273,7 @@ public static class SimSweepCommand
         var torus = CommonOptions.Torus(args);
         var options = new FailureSweepOptions
         {
-            Settings = new SimulationSettings
-            {
-                BytesPerServer = args.Bytes("input-per-server"),
-                Seed = (ulong)args.Long("seed", 0),
-                Verify = args.Flag("verify"),
-                Service = CommonOptions.ServiceOptions(args),
-                Trees = args.Choice("trees", TreeFamilyNames.All),
-                Compute = CommonOptions.Compute(args),
-            },
+            Settings = Settings(args),
             Fractions = ParseList(args, "fractions", s => double.Parse(s, NumberStyles.Float, CultureInfo.InvariantCulture), v => v is > 0 and < 1),
             ReduceTasks = args.Has("reducers") ? ParseList(args, "reducers", s => int.Parse(s, NumberStyles.Integer, CultureInfo.InvariantCulture), r => r >= 1 && r <= torus.Count).Distinct().ToList() : null,
             Parallelism = args.Int("parallel", 0, 64),
@@ -335,15 +328,7 @@ public static class SimSweepCommand
         var torus = CommonOptions.Torus(args);
         var options = new ConcurrencySweepOptions
         {
-            Settings = new SimulationSettings
-            {
-                BytesPerServer = args.Bytes("input-per-server"),
-                Seed = (ulong)args.Long("seed", 0),
-                Verify = args.Flag("verify"),
-                Service = CommonOptions.ServiceOptions(args),
-                Trees = args.Choice("trees", TreeFamilyNames.All),
-                Compute = CommonOptions.Compute(args),
-            },
+            Settings = Settings(args),
             Jobs = args.Int("jobs", 2, torus.Count),
             Parallelism = args.Int("parallel", 0, 64),
         };
