@@ -98,9 +98,7 @@ public sealed class JobSimulationInput : IDisposable
                 return _outputs;
             }
             var outputs = new MapOutput[_chunks.Length];
-            Parallel.For(0, _chunks.Length, s => outputs[s] = _chunks[s] is { } chunk
-                ? MapTasks.Get(Job, ReduceTasks, chunk.Meta.Id, options => MapTask.Run(Job, chunk.Path, options))
-                : _empty.Value);
+            Parallel.For(0, _chunks.Length, s => outputs[s] = _chunks[s] is { } chunk ? Map(chunk) : _empty.Value);
             _outputs = outputs;
             return outputs;
         }
@@ -114,18 +112,29 @@ public sealed class JobSimulationInput : IDisposable
     /// </summary>
     public void MapAll() => Parallel.For(0, _chunks.Length, s =>
     {
-        if (_chunks[s] is not { } chunk)
+        if (_chunks[s] is { } chunk)
         {
-            return;
+            TryMap(() => Map(chunk));
         }
+    });
+
+    private MapOutput Map((ChunkMeta Meta, string Path) chunk) =>
+        MapTasks.Get(Job, ReduceTasks, chunk.Meta.Id, options => MapTask.Run(Job, chunk.Path, options));
+
+    /// <summary>
+    /// Runs a map task ahead of the simulated server that needs it. Input the job cannot read throws; the shared map
+    /// tasks keep the error, and the server that maps the chunk fails the job with it, naming itself.
+    /// </summary>
+    private static void TryMap(Action map)
+    {
         try
         {
-            MapTasks.Get(Job, ReduceTasks, chunk.Meta.Id, options => MapTask.Run(Job, chunk.Path, options));
+            map();
         }
         catch (Exception e) when (e is InvalidDataException or RecordTooLargeException or FormatException)
         {
         }
-    });
+    }
 
     /// <summary>
     /// Whether the map outputs of <paramref name="inputBytes"/> of input belong in memory when the user did not say:
@@ -161,13 +170,14 @@ public sealed class JobSimulationInput : IDisposable
         var source = rawInputs is null ? InputSource.Create(options, job, options.MapServers?.Count ?? n) : null;
         var inputs = keepInputs ? new byte[n][] : null;
         var chunks = new (ChunkMeta, string)?[n];
-        string directory = Path.Combine(SimulationScratch.RootFor(options), $"camdoop-input-{Environment.ProcessId}-{Guid.NewGuid():N}");
+        string scratch = SimulationScratch.RootFor(options);
+        string directory = Path.Combine(scratch, $"camdoop-input-{Environment.ProcessId}-{Guid.NewGuid():N}");
         Directory.CreateDirectory(directory);
         var format = job.InputFormat.Kind == InputKind.TextLines ? DatasetFormat.Text : DatasetFormat.Records;
         int recordSize = format == DatasetFormat.Records ? job.InputFormat.RecordSize : 0;
         long inputBytes = 0;
         int written = 0;
-        var mapTasks = new SharedMapTasks(options.MapOutputOnDisk, SimulationScratch.RootFor(options));
+        var mapTasks = new SharedMapTasks(options.MapOutputOnDisk, scratch);
         try
         {
             // Each worker generates into one buffer, reused server after server, unless the inputs are kept.
@@ -212,14 +222,8 @@ public sealed class JobSimulationInput : IDisposable
                     chunks[s] = (meta, path);
                     // Mapped now, while its bytes are in memory, rather than read back when a simulated server maps it:
                     // a map task is a pure function of its chunk, and the servers' map tasks take their outputs from
-                    // the shared ones. Input the job cannot read is left to the server that maps it (see MapAll).
-                    try
-                    {
-                        mapTasks.Get(job, options.ReduceTasks, meta.Id, o => MapTask.Run(job, input, o));
-                    }
-                    catch (Exception e) when (e is InvalidDataException or RecordTooLargeException or FormatException)
-                    {
-                    }
+                    // the shared ones.
+                    TryMap(() => mapTasks.Get(job, options.ReduceTasks, meta.Id, o => MapTask.Run(job, input, o)));
                     int done = Interlocked.Increment(ref written);
                     progress?.Report(new JobSimulationProgress("input", (double)done / n, $"{done}/{n} servers' input written"));
                     return buffer;
