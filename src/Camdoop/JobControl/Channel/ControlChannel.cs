@@ -1,4 +1,5 @@
 using Camdoop.JobControl.Wire;
+using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
@@ -8,11 +9,11 @@ namespace Camdoop.JobControl.Channel;
 /// <summary>
 /// The reliable control channel the coordinator and the worker share. A message longer than a frame is cut into
 /// fragments; each fragment is sent again until acknowledged, and given up after a number of tries. The wait before a
-/// fragment is sent again adapts as TCP's does (RFC 6298): the smoothed round trip of acknowledged first sends plus four
-/// deviations, doubled on every try (Karn), between a floor and the retry interval. A fixed wait sized for a loaded
-/// cube would stall a job for that long on every lost control frame; the clock starts when a frame leaves the
-/// channel's backlog, so a coordinator's burst to every server is not mistaken for loss. The receiver acknowledges each fragment as it comes, reassembles the message and hands it over once; the
-/// fragment that completes a message is acknowledged only after the receiver has taken it (so a receiver that is
+/// fragment is sent again adapts as TCP's does (RFC 6298): the smoothed round trip of acknowledged first sends plus
+/// four deviations, doubled on every try (Karn), between a floor and the retry interval. A fixed wait sized for a
+/// loaded cube would stall a job for that long on every lost control frame; the clock starts when a frame leaves the
+/// channel's backlog, so a coordinator's burst to every server is not mistaken for loss. The receiver acknowledges
+/// each fragment as it comes, reassembles the message and hands it over once; the fragment that completes a message is acknowledged only after the receiver has taken it (so a receiver that is
 /// not ready yet is asked again). Handlers must take a message twice without harm: an acknowledgement can be lost.
 /// </summary>
 public sealed class ControlChannel
@@ -22,8 +23,7 @@ public sealed class ControlChannel
     private readonly long _retryInterval;
     private readonly long _minRetry;
     private readonly int _maxAttempts;
-    private long _smoothedRtt;
-    private long _rttDeviation;
+    private RttEstimator _rtt;
     private readonly Func<Coordinate, ControlHeader, ReadOnlySpan<byte>, Delivery> _deliver;
     private readonly Action<Coordinate, ControlHeader, JobMessage, ReadOnlySpan<byte>> _acknowledged;
     private readonly Dictionary<MessageKey, Message> _messages = [];
@@ -81,7 +81,7 @@ public sealed class ControlChannel
     public long Retries { get; private set; }
 
     /// <summary>The wait before a fragment's first resend now (ns).</summary>
-    public long RetryTimeout => _smoothedRtt == 0 ? _minRetry : Math.Clamp(_smoothedRtt + (4 * _rttDeviation), _minRetry, _retryInterval);
+    public long RetryTimeout => _rtt.Timeout(_minRetry, _retryInterval);
 
     public Torus Torus => _context.Torus;
 
@@ -272,7 +272,7 @@ public sealed class ControlChannel
         message.Fragments[header.Fragment] = null;
         if (pending.Attempts == 1 && pending.SentAt >= 0)
         {
-            SampleRoundTrip(_context.Now - pending.SentAt);
+            _rtt.Add(_context.Now - pending.SentAt);
         }
         _acknowledged(from, header, kind, body[1..]);
         if (--message.Unacknowledged == 0)
@@ -317,19 +317,6 @@ public sealed class ControlChannel
             Retries++;
             Transmit(message, fragment, pending);
         });
-    }
-
-    /// <summary>RFC 6298's smoothing: gains 1/8 for the mean and 1/4 for the deviation.</summary>
-    private void SampleRoundTrip(long rtt)
-    {
-        if (_smoothedRtt == 0)
-        {
-            _smoothedRtt = Math.Max(1, rtt);
-            _rttDeviation = rtt / 2;
-            return;
-        }
-        _rttDeviation += (Math.Abs(_smoothedRtt - rtt) - _rttDeviation) / 4;
-        _smoothedRtt = Math.Max(1, _smoothedRtt + ((rtt - _smoothedRtt) / 8));
     }
 
     private void Send(Coordinate destination, ReadOnlySpan<byte> payload, Retry? retry)
