@@ -6,7 +6,7 @@ namespace Camdoop.Simulator.Network;
 /// <see cref="SwitchedNetworkOptions.FreePorts"/> per server (0: the racks network exactly). Which neighbour a flow
 /// enters its destination through is the fabric's (<see cref="SwitchFabric.EntryServer"/>).
 /// </summary>
-public sealed class GrinTopology : NetworkTopology
+public sealed class GrinTopology : RackTopology
 {
     internal GrinTopology()
     {
@@ -15,8 +15,6 @@ public sealed class GrinTopology : NetworkTopology
     public override NetworkKind Kind => NetworkKind.Grin;
 
     public override string Name => "grin";
-
-    public override bool HasOversubscribedRacks => true;
 
     public override string Description => "racks plus direct cables between servers' free ports";
 
@@ -27,12 +25,9 @@ public sealed class GrinTopology : NetworkTopology
 
     public override bool HasLabel(string label) => label.StartsWith(Name, StringComparison.Ordinal);
 
-    /// <summary>The racks': GRIN's cables change no rack, its switches are the racks network's.</summary>
-    public override int RackSize(SwitchedNetworkOptions options, int servers) => options.RackSize;
-
     internal override void Cable(FabricBuilder fabric, SwitchedNetworkOptions options, int servers)
     {
-        RackTopology.CableRacks(fabric, options, servers);
+        base.Cable(fabric, options, servers);
         CableFreePorts(fabric, servers, options.RackSize, options.FreePorts);
     }
 

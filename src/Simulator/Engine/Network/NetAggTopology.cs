@@ -5,7 +5,7 @@ namespace Camdoop.Simulator.Network;
 /// (<see cref="NetAggLayout"/>), each box's cable at the boxes' own link rate. Boxes are hosts after the servers;
 /// hosts past the last box have no cable.
 /// </summary>
-public sealed class NetAggTopology : NetworkTopology
+public sealed class NetAggTopology : RackTopology
 {
     internal NetAggTopology()
     {
@@ -15,15 +15,11 @@ public sealed class NetAggTopology : NetworkTopology
 
     public override string Name => "netagg";
 
-    public override bool HasOversubscribedRacks => true;
-
     public override string Description => "racks plus agg boxes";
 
     public override bool HasAggBoxes => true;
 
     internal override bool EcmpPerConnection => true;
-
-    public override int RackSize(SwitchedNetworkOptions options, int servers) => options.RackSize;
 
     public override NetAggLayout AggBoxes(SwitchedNetworkOptions options, int servers) => NetAggLayout.For(options, servers);
 
@@ -34,7 +30,7 @@ public sealed class NetAggTopology : NetworkTopology
         {
             throw new ArgumentException($"{layout.Boxes} agg boxes need {servers + layout.Boxes} hosts, not {fabric.Hosts}");
         }
-        RackTopology.CableRacks(fabric, options, servers);
+        base.Cable(fabric, options, servers);
         // Racks add their switches first, rack by rack, then the core: the layout's switch numbers are the fabric's.
         for (int box = servers; box < servers + layout.Boxes; box++)
         {

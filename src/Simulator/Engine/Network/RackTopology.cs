@@ -3,9 +3,10 @@ namespace Camdoop.Simulator.Network;
 /// <summary>
 /// Racks of <see cref="SwitchedNetworkOptions.RackSize"/> servers in index order, each behind its top-of-rack switch,
 /// with one uplink to a core switch per <see cref="SwitchedNetworkOptions.Oversubscription"/> downlinks (one rack: its
-/// switch is the whole network). <see cref="NetAggTopology"/> and <see cref="GrinTopology"/> add to it.
+/// switch is the whole network). <see cref="NetAggTopology"/> and <see cref="GrinTopology"/> add to it: they share its
+/// racks, switches and rack size, and cable more.
 /// </summary>
-public sealed class RackTopology : NetworkTopology
+public class RackTopology : NetworkTopology
 {
     internal RackTopology()
     {
@@ -21,10 +22,8 @@ public sealed class RackTopology : NetworkTopology
 
     public override int RackSize(SwitchedNetworkOptions options, int servers) => options.RackSize;
 
-    internal override void Cable(FabricBuilder fabric, SwitchedNetworkOptions options, int servers) => CableRacks(fabric, options, servers);
-
     /// <summary>The racks' switches, rack by rack, then the core's (when there is more than one rack), and their cables.</summary>
-    internal static void CableRacks(FabricBuilder fabric, SwitchedNetworkOptions options, int servers)
+    internal override void Cable(FabricBuilder fabric, SwitchedNetworkOptions options, int servers)
     {
         int rackSize = options.RackSize;
         int nics = options.NicsPerServer;
