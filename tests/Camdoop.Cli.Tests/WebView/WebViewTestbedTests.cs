@@ -109,7 +109,8 @@ public sealed class WebViewTestbedTests(WebViewCube cube, ITestOutputHelper outp
         }
         using (var cookie = new HttpRequestMessage(HttpMethod.Get, "/api/state"))
         {
-            cookie.Headers.Add("Cookie", "camdoop_web=" + token[..63] + "1");
+            // One hex digit changed: the last, to one it is not.
+            cookie.Headers.Add("Cookie", "camdoop_web=" + token[..63] + (token[63] == '1' ? "2" : "1"));
             Assert.Equal(HttpStatusCode.Unauthorized, http.SendAsync(cookie).Result.StatusCode);
         }
         var badLogin = http.PostAsync("/login", new FormUrlEncodedContent([new("token", "not-the-token")])).Result;
