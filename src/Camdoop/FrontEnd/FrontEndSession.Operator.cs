@@ -1,5 +1,6 @@
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.JobControl;
 using Camdoop.JobControl.Wire;
 
 namespace Camdoop.FrontEnd;
@@ -20,8 +21,9 @@ public sealed partial class FrontEndSession
     private async Task JobsAsync(FrontEndReplies replies, CancellationToken cancellation)
     {
         var jobs = _node.Jobs ?? throw new FrontEndException("this server runs no Camdoop service");
-        var list = await _node.Start<IReadOnlyList<JobSnapshot>>(jobs.ListJobs).ConfigureAwait(false);
-        await replies.SendAsync(new JobsReply { Jobs = [.. list.Select(Summary)] }, cancellation).ConfigureAwait(false);
+        var listing = await _node.Start<JobListing>(jobs.ListJobs).ConfigureAwait(false);
+        var reply = new JobsReply { Jobs = [.. listing.Jobs.Select(Summary)], Unanswered = [.. listing.Unanswered.Select(c => c.Name)] };
+        await replies.SendAsync(reply, cancellation).ConfigureAwait(false);
     }
 
     private async Task KillAsync(KillRequest request, FrontEndReplies replies, CancellationToken cancellation)
@@ -50,8 +52,8 @@ public sealed partial class FrontEndSession
         string? user = null;
         if (_node.Jobs is { } jobs)
         {
-            var running = await _node.Start<IReadOnlyList<JobSnapshot>>(jobs.ListJobs).ConfigureAwait(false);
-            user = running.FirstOrDefault(j => !j.State.IsOver() && !j.Finishing && j.Input == name) is { } j ? FormatJobId(j.JobId) : null;
+            var listing = await _node.Start<JobListing>(jobs.ListJobs).ConfigureAwait(false);
+            user = listing.Jobs.FirstOrDefault(j => !j.State.IsOver() && !j.Finishing && j.Input == name) is { } j ? FormatJobId(j.JobId) : null;
         }
         if (user is not null)
         {

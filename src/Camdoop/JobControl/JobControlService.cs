@@ -182,7 +182,7 @@ public sealed class JobControlService : IService, IOwnershipListener
     public void KillAnywhere(ulong jobId, Action<JobSnapshot?, string?> done) => _queries!.Kill(jobId, done);
 
     /// <summary>Every job coordinated on the reachable servers.</summary>
-    public void ListJobs(Action<IReadOnlyList<JobSnapshot>> done) => _queries!.List(done);
+    public void ListJobs(Action<JobListing> done) => _queries!.List(done);
 
     /// <summary>A stream of this server's TCP transport failed: every TCP Camdoop job here fails (it has no recovery).</summary>
     public void OnStreamFailed(Coordinate peer, string reason) => _worker?.OnStreamFailed(peer, reason);

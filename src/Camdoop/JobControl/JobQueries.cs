@@ -23,8 +23,11 @@ internal sealed class JobQueries(ControlContext control, JobCoordinator coordina
     /// <summary>Kills any job at its coordinator; its snapshot after the kill, or null with the reason.</summary>
     public void Kill(ulong jobId, Action<JobSnapshot?, string?> done) => Ask(jobId, QueryOp.Kill, done);
 
-    /// <summary>Every job the reachable servers coordinate (a server that does not answer in time is left out).</summary>
-    public void List(Action<IReadOnlyList<JobSnapshot>> done)
+    /// <summary>
+    /// Every job the reachable servers coordinate. A server that does not answer within
+    /// <see cref="JobControlOptions.QueryTimeout"/> is named in the listing, not waited for: its jobs are missing.
+    /// </summary>
+    public void List(Action<JobListing> done)
     {
         ArgumentNullException.ThrowIfNull(done);
         var found = new Dictionary<ulong, JobSnapshot>();
@@ -32,23 +35,30 @@ internal sealed class JobQueries(ControlContext control, JobCoordinator coordina
         {
             found[job.JobId] = job.Snapshot(control.Self, control.Now);
         }
-        var others = control.Hosts.All().Where(h => h != control.Self && control.IsServer(h) && control.IsReachable(h)).ToList();
-        int waiting = others.Count;
+        var pending = control.Hosts.All().Where(h => h != control.Self && control.IsServer(h) && control.IsReachable(h)).ToHashSet();
+        var asked = pending.ToList();
         bool finished = false;
+        uint id = ++_nextQuery;
         void Finish()
         {
             if (!finished)
             {
                 finished = true;
-                done([.. found.Values.OrderByDescending(s => s.SubmittedUnixMs).ThenBy(s => s.JobId)]);
+                _waiting.Remove(id);
+                foreach (var server in pending)
+                {
+                    Channel.Cancel(server, JobMessage.Query, 0, id);
+                }
+                done(new JobListing(
+                    [.. found.Values.OrderByDescending(s => s.SubmittedUnixMs).ThenBy(s => s.JobId)],
+                    [.. pending.OrderBy(c => (c.X, c.Y, c.Z))]));
             }
         }
-        if (waiting == 0)
+        if (pending.Count == 0)
         {
             Finish();
             return;
         }
-        uint id = ++_nextQuery;
         _waiting[id] = (from, result, snapshots, _) =>
         {
             if (result == QueryResult.Coordinator)
@@ -58,21 +68,16 @@ internal sealed class JobQueries(ControlContext control, JobCoordinator coordina
                     found[s.JobId] = s;
                 }
             }
-            if (--waiting == 0)
+            if (pending.Remove(from) && pending.Count == 0)
             {
-                _waiting.Remove(id);
                 Finish();
             }
         };
-        foreach (var server in others)
+        foreach (var server in asked)
         {
             Channel.SendReliable(server, JobMessage.Query, 0, id, [(byte)QueryOp.List]);
         }
-        control.Node.SetTimer(control.Options.QueryTimeout, () =>
-        {
-            _waiting.Remove(id);
-            Finish();
-        });
+        control.Node.SetTimer(control.Options.QueryTimeout, Finish);
     }
 
     private void Ask(ulong jobId, QueryOp op, Action<JobSnapshot?, string?> done)

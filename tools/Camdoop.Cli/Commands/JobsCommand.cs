@@ -5,11 +5,11 @@ using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.Cli.Commands;
 
-/// <summary>`camdoop jobs`: the running and recent jobs of a front-end.</summary>
+/// <summary>`camdoop jobs`: the running and recent jobs of the cube, asked of every server through one front-end.</summary>
 public static class JobsCommand
 {
     public static Command Create() =>
-        new Command("jobs", "List the running and recent jobs of a front-end (those submitted to it), newest first.")
+        new Command("jobs", "List the running and recent jobs of the cube, whichever server coordinates them, newest first.")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
             .Option(ClientKey.Option, ClientKey.Help, "FILE")
             .Flag("json", "Print as JSON")
@@ -18,7 +18,9 @@ public static class JobsCommand
     private static int Run(ParsedArguments args)
     {
         using var client = FrontEndAddress.Connect(args);
-        var jobs = FrontEndAddress.Call(() => client.Call(new JobsRequest())).Jobs;
+        var reply = FrontEndAddress.Call(() => client.Call(new JobsRequest()));
+        var jobs = reply.Jobs;
+        var unanswered = reply.Unanswered;
         if (args.Flag("json"))
         {
             JsonOutput.Write(Console.Out, new
@@ -41,9 +43,11 @@ public static class JobsCommand
                     shuffleReduceSeconds = j.ShuffleReduceSeconds,
                     failure = j.Failure,
                 }),
+                unanswered,
             });
             return 0;
         }
+        Warn(unanswered);
         if (jobs.Count == 0)
         {
             Console.Out.WriteLine("no jobs");
@@ -59,6 +63,14 @@ public static class JobsCommand
                 $"{j.JobId,-16}  {Cut(j.Job, 12),-12} {Cut(j.Input, 16),-16} {j.Reducers,4}  {j.Mode,-7} {j.State,-9}  {progress,-36}  {submitted,-19}  {Units.Seconds(j.JobSeconds)}"));
         }
         return 0;
+    }
+
+    private static void Warn(IReadOnlyList<string> unanswered)
+    {
+        if (unanswered.Count > 0)
+        {
+            Console.Error.WriteLine($"warning: no answer in time from {string.Join(' ', unanswered)}; jobs they coordinate are missing");
+        }
     }
 
     private static string Cut(string text, int width) => text.Length <= width ? text : string.Concat(text.AsSpan(0, width - 1), "~");

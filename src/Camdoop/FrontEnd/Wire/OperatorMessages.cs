@@ -14,6 +14,10 @@ public sealed class JobsReply : FrontEndReply
 {
     [Key("jobs")]
     public IReadOnlyList<JobSummary> Jobs { get; set; } = [];
+
+    /// <summary>Servers that did not answer in time (x,y,z): jobs they coordinate are missing.</summary>
+    [Key("unanswered")]
+    public IReadOnlyList<string> Unanswered { get; set; } = [];
 }
 
 /// <summary>One job in a "jobs" reply; `camdoop jobs --json` prints these fields under these names.</summary>
