@@ -77,6 +77,28 @@ public sealed class JobCatalogTests : IDisposable
         Assert.Equal("user-scaled-count", catalog.Create($"Current.dll#{JobType}").Name);
     }
 
+    /// <summary>
+    /// <c>Tricky.dll -&gt; s/../Jobs.dll</c> reads as the directory's own Jobs.dll when '..' is applied to the text; the
+    /// kernel follows <c>s</c> (a link to a directory outside) first, and its '..' then leads to the outside Jobs.dll.
+    /// </summary>
+    [Fact]
+    public void ALinkThatEscapesOnlyAsTheKernelResolvesItIsRefused()
+    {
+        Directory.CreateDirectory(Path.Combine(Outside, "deep"));
+        Directory.CreateSymbolicLink(Path.Combine(Allowed, "s"), Path.Combine(Outside, "deep"));
+        File.CreateSymbolicLink(Path.Combine(Allowed, "Tricky.dll"), "s/../Jobs.dll");
+        var error = Assert.Throws<JobLoadException>(() => JobCatalog.ForServer(Allowed).Create($"Tricky.dll#{JobType}"));
+        Assert.Contains("a link leading out of the job assembly directory", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TheDirectoryMayItselfBeReachedThroughALink()
+    {
+        string viaLink = Path.Combine(_root, "via-link");
+        Directory.CreateSymbolicLink(viaLink, Allowed);
+        Assert.Equal("user-scaled-count", JobCatalog.ForServer(viaLink).Create($"Jobs.dll#{JobType}?scale=2").Name);
+    }
+
     [Fact]
     public void AServerWithoutADirectoryRunsBuiltInsOnly()
     {

@@ -39,17 +39,22 @@ public sealed class JobCatalog
             return JobRegistry.Create(spec);
         }
         int hash = spec.Target.LastIndexOf('#');
-        return JobRegistry.Load(ResolveAssembly(spec.Target[..hash]), spec.Target[(hash + 1)..], spec.Options);
+        // Checked and loaded from one open file: a link swapped between a check by path and a load by path would
+        // load whatever it then pointed at.
+        var (image, path) = OpenAssembly(spec.Target[..hash]);
+        using (image)
+        {
+            return JobRegistry.Load(image, path, spec.Target[(hash + 1)..], spec.Options);
+        }
     }
 
-    /// <summary>The full path of job assembly <paramref name="name"/> in the allowed directory, or why it is refused.</summary>
-    public string ResolveAssembly(string name)
+    /// <summary>
+    /// Opens job assembly <paramref name="name"/> of the allowed directory, or says why it is refused: the file the
+    /// kernel opened must lie in the directory as the kernel resolves it. Links are followed while they stay in it.
+    /// </summary>
+    public (FileStream Image, string Path) OpenAssembly(string name)
     {
         ArgumentNullException.ThrowIfNull(name);
-        if (_anyPath)
-        {
-            return name;
-        }
         if (AssemblyDirectory is null)
         {
             throw new JobLoadException(
@@ -62,45 +67,28 @@ public sealed class JobCatalog
                 $"job assembly '{name}' refused: name a file of the servers' job assembly directory by its file name alone, "
               + "like MyJobs.dll#MyJobs.MaxJob (no path, no '..')");
         }
-        string path = Path.Combine(AssemblyDirectory, name);
-        var file = new FileInfo(path);
-        if (file.LinkTarget is not null)
+        FileStream image;
+        try
         {
-            // A link is followed only while it stays in the directory: one leading out would load code from anywhere.
-            FileSystemInfo? target;
-            try
-            {
-                target = file.ResolveLinkTarget(returnFinalTarget: true);
-            }
-            catch (IOException e)
-            {
-                throw new JobLoadException($"job assembly '{name}' refused: its link cannot be followed: {e.Message}", e);
-            }
-            if (target is null || !IsInDirectory(target.FullName))
-            {
-                throw new JobLoadException($"job assembly '{name}' refused: it is a link leading out of the job assembly directory {AssemblyDirectory}");
-            }
+            image = new FileStream(Path.Combine(AssemblyDirectory, name), FileMode.Open, FileAccess.Read, FileShare.Read);
         }
-        if (!file.Exists)
+        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
         {
-            throw new JobLoadException($"job assembly '{name}' is not in this server's job assembly directory {AssemblyDirectory}");
+            throw new JobLoadException($"job assembly '{name}' is not in this server's job assembly directory {AssemblyDirectory}", e);
         }
-        return path;
-    }
-
-    private bool IsInDirectory(string path)
-    {
-        string? parent = Path.GetDirectoryName(path);
-        if (parent is null)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            return false;
+            throw new JobLoadException($"job assembly '{name}' cannot be opened: {e.Message}", e);
         }
-        if (string.Equals(parent, AssemblyDirectory, StringComparison.Ordinal))
+        string? opened = KernelPaths.Opened(image.SafeFileHandle);
+        string? directory = KernelPaths.Real(AssemblyDirectory);
+        if (opened is null || directory is null || !string.Equals(Path.GetDirectoryName(opened), directory, StringComparison.Ordinal))
         {
-            return true;
+            image.Dispose();
+            throw new JobLoadException(opened is null || directory is null
+                ? $"job assembly '{name}' refused: where it lies cannot be checked (this server has no /proc)"
+                : $"job assembly '{name}' refused: it is a link leading out of the job assembly directory {AssemblyDirectory}");
         }
-        // The directory may itself be reached through a link (e.g. /var/lib -> /data/lib).
-        var real = new DirectoryInfo(AssemblyDirectory!).ResolveLinkTarget(returnFinalTarget: true);
-        return real is not null && string.Equals(parent, Path.TrimEndingDirectorySeparator(real.FullName), StringComparison.Ordinal);
+        return (image, opened);
     }
 }

@@ -53,10 +53,22 @@ public static class JobRegistry
     }
 
     /// <summary>Loads <paramref name="typeName"/> from the assembly at <paramref name="assemblyPath"/> and creates it.</summary>
-    public static IMapReduceJob Load(string assemblyPath, string typeName, IReadOnlyDictionary<string, string>? options = null)
+    public static IMapReduceJob Load(string assemblyPath, string typeName, IReadOnlyDictionary<string, string>? options = null) =>
+        Create(LoadAssembly(assemblyPath, image: null), assemblyPath, typeName, options);
+
+    /// <summary>
+    /// Loads <paramref name="typeName"/> from the assembly file already open as <paramref name="image"/> (whose path is
+    /// <paramref name="assemblyPath"/>: its dependencies resolve beside it) and creates it.
+    /// </summary>
+    public static IMapReduceJob Load(Stream image, string assemblyPath, string typeName, IReadOnlyDictionary<string, string>? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(image);
+        return Create(LoadAssembly(assemblyPath, image), assemblyPath, typeName, options);
+    }
+
+    private static IMapReduceJob Create(Assembly assembly, string assemblyPath, string typeName, IReadOnlyDictionary<string, string>? options)
     {
         options ??= new Dictionary<string, string>();
-        var assembly = LoadAssembly(assemblyPath);
         Type? type;
         try
         {
@@ -102,10 +114,10 @@ public static class JobRegistry
         }
     }
 
-    private static Assembly LoadAssembly(string assemblyPath)
+    private static Assembly LoadAssembly(string assemblyPath, Stream? image)
     {
         string fullPath = Path.GetFullPath(assemblyPath);
-        if (!File.Exists(fullPath))
+        if (image is null && !File.Exists(fullPath))
         {
             throw new JobLoadException($"job assembly '{assemblyPath}' does not exist");
         }
@@ -118,7 +130,7 @@ public static class JobRegistry
             try
             {
                 var context = new JobLoadContext(fullPath);
-                loaded = context.LoadFromAssemblyPath(fullPath);
+                loaded = image is null ? context.LoadFromAssemblyPath(fullPath) : context.LoadFromStream(image);
             }
             catch (Exception e) when (e is BadImageFormatException or FileLoadException)
             {
