@@ -32,6 +32,10 @@ public sealed partial class FrontEndSession
         if (request.Service is { } name)
         {
             var service = await _node.OnLoop(() => ServiceNamed(host, name)).ConfigureAwait(false);
+            if (ProtectedServices.Contains(service.Id))
+            {
+                throw new FrontEndException(ProtectedServices.Refusal(service.Name));
+            }
             limit = RateLimit.ForService(service.Id, rate, mask, servers);
             target = service.Name;
         }

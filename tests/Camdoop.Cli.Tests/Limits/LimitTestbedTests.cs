@@ -122,6 +122,13 @@ public sealed class LimitTestbedTests(LimitCube cube, ITestOutputHelper output) 
         // Unknown targets are one line from the front-end; a client without the key is refused as for every op.
         var unknown = cube.Cli("limit", "--service", "teleport", "--rate", "1mbit");
         Support.OneLineError.Assert(unknown, "unknown service 'teleport': this cube runs");
+        // The services the cube is managed through are never limited: by name or by id, set or cleared.
+        foreach (string[] args in new[] { new[] { "--service", "link-monitor", "--rate", "1mbit" }, ["--service", "5", "--rate", "1mbit"], ["--service", "monitor", "--clear"] })
+        {
+            var control = cube.Cli(["limit", .. args]);
+            Support.OneLineError.Assert(control, "cannot be rate-limited: the cube is managed through it");
+        }
+        Assert.DoesNotContain("link-monitor", cube.Cli("limit", "--list").Stdout, StringComparison.Ordinal);
         string wrongKey = cube.Write("wrong.key", new byte[32]);
         var refused = cube.Cli("limit", "--list", "--key-file", wrongKey);
         Assert.Equal(1, refused.ExitCode);

@@ -78,6 +78,10 @@ public static class SimLimitOption
             byte id = Services.TryGetValue(service!, out byte named) ? named
                 : byte.TryParse(service, NumberStyles.None, CultureInfo.InvariantCulture, out byte number) && Services.ContainsValue(number) ? number
                 : throw Bad($"unknown service '{service}': a simulated server runs {string.Join(", ", Services.Select(s => $"{s.Key} ({s.Value})"))}");
+            if (ProtectedServices.Contains(id))
+            {
+                throw Bad(ProtectedServices.Refusal(Services.First(s => s.Value == id).Key));
+            }
             return RateLimit.ForService(id, rate, mask, servers);
         }
         if (!int.TryParse(job, NumberStyles.None, CultureInfo.InvariantCulture, out int k) || k >= copies)

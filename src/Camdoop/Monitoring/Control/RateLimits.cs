@@ -21,7 +21,8 @@ public static class RateLimits
         switch (limit.Target)
         {
             case RateLimitTarget.Service:
-                if (!context.Services.Any(s => s.Id == limit.ServiceId))
+                // Front-ends refuse these; a limit that names one anyway (from an older or a hostile sender) is not applied.
+                if (!context.Services.Any(s => s.Id == limit.ServiceId) || (ProtectedServices.Contains(limit.ServiceId) && limit.BytesPerSecond > 0))
                 {
                     return false;
                 }
