@@ -4,9 +4,12 @@
 #
 # Usage: ./test.sh [dotnet test arguments...], e.g. ./test.sh --filter FullyQualifiedName~Merge
 #
-# Extra arguments go to the main run: dotnet test Camdoop.sln -c Release ... "$@".
+# It builds the solution (Release), then runs the test projects without building again, in two streams side by side:
+# the CLI tests (whose testbed tests mostly wait on their emulated cubes) in one, the other projects one after another
+# in the other, the simulator tests at a lower CPU priority (nice 10) so that the testbeds keep the CPU they need.
+# Extra arguments go to every project's run: dotnet test <project> -c Release --no-build ... "$@".
 # The second pass runs the merge tests (namespace Camdoop.MapReduce.Tests.Merge) of tests/Camdoop.MapReduce.Tests
-# again, without building (it reuses the main run's Release build), with DOTNET_EnableAVX512=0 in the environment:
+# again, without building (it reuses the same Release build), with DOTNET_EnableAVX512=0 in the environment:
 # the runtime then reports no AVX-512 and the merger takes its scalar path (.NET 10 reads DOTNET_EnableAVX512; the
 # older DOTNET_EnableAVX512F, set too, no longer has any effect alone). StreamMergerPathTests fails when the
 # switch did not take effect. The second pass always runs: with a --filter among the arguments it runs the merge
@@ -56,21 +59,36 @@ if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then
     install_package chromium || echo "test.sh: $install_error; the web view test will fail" >&2
 fi
 
-status=0
-main=(dotnet test Camdoop.sln -c Release -nologo --logger "console;verbosity=normal" "$@")
-pcap_skipped=0
-if [ -n "$pcap_problem" ]; then
-    # Keep a copy of the output to count the tests skipped for want of libpcap (xUnit prints each one's reason).
-    main_log="$(mktemp)"
-    set +e
-    "${main[@]}" 2>&1 | tee "$main_log"
-    status=${PIPESTATUS[0]}
-    set -e
-    pcap_skipped="$(grep -cE '^\[xUnit\.net [0-9:.]+\][[:space:]]+libpcap not found' "$main_log" || true)"
-    rm -f "$main_log"
-else
-    "${main[@]}" || status=$?
+# In one `dotnet test Camdoop.sln` that also builds, MSBuild runs each project's tests on the node (one per core) that
+# built it: the CLI tests, the longest, could wait for the simulator tests. Both at full tilt at once, though, starve
+# the testbeds' node processes past their timeouts. Hence: build, then the two streams, the simulator tests niced so
+# that they take only the CPU the testbeds leave.
+if ! dotnet build Camdoop.sln -c Release -nologo -v q; then
+    exit 1
 fi
+run_tests=(dotnet test -c Release --no-build -nologo --logger "console;verbosity=normal")
+# Both streams write to the terminal as they go, and to one log (the pcap skips are counted in it).
+main_log="$(mktemp)"
+(
+    "${run_tests[@]}" tests/Camdoop.Cli.Tests "$@" 2>&1 | tee -a "$main_log"
+    exit "${PIPESTATUS[0]}"
+) &
+cli_tests=$!
+others=0
+for project in tests/*/*.Tests.csproj; do
+    case "$project" in
+        */Camdoop.Cli.Tests.csproj | */Camdoop.Simulator.Tests.csproj) ;;
+        *) "${run_tests[@]}" "$project" "$@" 2>&1 | tee -a "$main_log" || others=1 ;;
+    esac
+done
+nice -n 10 "${run_tests[@]}" tests/Camdoop.Simulator.Tests "$@" 2>&1 | tee -a "$main_log" || others=1
+status=0
+wait "$cli_tests" || status=$?
+if [ "$status" = 0 ]; then
+    status=$others
+fi
+pcap_skipped="$(grep -cE '^\[xUnit\.net [0-9:.]+\][[:space:]]+libpcap not found' "$main_log" || true)"
+rm -f "$main_log"
 
 # The AVX-512-off pass, with the caller's filter (if any) narrowed to the merge tests.
 merge_filter="FullyQualifiedName~Camdoop.MapReduce.Tests.Merge."
