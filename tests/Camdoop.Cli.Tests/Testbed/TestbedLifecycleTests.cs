@@ -49,8 +49,12 @@ public class TestbedLifecycleTests
                 Assert.Equal(6, node.GetProperty("linksUp").GetInt64());
             }
 
-            // SIGTERM stops one node cleanly: it records "stopped" and its neighbours see the link go down.
+            // The data root is root's alone (the nodes run as root and load code from it): 0700 directories, 0600 files.
             var state = TestbedState.TryLoad(prefix)!;
+            Assert.Equal(TestbedDataRoot.Default(prefix), state.DataRoot);
+            AssertPrivateToRoot(state.DataRoot);
+
+            // SIGTERM stops one node cleanly: it records "stopped" and its neighbours see the link go down.
             var victim = state.Servers.Single(s => s.Coordinate == "1,1,2");
             var neighbour = state.Servers.Single(s => s.Coordinate == "0,1,2");
             Process.Start("kill", ["-TERM", victim.Pid.ToString(System.Globalization.CultureInfo.InvariantCulture)]).WaitForExit();
@@ -84,6 +88,53 @@ public class TestbedLifecycleTests
         {
             CliRunner.Run("testbed", "down", "--prefix", prefix);
         }
+    }
+
+    /// <summary>
+    /// A data root that another user owns, or a link, could let that user replace what the nodes (root) run: refused
+    /// in one line, before anything is made, and left as it was.
+    /// </summary>
+    [RootFact]
+    public void ADataRootNotRootsOrALinkIsRefusedInOneLine()
+    {
+        string work = Path.Combine(Path.GetTempPath(), $"camdoop-dataroot-{Environment.ProcessId}");
+        Directory.CreateDirectory(work);
+        try
+        {
+            string foreign = Path.Combine(work, "foreign");
+            Directory.CreateDirectory(foreign);
+            File.WriteAllText(Path.Combine(foreign, "keep"), "theirs");
+            SystemCommand.Run("chown", ["-R", "65534:65534", foreign]);
+            string link = Path.Combine(work, "link");
+            Directory.CreateSymbolicLink(link, Path.Combine(work, "elsewhere"));
+            foreach (var (root, reason) in new[] { (foreign, "belongs to uid 65534, not root: refused"), (link, "is a symbolic link, not a directory: refused") })
+            {
+                var up = CliRunner.Run("testbed", "up", "--torus", "2x2x2", "--prefix", "cdtr", "--subnet", "209", "--data-root", root);
+                OneLineError.Assert(up, reason);
+                Assert.DoesNotContain(ip("netns", "list"), l => l.StartsWith("cdtr-", StringComparison.Ordinal));
+            }
+            Assert.Equal("theirs", File.ReadAllText(Path.Combine(foreign, "keep")));
+            Assert.NotNull(new DirectoryInfo(link).LinkTarget);
+        }
+        finally
+        {
+            CliRunner.Run("testbed", "down", "--prefix", "cdtr");
+            Directory.Delete(work, recursive: true);
+        }
+
+        static string[] ip(params string[] args) => SystemCommand.Run("ip", args).Split('\n', StringSplitOptions.RemoveEmptyEntries);
+    }
+
+    private static void AssertPrivateToRoot(string dataRoot)
+    {
+        string[] entries = SystemCommand.Run("find", [dataRoot, "-printf", "%u %m %y %p\\n"]).Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Contains(entries, e => e.EndsWith("/node.json", StringComparison.Ordinal));
+        Assert.Contains(entries, e => e.EndsWith("/node.log", StringComparison.Ordinal));
+        Assert.All(entries, e =>
+        {
+            string[] f = e.Split(' ', 4);
+            Assert.True(f[0] == "root" && (f[2] == "d" ? f[1] == "700" : f[1] == "600"), $"not private to root: {e}");
+        });
     }
 
     [RootFact]

@@ -131,12 +131,9 @@ public static class TestbedCommand
         {
             throw new CliException($"testbed '{prefix}' is already up ({existing.Torus}, front-end {existing.FrontEnd}); run 'camdoop testbed down --prefix {prefix}' first");
         }
-        string dataRoot = args.String("data-root") ?? Path.Combine(Path.GetTempPath(), $"camdoop-testbed-{prefix}");
-        if (Directory.Exists(dataRoot))
-        {
-            // Leftovers of an earlier testbed of this prefix (down --keep-data): start from empty stores.
-            Directory.Delete(dataRoot, recursive: true);
-        }
+        string dataRoot = args.String("data-root") ?? TestbedDataRoot.Default(prefix);
+        // Leftovers of an earlier testbed of this prefix (down --keep-data) go: the stores start empty.
+        TestbedDataRoot.Prepare(dataRoot, isDefault: !args.Has("data-root"));
         var receiveBuffers = new Dictionary<Coordinate, int>();
         if (args.Has("receive-buffer"))
         {

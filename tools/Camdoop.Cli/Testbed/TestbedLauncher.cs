@@ -52,17 +52,17 @@ public static class TestbedLauncher
     public static TestbedState Launch(TestbedLayout layout, string dataRoot, string? linkRate, TestbedNodeOptions options)
     {
         var torus = layout.Torus;
-        Directory.CreateDirectory(dataRoot);
+        TestbedDataRoot.CreateDirectory(dataRoot);
         string keyFile = CreateKey(layout.Prefix);
         // One job assembly directory for the whole testbed, as if the operator installed a job on every server.
         string jobAssemblies = Path.GetFullPath(Path.Combine(dataRoot, TestbedState.JobAssembliesFolder));
-        Directory.CreateDirectory(jobAssemblies);
+        TestbedDataRoot.CreateDirectory(jobAssemblies);
         var command = NodeCommandLine();
         var servers = new List<TestbedServer>(torus.Count);
         foreach (var c in torus.All())
         {
             string dir = Path.Combine(dataRoot, string.Create(CultureInfo.InvariantCulture, $"{c.X}-{c.Y}-{c.Z}"));
-            Directory.CreateDirectory(dir);
+            TestbedDataRoot.CreateDirectory(dir);
             var config = new NodeConfig
             {
                 Coordinate = c.Name,
@@ -88,6 +88,10 @@ public static class TestbedLauncher
             };
             string configPath = Path.Combine(dir, "node.json");
             config.Save(configPath);
+            if (!OperatingSystem.IsWindows())
+            {
+                File.SetUnixFileMode(configPath, UnixFileMode.UserRead | UnixFileMode.UserWrite);
+            }
             // A stale status from an earlier run must not count as "up".
             File.Delete(Path.Combine(dir, "status.json"));
             servers.Add(new TestbedServer
@@ -294,7 +298,8 @@ public static class TestbedLauncher
         // gain (docs/performance.md). A value set by the caller wins.
         // The node must not keep descriptors the caller left open: a `flock LOCKFILE camdoop testbed up` would
         // otherwise leave the lock held by the nodes until they stop, and a later `flock LOCKFILE testbed down` waits forever.
-        var script = new StringBuilder("exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; DOTNET_GCDynamicAdaptationMode=\"${DOTNET_GCDynamicAdaptationMode:-1}\" DOTNET_TieredPGO=\"${DOTNET_TieredPGO:-0}\" setsid ip netns exec ")
+        // umask 077: every file a node writes (chunks, logs, status), and its output file, is root's alone.
+        var script = new StringBuilder("exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; umask 077; DOTNET_GCDynamicAdaptationMode=\"${DOTNET_GCDynamicAdaptationMode:-1}\" DOTNET_TieredPGO=\"${DOTNET_TieredPGO:-0}\" setsid ip netns exec ")
             .Append(Quote(server.Namespace));
         foreach (var part in command)
         {
