@@ -68,32 +68,29 @@ public sealed partial class FrontEndSession
         {
             throw new FrontEndException($"chunk {index} was already stored");
         }
-        if (upload.Current is null || upload.CurrentIndex != index)
+        if (upload.Current is null || upload.Current.Index != index)
         {
             if (offset != 0)
             {
                 throw new FrontEndException($"chunk {index} must start at offset 0");
             }
-            upload.Current = new byte[length];
-            upload.CurrentIndex = index;
-            upload.Received = 0;
+            upload.Current = new ChunkAssembly(index, length);
         }
-        if (upload.Current.Length != length || offset != upload.Received || data.Length > length - offset)
+        var chunk = upload.Current;
+        if (chunk.Length != length || !chunk.TryAppend(offset, data))
         {
-            throw new FrontEndException($"chunk {index}: part at offset {offset} with {data.Length} bytes does not continue the {upload.Received} of {length} bytes received");
+            throw new FrontEndException($"chunk {index}: part at offset {offset} with {data.Length} bytes does not continue the {chunk.Received} of {length} bytes received");
         }
-        data.CopyTo(upload.Current.AsSpan((int)offset));
-        upload.Received += data.Length;
         if (request.Final != true)
         {
-            await replies.SendAsync(new PutChunkReply { Received = upload.Received }, cancellation).ConfigureAwait(false);
+            await replies.SendAsync(new PutChunkReply { Received = chunk.Received }, cancellation).ConfigureAwait(false);
             return;
         }
-        if (upload.Received != length)
+        if (!chunk.IsComplete)
         {
-            throw new FrontEndException($"chunk {index}: only {upload.Received} of {length} bytes arrived before the final part");
+            throw new FrontEndException($"chunk {index}: only {chunk.Received} of {length} bytes arrived before the final part");
         }
-        var bytes = upload.Current;
+        var bytes = chunk.Bytes;
         upload.Current = null;
         ulong checksum = XxHash64.Hash(bytes);
         if (request.Checksum is { } expected && (ulong)expected != checksum)
@@ -265,10 +262,7 @@ public sealed partial class FrontEndSession
 
         public ManifestChunk?[] Stored { get; } = new ManifestChunk?[chunkCount];
 
-        public byte[]? Current { get; set; }
-
-        public int CurrentIndex { get; set; } = -1;
-
-        public long Received { get; set; }
+        /// <summary>The chunk whose parts are arriving; null between chunks.</summary>
+        public ChunkAssembly? Current { get; set; }
     }
 }

@@ -25,7 +25,7 @@ public sealed partial class FrontEndSession : IFrontEndSession
         _maxHeldBytes = maxHeldBytes;
     }
 
-    public long HeldBytes => _upload?.Current?.Length ?? 0;
+    public long HeldBytes => _upload?.Current?.Capacity ?? 0;
 
     public Task HandleAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {

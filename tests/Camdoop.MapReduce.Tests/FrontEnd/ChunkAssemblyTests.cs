@@ -1,0 +1,53 @@
+using Camdoop.FrontEnd;
+
+namespace Camdoop.MapReduce.Tests.FrontEnd;
+
+/// <summary>An uploaded chunk's buffer grows with the bytes that arrive, never from the length a client declares.</summary>
+public class ChunkAssemblyTests
+{
+    [Fact]
+    public void ADeclared240MiBChunkWithOnePartHoldsThePartNotTheDeclaredLength()
+    {
+        const long declared = 240L << 20;
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        var chunk = new ChunkAssembly(0, declared);
+        Assert.True(chunk.TryAppend(0, new byte[1000]));
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.True(allocated < 1 << 20, $"{allocated} bytes allocated for a 1,000-byte part of a {declared}-byte chunk");
+        Assert.True(chunk.Capacity < 1 << 20, $"holds {chunk.Capacity} bytes");
+        Assert.False(chunk.IsComplete);
+        Assert.Throws<InvalidOperationException>(() => chunk.Bytes);
+    }
+
+    [Fact]
+    public void PartsInOrderGiveTheChunkExactlyAndAnythingElseIsRefused()
+    {
+        var random = new Random(7);
+        var expected = new byte[300_001];
+        random.NextBytes(expected);
+        var chunk = new ChunkAssembly(3, expected.Length);
+        Assert.False(chunk.TryAppend(1, expected.AsSpan(1, 10)));          // not from the start
+        int offset = 0;
+        foreach (int size in new[] { 1, 70_000, 0, 100_000, 130_000 })
+        {
+            Assert.True(chunk.TryAppend(offset, expected.AsSpan(offset, size)));
+            offset += size;
+            Assert.Equal(offset, chunk.Received);
+            Assert.InRange(chunk.Capacity, offset, expected.Length);
+        }
+        Assert.False(chunk.TryAppend(offset - 5, expected.AsSpan(offset - 5, 5))); // a part again
+        Assert.False(chunk.TryAppend(offset, new byte[expected.Length - offset + 1])); // past the length
+        Assert.True(chunk.TryAppend(offset, expected.AsSpan(offset)));
+        Assert.True(chunk.IsComplete);
+        Assert.Equal(expected, chunk.Bytes);
+    }
+
+    [Fact]
+    public void AnEmptyChunkIsCompleteAtOnce()
+    {
+        var chunk = new ChunkAssembly(0, 0);
+        Assert.True(chunk.TryAppend(0, []));
+        Assert.True(chunk.IsComplete);
+        Assert.Empty(chunk.Bytes);
+    }
+}
