@@ -99,7 +99,7 @@ public sealed partial class FrontEndServer
                 Interlocked.Increment(ref _malformedHandshake);
                 break;
         }
-        _log($"front-end: refused {remote}: {refusal.Error}");
+        _refusals.Write($"front-end: refused {remote}: {refusal.Error}");
         try
         {
             await replies.SendRawAsync(ReplyEnvelope.Failure(refusal.Id, refusal.Error), token).ConfigureAwait(false);

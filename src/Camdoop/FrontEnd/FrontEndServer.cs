@@ -60,6 +60,7 @@ public sealed partial class FrontEndServer : IDisposable
     private readonly Func<IFrontEndSession> _openSession;
     private readonly FrontEndServerOptions _options;
     private readonly Action<string> _log;
+    private readonly ThrottledLog _refusals;
     private readonly CancellationTokenSource _stop = new();
     private readonly Lock _lock = new();
     private readonly HashSet<Task> _connections = [];
@@ -85,6 +86,8 @@ public sealed partial class FrontEndServer : IDisposable
         _openSession = openSession;
         _options = options ?? new FrontEndServerOptions();
         _log = log ?? (_ => { });
+        // Refusals come at whatever rate a client without the key likes: one line a second, then a count.
+        _refusals = new ThrottledLog(_log, TimeSpan.FromSeconds(1));
     }
 
     /// <summary>The requested endpoint, then (after <see cref="Start"/>) the bound one.</summary>
@@ -146,6 +149,7 @@ public sealed partial class FrontEndServer : IDisposable
         Stop();
         _listener?.Dispose();
         _stop.Dispose();
+        _refusals.Dispose();
     }
 
     private async Task AcceptLoopAsync()
@@ -176,6 +180,7 @@ public sealed partial class FrontEndServer : IDisposable
             {
                 Interlocked.Decrement(ref _active);
                 Interlocked.Increment(ref _refused);
+                _refusals.Write($"front-end: refused a connection from {socket.RemoteEndPoint}: {_options.MaxConnections} connections are open");
                 _ = RefuseAsync(socket);
                 continue;
             }
