@@ -34,7 +34,9 @@ public sealed class StandingQueriesTests : IDisposable
         _loop.Host.Register(_monitor);
         _loop.Start();
         var node = new FrontEndNode(_loop, () => Task.FromResult(JsonSerializer.SerializeToElement(new { })));
-        _queries = new StandingQueries(node, idleAfter: TimeSpan.FromMilliseconds(600), maxQueries: 2);
+        // Idle after seconds, not a fraction of one: on a loaded machine a test can be held up that long between a poll
+        // and its next look, and must not find its query dropped meanwhile.
+        _queries = new StandingQueries(node, idleAfter: TimeSpan.FromSeconds(3), maxQueries: 2);
     }
 
     private string DataDirectory { get; }
