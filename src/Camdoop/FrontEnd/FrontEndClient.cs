@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
@@ -40,18 +41,38 @@ public sealed class FrontEndClient : IDisposable
     public static FrontEndClient Connect(string address, ClusterKey key, TimeSpan? timeout = null)
     {
         ArgumentNullException.ThrowIfNull(key);
-        var client = ConnectWithoutKey(address, timeout);
-        try
+        // A front-end busy with connections that have not authenticated (a flood, idle sockets) refuses at once and
+        // says so; such a refusal is tried again, backing off, for as long as a handshake may take.
+        var busyFor = Stopwatch.StartNew();
+        var wait = TimeSpan.FromMilliseconds(20);
+        while (true)
         {
-            client.Authenticate(key, timeout ?? TimeSpan.FromSeconds(10));
-            return client;
-        }
-        catch
-        {
-            client.Dispose();
-            throw;
+            var client = ConnectWithoutKey(address, timeout);
+            try
+            {
+                client.Authenticate(key, timeout ?? TimeSpan.FromSeconds(10));
+                return client;
+            }
+            catch (BusyException busy)
+            {
+                client.Dispose();
+                if (busyFor.Elapsed + wait > (timeout ?? TimeSpan.FromSeconds(10)))
+                {
+                    throw new FrontEndException($"front-end {address} is busy: {busy.Message}");
+                }
+                Thread.Sleep(wait);
+                wait = TimeSpan.FromTicks(Math.Min(wait.Ticks * 2, TimeSpan.FromSeconds(1).Ticks));
+            }
+            catch
+            {
+                client.Dispose();
+                throw;
+            }
         }
     }
+
+    /// <summary>A refusal the front-end marked busy: worth trying again.</summary>
+    private sealed class BusyException(string message) : Exception(message);
 
     /// <summary>Opens the TCP connection only: the front-end's challenge is the first thing to read (tests of the handshake).</summary>
     internal static FrontEndClient ConnectWithoutKey(string address, TimeSpan? timeout = null)
@@ -84,7 +105,8 @@ public sealed class FrontEndClient : IDisposable
             var envelope = FrontEndWire.Decode<ReplyEnvelope>(challengeBody);
             if (!envelope.Ok)
             {
-                throw new FrontEndException(envelope.Error ?? $"front-end {Address} refused the connection");
+                string why = envelope.Error ?? $"front-end {Address} refused the connection";
+                throw envelope.Busy ? new BusyException(why) : new FrontEndException(why);
             }
             var challenge = FrontEndWire.Read<AuthChallenge>(challengeBody);
             if (challenge.Protocol != FrontEndHandshake.Protocol || challenge.Nonce.Length != FrontEndHandshake.NonceBytes)

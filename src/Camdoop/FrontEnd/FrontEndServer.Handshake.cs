@@ -81,7 +81,22 @@ public sealed partial class FrontEndServer
             if (failure is null)
             {
                 Interlocked.Increment(ref _authenticated);
-                await replies.SendRawAsync(new AuthReply { Id = id, Proof = serverProof }, token).ConfigureAwait(false);
+                if (!TryTakeSession())
+                {
+                    // In place of the server's proof: the client reports it as it connects.
+                    _refusals.Write($"front-end: refused {remote} after it authenticated: {_options.MaxConnections} connections are open");
+                    await replies.SendRawAsync(ReplyEnvelope.Failure(id, $"the front-end is serving its maximum of {_options.MaxConnections} connections; try again later"), token).ConfigureAwait(false);
+                    return false;
+                }
+                try
+                {
+                    await replies.SendRawAsync(new AuthReply { Id = id, Proof = serverProof }, token).ConfigureAwait(false);
+                }
+                catch
+                {
+                    Interlocked.Decrement(ref _active); // the slot goes back: the session never started
+                    throw;
+                }
                 return true;
             }
             refusal = failure.Value;

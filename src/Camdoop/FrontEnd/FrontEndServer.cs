@@ -22,8 +22,20 @@ public sealed record FrontEndServerOptions
 {
     public int MaxMessageBytes { get; init; } = MessageFraming.DefaultMaxMessageBytes;
 
-    /// <summary>Connections served at once; more are accepted and closed with an error reply.</summary>
+    /// <summary>Authenticated connections served at once; a client that authenticates beyond them is told so and closed.</summary>
     public int MaxConnections { get; init; } = 64;
+
+    /// <summary>
+    /// Connections authenticating at once, in a pool apart from <see cref="MaxConnections"/>; when it is full, the
+    /// oldest makes way for a new one.
+    /// </summary>
+    public int MaxHandshakes { get; init; } = 32;
+
+    /// <summary>Places in the handshake pool one client address may hold; more from it are refused at once.</summary>
+    public int MaxHandshakesPerAddress { get; init; } = 8;
+
+    /// <summary>How long a connection in the handshake pool is safe from making way for a newer one.</summary>
+    public TimeSpan HandshakeGrace { get; init; } = TimeSpan.FromSeconds(1);
 
     /// <summary>The operations understood, and the request type each one's body is read as.</summary>
     public FrontEndOperations Operations { get; init; } = FrontEndOperations.All;
@@ -176,15 +188,15 @@ public sealed partial class FrontEndServer : IDisposable
             }
             Interlocked.Increment(ref _accepted);
             socket.NoDelay = true;
-            if (Interlocked.Increment(ref _active) > _options.MaxConnections)
+            var address = (socket.RemoteEndPoint as IPEndPoint)?.Address;
+            var (handshake, refusal) = Admit(address);
+            if (handshake is null)
             {
-                Interlocked.Decrement(ref _active);
-                Interlocked.Increment(ref _refused);
-                _refusals.Write($"front-end: refused a connection from {socket.RemoteEndPoint}: {_options.MaxConnections} connections are open");
-                _ = RefuseAsync(socket);
+                _refusals.Write($"front-end: refused a connection from {address}: {refusal}");
+                _ = RefuseAsync(socket, refusal!);
                 continue;
             }
-            var task = Task.Run(() => ServeAsync(socket));
+            var task = Task.Run(() => ServeAsync(socket, handshake));
             lock (_lock)
             {
                 _connections.Add(task);
@@ -203,12 +215,17 @@ public sealed partial class FrontEndServer : IDisposable
         }
     }
 
-    private async Task RefuseAsync(Socket socket)
+    private static async Task RefuseAsync(Socket socket, string why)
     {
         using var stream = new NetworkStream(socket, ownsSocket: true);
         try
         {
-            await stream.WriteAsync(MessageFraming.Frame(ReplyEnvelope.Failure(0, $"the front-end is serving its maximum of {_options.MaxConnections} connections; try again later"))).ConfigureAwait(false);
+            using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(5));
+            await stream.WriteAsync(MessageFraming.Frame(ReplyEnvelope.BusyRefusal(why)), timeout.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            // A client that does not read is not waited for.
         }
         catch (IOException)
         {
@@ -216,7 +233,7 @@ public sealed partial class FrontEndServer : IDisposable
         }
     }
 
-    private async Task ServeAsync(Socket socket)
+    private async Task ServeAsync(Socket socket, Handshake handshake)
     {
         var token = _stop.Token;
         var remote = socket.RemoteEndPoint?.ToString() ?? "?";
@@ -224,9 +241,22 @@ public sealed partial class FrontEndServer : IDisposable
         var reader = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: 256 * 1024, leaveOpen: true));
         var replies = new FrontEndReplies(stream);
         IFrontEndSession? session = null;
+        bool hasSession = false;
         try
         {
-            if (!await AuthenticateAsync(reader, replies, remote, token).ConfigureAwait(false))
+            using (handshake)
+            {
+                try
+                {
+                    using var authenticating = CancellationTokenSource.CreateLinkedTokenSource(token, handshake.Evicted);
+                    hasSession = await AuthenticateAsync(reader, replies, remote, authenticating.Token).ConfigureAwait(false);
+                }
+                finally
+                {
+                    Leave(handshake);
+                }
+            }
+            if (!hasSession)
             {
                 return;
             }
@@ -292,7 +322,10 @@ public sealed partial class FrontEndServer : IDisposable
         {
             await reader.CompleteAsync().ConfigureAwait(false);
             session?.Dispose();
-            Interlocked.Decrement(ref _active);
+            if (hasSession)
+            {
+                Interlocked.Decrement(ref _active);
+            }
         }
     }
 

@@ -397,6 +397,9 @@ public sealed class CamdoopNode : IDisposable
                 ["authNoHandshake"] = fe.RefusedNoHandshake,
                 ["authWrongKey"] = fe.RefusedWrongKey,
                 ["authMalformed"] = fe.RefusedMalformedHandshake,
+                ["authEvicted"] = fe.HandshakesEvicted,
+                ["authPerAddress"] = fe.RefusedPerAddress,
+                ["authPoolFull"] = fe.RefusedPoolFull,
                 ["overLimit"] = fe.OverLimit,
             };
         }

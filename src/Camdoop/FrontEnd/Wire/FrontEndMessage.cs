@@ -55,7 +55,16 @@ public sealed class ReplyEnvelope : FrontEndReply
     [Key("error")]
     public string? Error { get; set; }
 
+    /// <summary>
+    /// The connection was refused before its handshake because the front-end is busy with others: the same request is
+    /// worth making again a little later (the client does so by itself for a while).
+    /// </summary>
+    [Key("busy")]
+    public bool Busy { get; set; }
+
     public static ReplyEnvelope Failure(long id, string error) => new() { Id = id, Ok = false, Error = error };
+
+    public static ReplyEnvelope BusyRefusal(string error) => new() { Id = 0, Ok = false, Error = error, Busy = true };
 }
 
 /// <summary>What the server reads first of every request: its operation and id.</summary>
