@@ -37,6 +37,15 @@ public sealed record FrontEndServerOptions
     /// <summary>How long a connection in the handshake pool is safe from making way for a newer one.</summary>
     public TimeSpan HandshakeGrace { get; init; } = TimeSpan.FromSeconds(1);
 
+    /// <summary>
+    /// How long a reply may wait for the client to take it: a client that stops reading (a standing query's, a
+    /// download's) is closed, and what it asked for ends with it.
+    /// </summary>
+    public TimeSpan WriteTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>How long an authenticated connection may wait between requests before it is closed.</summary>
+    public TimeSpan IdleTimeout { get; init; } = TimeSpan.FromMinutes(10);
+
     /// <summary>The operations understood, and the request type each one's body is read as.</summary>
     public FrontEndOperations Operations { get; init; } = FrontEndOperations.All;
 
@@ -87,6 +96,8 @@ public sealed partial class FrontEndServer : IDisposable
     private long _refused;
     private long _failures;
     private long _overLimit;
+    private long _writeTimeouts;
+    private long _idleClosed;
 
     public FrontEndServer(IPEndPoint endpoint, ClusterKey key, Func<IFrontEndSession> openSession, FrontEndServerOptions? options = null, Action<string>? log = null)
     {
@@ -117,6 +128,12 @@ public sealed partial class FrontEndServer : IDisposable
     public long TruncatedMessages => Interlocked.Read(ref _truncated);
 
     public long ConnectionsRefused => Interlocked.Read(ref _refused);
+
+    /// <summary>Connections closed because the client did not take a reply within <see cref="FrontEndServerOptions.WriteTimeout"/>.</summary>
+    public long WriteTimeouts => Interlocked.Read(ref _writeTimeouts);
+
+    /// <summary>Connections closed after <see cref="FrontEndServerOptions.IdleTimeout"/> without a request.</summary>
+    public long IdleClosed => Interlocked.Read(ref _idleClosed);
 
     /// <summary>Requests whose handler failed unexpectedly (answered with an error; the server carries on).</summary>
     public long HandlerFailures => Interlocked.Read(ref _failures);
@@ -239,7 +256,7 @@ public sealed partial class FrontEndServer : IDisposable
         var remote = socket.RemoteEndPoint?.ToString() ?? "?";
         using var stream = new NetworkStream(socket, ownsSocket: true);
         var reader = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: 256 * 1024, leaveOpen: true));
-        var replies = new FrontEndReplies(stream);
+        var replies = new FrontEndReplies(stream, _options.WriteTimeout, () => Interlocked.Increment(ref _writeTimeouts));
         IFrontEndSession? session = null;
         bool hasSession = false;
         try
@@ -263,7 +280,22 @@ public sealed partial class FrontEndServer : IDisposable
             session = _openSession();
             while (!token.IsCancellationRequested)
             {
-                var result = await reader.ReadAsync(token).ConfigureAwait(false);
+                ReadResult result;
+                using (var idle = CancellationTokenSource.CreateLinkedTokenSource(token))
+                {
+                    idle.CancelAfter(_options.IdleTimeout);
+                    try
+                    {
+                        result = await reader.ReadAsync(idle.Token).ConfigureAwait(false);
+                    }
+                    catch (OperationCanceledException) when (!token.IsCancellationRequested)
+                    {
+                        Interlocked.Increment(ref _idleClosed);
+                        string idleFor = _options.IdleTimeout.TotalSeconds.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture);
+                        await replies.SendRawAsync(ReplyEnvelope.Failure(0, $"the front-end closed this connection: no request for {idleFor} s"), token).ConfigureAwait(false);
+                        break;
+                    }
+                }
                 var buffer = result.Buffer;
                 if (WhyOverLimit(buffer, session) is { } over)
                 {
@@ -414,11 +446,15 @@ public sealed partial class FrontEndServer : IDisposable
 public sealed class FrontEndReplies
 {
     private readonly Stream _stream;
+    private readonly TimeSpan _writeTimeout;
+    private readonly Action _timedOut;
     private long _id;
 
-    internal FrontEndReplies(Stream stream)
+    internal FrontEndReplies(Stream stream, TimeSpan writeTimeout, Action timedOut)
     {
         _stream = stream;
+        _writeTimeout = writeTimeout;
+        _timedOut = timedOut;
     }
 
     public bool Finished { get; private set; }
@@ -456,8 +492,19 @@ public sealed class FrontEndReplies
         return SendRawAsync(ReplyEnvelope.Failure(_id, error), cancellation);
     }
 
+    /// <summary>Writes one message; an <see cref="IOException"/> when the client does not take it in time (the connection is done).</summary>
     internal async Task SendRawAsync(FrontEndReply message, CancellationToken cancellation)
     {
-        await _stream.WriteAsync(MessageFraming.Frame(message), cancellation).ConfigureAwait(false);
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
+        timeout.CancelAfter(_writeTimeout);
+        try
+        {
+            await _stream.WriteAsync(MessageFraming.Frame(message), timeout.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!cancellation.IsCancellationRequested)
+        {
+            _timedOut();
+            throw new IOException($"the client took no reply for {_writeTimeout.TotalSeconds:0.###} s");
+        }
     }
 }

@@ -401,6 +401,8 @@ public sealed class CamdoopNode : IDisposable
                 ["authPerAddress"] = fe.RefusedPerAddress,
                 ["authPoolFull"] = fe.RefusedPoolFull,
                 ["overLimit"] = fe.OverLimit,
+                ["writeTimeouts"] = fe.WriteTimeouts,
+                ["idleClosed"] = fe.IdleClosed,
             };
         }
         if (Web is { } web && _webView is { } view)
