@@ -122,6 +122,10 @@ public sealed class FrontEndClient : IDisposable
             var reply = FrontEndWire.Decode<ReplyEnvelope>(replyBody);
             if (!reply.Ok)
             {
+                if (reply.Busy)
+                {
+                    throw new BusyException(reply.Error ?? "busy");
+                }
                 throw new FrontEndException($"front-end {Address} refused this client: {reply.Error} (key: {key.Source})");
             }
             var proof = FrontEndWire.Read<AuthReply>(replyBody).Proof.Span;

@@ -268,6 +268,12 @@ public sealed partial class FrontEndServer : IDisposable
                     using var authenticating = CancellationTokenSource.CreateLinkedTokenSource(token, handshake.Evicted);
                     hasSession = await AuthenticateAsync(reader, replies, remote, authenticating.Token).ConfigureAwait(false);
                 }
+                catch (OperationCanceledException) when (!token.IsCancellationRequested)
+                {
+                    // Pushed out of the full pool by a newer connection: told so, marked busy, so that the client
+                    // tries again (a real one slowed past its grace on a loaded server).
+                    await replies.SendRawAsync(ReplyEnvelope.BusyRefusal("pushed out by newer connections while authenticating; try again later"), token).ConfigureAwait(false);
+                }
                 finally
                 {
                     Leave(handshake);
