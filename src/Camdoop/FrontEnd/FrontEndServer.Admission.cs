@@ -32,15 +32,14 @@ public sealed partial class FrontEndServer
     private (Handshake? Entry, string? Refusal) Admit(IPAddress? address)
     {
         Handshake? evicted = null;
+        Handshake entry;
         long now = Environment.TickCount64;
-        var entry = new Handshake(address, now);
         lock (_lock)
         {
             int fromAddress = address is null ? 0 : _handshakesPerAddress.GetValueOrDefault(address);
             if (fromAddress >= _options.MaxHandshakesPerAddress)
             {
                 Interlocked.Increment(ref _refusedPerAddress);
-                entry.Dispose();
                 return (null, $"this address has {_options.MaxHandshakesPerAddress} connections authenticating already; try again later");
             }
             if (_handshakes.Count >= _options.MaxHandshakes)
@@ -49,12 +48,12 @@ public sealed partial class FrontEndServer
                 if (now - oldest.SinceMs < (long)_options.HandshakeGrace.TotalMilliseconds)
                 {
                     Interlocked.Increment(ref _refusedPoolFull);
-                    entry.Dispose();
                     return (null, $"{_options.MaxHandshakes} connections are authenticating; try again later");
                 }
                 evicted = oldest;
                 RemoveLocked(evicted);
             }
+            entry = new Handshake(address, now);
             entry.Node = _handshakes.AddLast(entry);
             if (address is not null)
             {

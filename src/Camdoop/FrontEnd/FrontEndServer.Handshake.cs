@@ -28,11 +28,12 @@ public sealed partial class FrontEndServer
 
     /// <summary>
     /// Challenges the client and checks its answer (<see cref="FrontEndHandshake"/>), within
-    /// <see cref="FrontEndServerOptions.HandshakeTimeout"/>. True when the client proved it holds the key: the server
-    /// has answered with its own proof and <paramref name="reader"/> stands at the client's first request. False when
-    /// it was refused: counted by reason, logged (without any secret or proof) and told why; the caller closes.
+    /// <see cref="FrontEndServerOptions.HandshakeTimeout"/>. When the client proved it holds the key: the server's proof,
+    /// for the caller to send once it has a session slot, and <paramref name="reader"/> stands at the client's first
+    /// request. Null when it was refused: counted by reason, logged (without any secret or proof) and told why; the
+    /// caller closes.
     /// </summary>
-    private async Task<bool> AuthenticateAsync(PipeReader reader, FrontEndReplies replies, string remote, CancellationToken token)
+    private async Task<AuthReply?> AuthenticateAsync(PipeReader reader, FrontEndReplies replies, string remote, CancellationToken token)
     {
         byte[] serverNonce = FrontEndHandshake.NewNonce();
         await replies.SendRawAsync(new AuthChallenge { Protocol = FrontEndHandshake.Protocol, Nonce = serverNonce }, token).ConfigureAwait(false);
@@ -81,23 +82,7 @@ public sealed partial class FrontEndServer
             if (failure is null)
             {
                 Interlocked.Increment(ref _authenticated);
-                if (!TryTakeSession())
-                {
-                    // In place of the server's proof: the client reports it as it connects.
-                    _refusals.Write($"front-end: refused {remote} after it authenticated: {_options.MaxConnections} connections are open");
-                    await replies.SendRawAsync(ReplyEnvelope.Failure(id, $"the front-end is serving its maximum of {_options.MaxConnections} connections; try again later"), token).ConfigureAwait(false);
-                    return false;
-                }
-                try
-                {
-                    await replies.SendRawAsync(new AuthReply { Id = id, Proof = serverProof }, token).ConfigureAwait(false);
-                }
-                catch
-                {
-                    Interlocked.Decrement(ref _active); // the slot goes back: the session never started
-                    throw;
-                }
-                return true;
+                return new AuthReply { Id = id, Proof = serverProof };
             }
             refusal = failure.Value;
             break;
@@ -123,7 +108,7 @@ public sealed partial class FrontEndServer
         {
             // The client is gone already; it was refused all the same.
         }
-        return false;
+        return null;
     }
 
     /// <summary>Checks one handshake message against this connection's nonce: a refusal, or the server's proof.</summary>

@@ -261,12 +261,13 @@ public sealed partial class FrontEndServer : IDisposable
         bool hasSession = false;
         try
         {
+            AuthReply? proof = null;
             using (handshake)
             {
                 try
                 {
                     using var authenticating = CancellationTokenSource.CreateLinkedTokenSource(token, handshake.Evicted);
-                    hasSession = await AuthenticateAsync(reader, replies, remote, authenticating.Token).ConfigureAwait(false);
+                    proof = await AuthenticateAsync(reader, replies, remote, authenticating.Token).ConfigureAwait(false);
                 }
                 catch (OperationCanceledException) when (!token.IsCancellationRequested)
                 {
@@ -279,29 +280,38 @@ public sealed partial class FrontEndServer : IDisposable
                     Leave(handshake);
                 }
             }
-            if (!hasSession)
+            if (proof is null)
             {
                 return;
             }
+            hasSession = TryTakeSession();
+            if (!hasSession)
+            {
+                // In place of the server's proof: the client reports it as it connects.
+                _refusals.Write($"front-end: refused {remote} after it authenticated: {_options.MaxConnections} connections are open");
+                await replies.SendRawAsync(ReplyEnvelope.Failure(proof.Id, $"the front-end is serving its maximum of {_options.MaxConnections} connections; try again later"), token).ConfigureAwait(false);
+                return;
+            }
+            await replies.SendRawAsync(proof, token).ConfigureAwait(false);
             session = _openSession();
+            // One timer for the connection, armed only while it waits for a request.
+            using var idle = CancellationTokenSource.CreateLinkedTokenSource(token);
             while (!token.IsCancellationRequested)
             {
                 ReadResult result;
-                using (var idle = CancellationTokenSource.CreateLinkedTokenSource(token))
+                idle.CancelAfter(_options.IdleTimeout);
+                try
                 {
-                    idle.CancelAfter(_options.IdleTimeout);
-                    try
-                    {
-                        result = await reader.ReadAsync(idle.Token).ConfigureAwait(false);
-                    }
-                    catch (OperationCanceledException) when (!token.IsCancellationRequested)
-                    {
-                        Interlocked.Increment(ref _idleClosed);
-                        string idleFor = _options.IdleTimeout.TotalSeconds.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture);
-                        await replies.SendRawAsync(ReplyEnvelope.Failure(0, $"the front-end closed this connection: no request for {idleFor} s"), token).ConfigureAwait(false);
-                        break;
-                    }
+                    result = await reader.ReadAsync(idle.Token).ConfigureAwait(false);
                 }
+                catch (OperationCanceledException) when (!token.IsCancellationRequested)
+                {
+                    Interlocked.Increment(ref _idleClosed);
+                    string idleFor = _options.IdleTimeout.TotalSeconds.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture);
+                    await replies.SendRawAsync(ReplyEnvelope.Failure(0, $"the front-end closed this connection: no request for {idleFor} s"), token).ConfigureAwait(false);
+                    break;
+                }
+                idle.CancelAfter(Timeout.InfiniteTimeSpan);
                 var buffer = result.Buffer;
                 if (WhyOverLimit(buffer, session) is { } over)
                 {
