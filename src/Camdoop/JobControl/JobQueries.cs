@@ -51,7 +51,7 @@ internal sealed class JobQueries(ControlContext control, JobCoordinator coordina
                 }
                 done(new JobListing(
                     [.. found.Values.OrderByDescending(s => s.SubmittedUnixMs).ThenBy(s => s.JobId)],
-                    [.. pending.OrderBy(c => (c.X, c.Y, c.Z))]));
+                    [.. asked.Where(pending.Contains)]));
             }
         }
         if (pending.Count == 0)

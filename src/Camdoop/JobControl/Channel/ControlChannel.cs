@@ -13,8 +13,9 @@ namespace Camdoop.JobControl.Channel;
 /// four deviations, doubled on every try (Karn), between a floor and the retry interval. A fixed wait sized for a
 /// loaded cube would stall a job for that long on every lost control frame; the clock starts when a frame leaves the
 /// channel's backlog, so a coordinator's burst to every server is not mistaken for loss. The receiver acknowledges
-/// each fragment as it comes, reassembles the message and hands it over once; the fragment that completes a message is acknowledged only after the receiver has taken it (so a receiver that is
-/// not ready yet is asked again). Handlers must take a message twice without harm: an acknowledgement can be lost.
+/// each fragment as it comes, reassembles the message and hands it over once; the fragment that completes a message
+/// is acknowledged only after the receiver has taken it (so a receiver that is not ready yet is asked again).
+/// Handlers must take a message twice without harm: an acknowledgement can be lost.
 /// </summary>
 public sealed class ControlChannel
 {
