@@ -24,14 +24,10 @@ public static class TestbedDataRoot
     /// </summary>
     public static void Prepare(string path, bool isDefault)
     {
-        if (OperatingSystem.IsWindows())
-        {
-            throw new CliException("the emulated testbed runs on Linux only");
-        }
         path = Path.GetFullPath(path);
         if (isDefault)
         {
-            Directory.CreateDirectory(DefaultParent, Private);
+            CreateDirectory(DefaultParent);
             CheckPrivate(DefaultParent, "the testbeds' data directory");
         }
         if (Exists(path))
@@ -40,7 +36,7 @@ public static class TestbedDataRoot
             Directory.Delete(path, recursive: true);
         }
         // Created with its mode; then checked, since an existing directory (one made in a race) is kept as it is.
-        Directory.CreateDirectory(path, Private);
+        CreateDirectory(path);
         CheckPrivate(path, "the data root");
     }
 
@@ -54,11 +50,12 @@ public static class TestbedDataRoot
         Directory.CreateDirectory(path, Private);
     }
 
-    private static bool Exists(string path) => Directory.Exists(path) || File.Exists(path) || new FileInfo(path).LinkTarget is not null;
+    private static bool Exists(string path) => Path.Exists(path) || new FileInfo(path).LinkTarget is not null;
 
-    private static void CheckOwnedByRoot(string path)
+    /// <summary>Refuses <paramref name="path"/> unless it is a directory (not a link) owned by root; its mode bits.</summary>
+    private static int CheckOwnedByRoot(string path)
     {
-        var (owner, _, type) = Stat(path);
+        var (owner, mode, type) = Stat(path);
         if (type != "directory")
         {
             throw new CliException($"--data-root {path} is a {type}, not a directory: refused (a link could redirect root's writes)");
@@ -67,12 +64,12 @@ public static class TestbedDataRoot
         {
             throw new CliException($"--data-root {path} belongs to uid {owner}, not root: refused (its owner could replace what the nodes run); remove it or choose another");
         }
+        return mode;
     }
 
     private static void CheckPrivate(string path, string what)
     {
-        CheckOwnedByRoot(path);
-        var (_, mode, _) = Stat(path);
+        int mode = CheckOwnedByRoot(path);
         if ((mode & 0b_000_010_010) != 0)
         {
             throw new CliException($"{what} {path} is writable by others (mode {Convert.ToString(mode, 8)}): refused");
