@@ -63,16 +63,12 @@ fi
 # built it: the CLI tests, the longest, could wait for the simulator tests. Both at full tilt at once, though, starve
 # the testbeds' node processes past their timeouts. Hence: build, then the two streams, the simulator tests niced so
 # that they take only the CPU the testbeds leave.
-if ! dotnet build Camdoop.sln -c Release -nologo -v q; then
-    exit 1
-fi
+dotnet build Camdoop.sln -c Release -nologo -v q
 run_tests=(dotnet test -c Release --no-build -nologo --logger "console;verbosity=normal")
 # Both streams write to the terminal as they go, and to one log (the pcap skips are counted in it).
 main_log="$(mktemp)"
-(
-    "${run_tests[@]}" tests/Camdoop.Cli.Tests "$@" 2>&1 | tee -a "$main_log"
-    exit "${PIPESTATUS[0]}"
-) &
+# In a subshell, so that `wait` gets dotnet's status (pipefail), not tee's.
+("${run_tests[@]}" tests/Camdoop.Cli.Tests "$@" 2>&1 | tee -a "$main_log") &
 cli_tests=$!
 others=0
 for project in tests/*/*.Tests.csproj; do
