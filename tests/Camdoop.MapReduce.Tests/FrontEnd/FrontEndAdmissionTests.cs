@@ -96,8 +96,10 @@ public class FrontEndAdmissionTests(ITestOutputHelper output)
         using var second = ConnectFrom(server, hog);
         using var third = ConnectFrom(server, hog);
         // The third is refused at once, with one error message in place of the challenge.
-        var reply = ReadFrame(third);
-        Assert.Contains("this address has 2 connections authenticating already", reply, StringComparison.Ordinal);
+        var reply = ReadReply(third);
+        Assert.False(reply.Ok);
+        Assert.True(reply.Busy);
+        Assert.Contains("this address has 2 connections authenticating already", reply.Error, StringComparison.Ordinal);
         Assert.Equal(1, server.RefusedPerAddress);
         using var client = Connect(server);
         Assert.Equal("fine", client.Call(new EchoRequest { Text = "fine" }).Text);
@@ -144,25 +146,13 @@ public class FrontEndAdmissionTests(ITestOutputHelper output)
         return socket;
     }
 
-    /// <summary>The first frame the server sent, as text (a refusal's message is in it).</summary>
-    private static string ReadFrame(Socket socket)
+    /// <summary>The first message the server sent, as a reply envelope.</summary>
+    private static ReplyEnvelope ReadReply(Socket socket)
     {
         socket.ReceiveTimeout = 10_000;
-        var buffer = new byte[4096];
-        int total = 0;
-        while (total < 4)
-        {
-            int n = socket.Receive(buffer, total, buffer.Length - total, SocketFlags.None);
-            Assert.True(n > 0, "closed without a reply");
-            total += n;
-        }
-        int length = System.Buffers.Binary.BinaryPrimitives.ReadInt32BigEndian(buffer);
-        while (total < 4 + length)
-        {
-            int n = socket.Receive(buffer, total, buffer.Length - total, SocketFlags.None);
-            Assert.True(n > 0, "closed in the middle of the reply");
-            total += n;
-        }
-        return System.Text.Encoding.UTF8.GetString(buffer, 4, length);
+        using var stream = new NetworkStream(socket, ownsSocket: false);
+        var body = MessageFraming.Read(stream);
+        Assert.NotNull(body);
+        return FrontEndWire.Decode<ReplyEnvelope>(new System.Buffers.ReadOnlySequence<byte>(body));
     }
 }
