@@ -1,0 +1,48 @@
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+
+namespace Camdoop.Runtime.Security;
+
+/// <summary>Reads PEM certificates and keys, failing with one line that names the file.</summary>
+internal static class CertificatePem
+{
+    /// <summary>A certificate with its private key.</summary>
+    public static X509Certificate2 Load(string certificatePath, string keyPath)
+    {
+        Require(certificatePath);
+        Require(keyPath);
+        try
+        {
+            using var pem = X509Certificate2.CreateFromPemFile(certificatePath, keyPath);
+            // Exported and imported again: on Linux a key loaded from PEM is ephemeral, which TLS accepts, but a
+            // PKCS#12 round trip gives one object that every platform's TLS takes.
+            return X509CertificateLoader.LoadPkcs12(pem.Export(X509ContentType.Pkcs12), null);
+        }
+        catch (Exception e) when (e is CryptographicException or IOException or UnauthorizedAccessException or ArgumentException)
+        {
+            throw new CertificateException($"cannot read certificate {certificatePath} with key {keyPath}: {e.Message}", e);
+        }
+    }
+
+    /// <summary>A certificate without its key (the CA's, as every holder has it).</summary>
+    public static X509Certificate2 LoadPublic(string certificatePath)
+    {
+        Require(certificatePath);
+        try
+        {
+            return X509CertificateLoader.LoadCertificateFromFile(certificatePath);
+        }
+        catch (Exception e) when (e is CryptographicException or IOException or UnauthorizedAccessException or ArgumentException)
+        {
+            throw new CertificateException($"cannot read certificate {certificatePath}: {e.Message}", e);
+        }
+    }
+
+    private static void Require(string path)
+    {
+        if (!File.Exists(path))
+        {
+            throw new CertificateException($"{path} does not exist");
+        }
+    }
+}
