@@ -2,22 +2,25 @@ using System.Buffers;
 using System.Diagnostics;
 using System.Globalization;
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
-using Camdoop.FrontEnd.Auth;
+using System.Security.Authentication;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.Runtime.Security;
 
 namespace Camdoop.FrontEnd;
 
 /// <summary>
 /// A client of a front-end (the `camdoop put/get/ls/ping/submit/...` commands and the tests): one TCP connection,
-/// authenticated with the cluster key as it opens (<see cref="FrontEndHandshake"/>), then one request at a time.
-/// Every failure is a <see cref="FrontEndException"/> with a one-line message: the front-end unreachable, the key
-/// refused, the connection lost, or the front-end's own error reply.
+/// mutual TLS 1.3 under the cluster CA as it opens (the client's certificate for the front-end, the front-end's node
+/// certificate, naming the address dialled, for the client), then one request at a time. Every failure is a
+/// <see cref="FrontEndException"/> with a one-line message: the front-end unreachable, a certificate refused either
+/// way, the connection lost, or the front-end's own error reply.
 /// </summary>
 public sealed class FrontEndClient : IDisposable
 {
     private readonly TcpClient _tcp;
-    private readonly NetworkStream _stream;
+    private Stream _stream;
     private long _nextId;
 
     private FrontEndClient(TcpClient tcp, string address)
@@ -30,33 +33,39 @@ public sealed class FrontEndClient : IDisposable
     /// <summary>"host:port" as given.</summary>
     public string Address { get; }
 
+    /// <summary>The front-end's server, as its certificate names it (after <see cref="Connect"/>).</summary>
+    public string Server { get; private set; } = "";
+
     /// <summary>How long to wait for any one reply before giving up.</summary>
     public TimeSpan ReplyTimeout { get; set; } = TimeSpan.FromMinutes(10);
 
     /// <summary>
-    /// Connects to "host:port" and authenticates both ways with <paramref name="key"/>; fails with "front-end
-    /// HOST:PORT is unreachable: ..." when nobody answers, and with "front-end HOST:PORT refused this client: ..."
-    /// when the key is not the cluster's.
+    /// Connects to "host:port" over mutual TLS with <paramref name="credentials"/>; fails with "front-end HOST:PORT is
+    /// unreachable: ..." when nobody answers, "front-end HOST:PORT refused this client: ..." when it refuses the
+    /// client's certificate, and "front-end HOST:PORT is not a server of this cluster: ..." when its certificate is not
+    /// one of the cluster CA's nodes for that address.
     /// </summary>
-    public static FrontEndClient Connect(string address, ClusterKey key, TimeSpan? timeout = null)
+    public static FrontEndClient Connect(string address, ClusterCredentials credentials, TimeSpan? timeout = null)
     {
-        ArgumentNullException.ThrowIfNull(key);
+        ArgumentNullException.ThrowIfNull(credentials);
+        var limit = timeout ?? TimeSpan.FromSeconds(10);
         // A front-end busy with connections that have not authenticated (a flood, idle sockets) refuses at once and
-        // says so; such a refusal is tried again, backing off, for as long as a handshake may take.
+        // says so, or cuts a handshake short to make room; either is tried again, backing off, for as long as a
+        // handshake may take.
         var busyFor = Stopwatch.StartNew();
         var wait = TimeSpan.FromMilliseconds(20);
         while (true)
         {
-            var client = ConnectWithoutKey(address, timeout);
+            var client = ConnectWithoutTls(address, timeout);
             try
             {
-                client.Authenticate(key, timeout ?? TimeSpan.FromSeconds(10));
+                client.Authenticate(credentials, limit);
                 return client;
             }
             catch (BusyException busy)
             {
                 client.Dispose();
-                if (busyFor.Elapsed + wait > (timeout ?? TimeSpan.FromSeconds(10)))
+                if (busyFor.Elapsed + wait > limit)
                 {
                     throw new FrontEndException($"front-end {address} is busy: {busy.Message}");
                 }
@@ -71,11 +80,11 @@ public sealed class FrontEndClient : IDisposable
         }
     }
 
-    /// <summary>A refusal the front-end marked busy: worth trying again.</summary>
+    /// <summary>A refusal the front-end marked busy, or a handshake it cut short: worth trying again.</summary>
     private sealed class BusyException(string message) : Exception(message);
 
-    /// <summary>Opens the TCP connection only: the front-end's challenge is the first thing to read (tests of the handshake).</summary>
-    internal static FrontEndClient ConnectWithoutKey(string address, TimeSpan? timeout = null)
+    /// <summary>Opens the TCP connection only: the front-end's greeting is the first thing to read (tests of admission).</summary>
+    internal static FrontEndClient ConnectWithoutTls(string address, TimeSpan? timeout = null)
     {
         var (host, port) = ParseAddress(address);
         var tcp = new TcpClient { NoDelay = true };
@@ -93,46 +102,59 @@ public sealed class FrontEndClient : IDisposable
         return new FrontEndClient(tcp, address);
     }
 
-    /// <summary>Answers the front-end's challenge and checks its proof in turn.</summary>
-    private void Authenticate(ClusterKey key, TimeSpan timeout)
+    /// <summary>Reads the greeting, runs TLS as the client, checks the front-end's certificate, then reads its welcome.</summary>
+    private void Authenticate(ClusterCredentials credentials, TimeSpan timeout)
     {
         try
         {
             _stream.ReadTimeout = (int)timeout.TotalMilliseconds;
             _stream.WriteTimeout = (int)timeout.TotalMilliseconds;
-            var challengeBody = new ReadOnlySequence<byte>(MessageFraming.Read(_stream)
-                ?? throw new FrontEndException($"front-end {Address} closed the connection before authenticating"));
-            var envelope = FrontEndWire.Decode<ReplyEnvelope>(challengeBody);
+            var greetingBody = new ReadOnlySequence<byte>(MessageFraming.Read(_stream)
+                ?? throw new BusyException($"front-end {Address} closed the connection before greeting it"));
+            var envelope = FrontEndWire.Decode<ReplyEnvelope>(greetingBody);
             if (!envelope.Ok)
             {
                 string why = envelope.Error ?? $"front-end {Address} refused the connection";
                 throw envelope.Busy ? new BusyException(why) : new FrontEndException(why);
             }
-            var challenge = FrontEndWire.Read<AuthChallenge>(challengeBody);
-            if (challenge.Protocol != FrontEndHandshake.Protocol || challenge.Nonce.Length != FrontEndHandshake.NonceBytes)
+            if (FrontEndWire.Read<TlsGreeting>(greetingBody).Protocol != TlsGreeting.CurrentProtocol)
             {
-                throw new FrontEndException($"front-end {Address} does not speak this client's authentication ({FrontEndHandshake.Protocol})");
+                throw new FrontEndException($"front-end {Address} does not speak this client's protocol ({TlsGreeting.CurrentProtocol})");
             }
-            var serverNonce = challenge.Nonce.Span;
-            var clientNonce = FrontEndHandshake.NewNonce();
-            var request = new AuthRequest { Id = ++_nextId, Nonce = clientNonce, Proof = FrontEndHandshake.ClientProof(key, serverNonce, clientNonce) };
-            _stream.Write(MessageFraming.Frame(request));
-            var replyBody = new ReadOnlySequence<byte>(MessageFraming.Read(_stream)
-                ?? throw new FrontEndException($"front-end {Address} closed the connection while authenticating"));
-            var reply = FrontEndWire.Decode<ReplyEnvelope>(replyBody);
+            var ssl = new SslStream(_stream, leaveInnerStreamOpen: false);
+            _stream = ssl;
+            var (host, _) = ParseAddress(Address);
+            try
+            {
+                using var deadline = new CancellationTokenSource(timeout);
+                ssl.AuthenticateAsClientAsync(credentials.ClientOptions(host), deadline.Token).GetAwaiter().GetResult();
+            }
+            catch (Exception e) when (e is IOException or OperationCanceledException)
+            {
+                // Cut short: most likely pushed out of a full handshake pool, which is worth another try.
+                throw new BusyException($"the TLS handshake did not complete ({Inner(e)})");
+            }
+            catch (AuthenticationException e)
+            {
+                throw new FrontEndException($"front-end {Address} refused the TLS handshake: {e.Message} (credentials: {credentials.Source})", e);
+            }
+            var dialled = IPAddress.TryParse(host, out var ip) ? ip : (_tcp.Client.RemoteEndPoint as IPEndPoint)?.Address;
+            if (credentials.CheckServer(ssl.RemoteCertificate, dialled, out var server) is { } problem)
+            {
+                throw new FrontEndException($"front-end {Address} is not a server of this cluster: {problem}");
+            }
+            var welcomeBody = new ReadOnlySequence<byte>(MessageFraming.Read(_stream)
+                ?? throw new FrontEndException($"front-end {Address} closed the connection after the TLS handshake (it refused this client's certificate; credentials: {credentials.Source})"));
+            var reply = FrontEndWire.Decode<ReplyEnvelope>(welcomeBody);
             if (!reply.Ok)
             {
                 if (reply.Busy)
                 {
                     throw new BusyException(reply.Error ?? "busy");
                 }
-                throw new FrontEndException($"front-end {Address} refused this client: {reply.Error} (key: {key.Source})");
+                throw new FrontEndException($"front-end {Address} refused this client: {reply.Error} (credentials: {credentials.Source})");
             }
-            var proof = FrontEndWire.Read<AuthReply>(replyBody).Proof.Span;
-            if (!FrontEndHandshake.Matches(FrontEndHandshake.ServerProof(key, serverNonce, clientNonce), proof))
-            {
-                throw new FrontEndException($"front-end {Address} could not prove it holds the cluster key (key: {key.Source}): it belongs to another cluster or has another key");
-            }
+            Server = server!.Name;
         }
         catch (IOException e)
         {
@@ -182,7 +204,17 @@ public sealed class FrontEndClient : IDisposable
     }
 
     /// <summary>Tells the front-end this client will send nothing more (tests: a message cut short).</summary>
-    internal void CloseSending() => _tcp.Client.Shutdown(SocketShutdown.Send);
+    internal void CloseSending()
+    {
+        if (_stream is SslStream ssl)
+        {
+            ssl.ShutdownAsync().GetAwaiter().GetResult();
+        }
+        _tcp.Client.Shutdown(SocketShutdown.Send);
+    }
+
+    /// <summary>Closes the sending half of the TCP connection, below any TLS (tests).</summary>
+    internal void CloseSendingPlain() => _tcp.Client.Shutdown(SocketShutdown.Send);
 
     /// <summary>Reads one reply's common fields (tests); null when the front-end closed the connection.</summary>
     public ReplyEnvelope? ReadReply()
@@ -244,4 +276,7 @@ public sealed class FrontEndClient : IDisposable
     }
 
     private static string Inner(Exception e) => e.InnerException is SocketException s ? s.Message : e.Message;
+
+    /// <summary>Runs the TLS handshake on a connection opened with <see cref="ConnectWithoutTls"/> (tests).</summary>
+    internal void AuthenticateForTest(ClusterCredentials credentials) => Authenticate(credentials, TimeSpan.FromSeconds(10));
 }

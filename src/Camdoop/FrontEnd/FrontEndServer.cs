@@ -1,9 +1,10 @@
 using System.Buffers;
 using System.IO.Pipelines;
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
-using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.Runtime.Security;
 
 namespace Camdoop.FrontEnd;
 
@@ -71,13 +72,14 @@ public sealed record FrontEndServerOptions
 /// pipe's buffers. A malformed message gets an error reply and the connection carries on; a field of the wrong type
 /// or an unknown operation gets an error reply naming it; an oversized message gets an error reply and the
 /// connection is closed (its remaining bytes cannot be trusted). Nothing a client sends takes the server down. Runs
-/// on I/O threads only: sessions reach the node's services through the event loop. Before any request is served
-/// the client proves it holds the cluster key (<see cref="FrontEndHandshake"/>); a connection that goes over its
+/// on I/O threads only: sessions reach the node's services through the event loop. Every connection is mutual TLS
+/// 1.3 under the cluster CA: before any request is read the client shows a client certificate of that CA
+/// (<see cref="ClusterCredentials"/>) and the front-end its node certificate; a connection that goes over its
 /// requests or bytes in flight is told so and closed.
 /// </summary>
 public sealed partial class FrontEndServer : IDisposable
 {
-    private readonly ClusterKey _key;
+    private readonly CredentialsSource _credentials;
     private readonly Func<IFrontEndSession> _openSession;
     private readonly FrontEndServerOptions _options;
     private readonly Action<string> _log;
@@ -99,17 +101,17 @@ public sealed partial class FrontEndServer : IDisposable
     private long _writeTimeouts;
     private long _idleClosed;
 
-    public FrontEndServer(IPEndPoint endpoint, ClusterKey key, Func<IFrontEndSession> openSession, FrontEndServerOptions? options = null, Action<string>? log = null)
+    public FrontEndServer(IPEndPoint endpoint, CredentialsSource credentials, Func<IFrontEndSession> openSession, FrontEndServerOptions? options = null, Action<string>? log = null)
     {
         ArgumentNullException.ThrowIfNull(endpoint);
-        ArgumentNullException.ThrowIfNull(key);
+        ArgumentNullException.ThrowIfNull(credentials);
         ArgumentNullException.ThrowIfNull(openSession);
         EndPoint = endpoint;
-        _key = key;
+        _credentials = credentials;
         _openSession = openSession;
         _options = options ?? new FrontEndServerOptions();
         _log = log ?? (_ => { });
-        // Refusals come at whatever rate a client without the key likes: one line a second, then a count.
+        // Refusals come at whatever rate a client without a certificate likes: one line a second, then a count.
         _refusals = new ThrottledLog(_log, TimeSpan.FromSeconds(1));
     }
 
@@ -254,45 +256,47 @@ public sealed partial class FrontEndServer : IDisposable
     {
         var token = _stop.Token;
         var remote = socket.RemoteEndPoint?.ToString() ?? "?";
-        using var stream = new NetworkStream(socket, ownsSocket: true);
-        var reader = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: 256 * 1024, leaveOpen: true));
-        var replies = new FrontEndReplies(stream, _options.WriteTimeout, () => Interlocked.Increment(ref _writeTimeouts));
+        using var plain = new NetworkStream(socket, ownsSocket: true);
+        SslStream? stream = null;
+        PipeReader? reader = null;
         IFrontEndSession? session = null;
         bool hasSession = false;
         try
         {
-            AuthReply? proof = null;
+            (SslStream Stream, PeerIdentity Client)? authenticated = null;
             using (handshake)
             {
                 try
                 {
                     using var authenticating = CancellationTokenSource.CreateLinkedTokenSource(token, handshake.Evicted);
-                    proof = await AuthenticateAsync(reader, replies, remote, authenticating.Token).ConfigureAwait(false);
+                    authenticated = await AuthenticateAsync(plain, new FrontEndReplies(plain, _options.WriteTimeout, () => Interlocked.Increment(ref _writeTimeouts)), remote, authenticating.Token).ConfigureAwait(false);
                 }
                 catch (OperationCanceledException) when (!token.IsCancellationRequested)
                 {
-                    // Pushed out of the full pool by a newer connection: told so, marked busy, so that the client
-                    // tries again (a real one slowed past its grace on a loaded server).
-                    await replies.SendRawAsync(ReplyEnvelope.BusyRefusal("pushed out by newer connections while authenticating; try again later"), token).ConfigureAwait(false);
+                    // Pushed out of the full pool by a newer connection. Its TLS handshake is cut short, so it
+                    // learns nothing in words; a client tries again when its handshake fails this way.
+                    Interlocked.Increment(ref _noHandshake);
                 }
                 finally
                 {
                     Leave(handshake);
                 }
             }
-            if (proof is null)
+            if (authenticated is not { } who)
             {
                 return;
             }
+            stream = who.Stream;
+            reader = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: 256 * 1024, leaveOpen: true));
+            var replies = new FrontEndReplies(stream, _options.WriteTimeout, () => Interlocked.Increment(ref _writeTimeouts));
             hasSession = TryTakeSession();
             if (!hasSession)
             {
-                // In place of the server's proof: the client reports it as it connects.
-                _refusals.Write($"front-end: refused {remote} after it authenticated: {_options.MaxConnections} connections are open");
-                await replies.SendRawAsync(ReplyEnvelope.Failure(proof.Id, $"the front-end is serving its maximum of {_options.MaxConnections} connections; try again later"), token).ConfigureAwait(false);
+                _refusals.Write($"front-end: refused {remote} ({who.Client}) after it authenticated: {_options.MaxConnections} connections are open");
+                await replies.SendRawAsync(ReplyEnvelope.BusyRefusal($"the front-end is serving its maximum of {_options.MaxConnections} connections; try again later"), token).ConfigureAwait(false);
                 return;
             }
-            await replies.SendRawAsync(proof, token).ConfigureAwait(false);
+            await replies.SendRawAsync(new Welcome { Server = _credentials.Current.Identity.Name, Client = who.Client.Name }, token).ConfigureAwait(false);
             session = _openSession();
             // One timer for the connection, armed only while it waits for a request.
             using var idle = CancellationTokenSource.CreateLinkedTokenSource(token);
@@ -366,9 +370,20 @@ public sealed partial class FrontEndServer : IDisposable
         {
             // The client went away.
         }
+        catch (System.Security.Authentication.AuthenticationException)
+        {
+            // The TLS session broke (a forged or damaged record): the connection is done.
+        }
         finally
         {
-            await reader.CompleteAsync().ConfigureAwait(false);
+            if (reader is not null)
+            {
+                await reader.CompleteAsync().ConfigureAwait(false);
+            }
+            if (stream is not null)
+            {
+                await stream.DisposeAsync().ConfigureAwait(false);
+            }
             session?.Dispose();
             if (hasSession)
             {

@@ -16,6 +16,7 @@ using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Security;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Sockets;
 using Camdoop.Server;
@@ -36,6 +37,7 @@ public sealed class CamdoopNode : IDisposable
     private readonly DateTime _startedUtc = DateTime.UtcNow;
     private Timer? _statusTimer;
     private SocketStreamTransport? _streams;
+    private CredentialsSource? _credentials;
     private int _statusBusy;
     private readonly ProcessStats _processStats;
     private bool _stopped;
@@ -161,6 +163,28 @@ public sealed class CamdoopNode : IDisposable
     /// Kernel TCP streams to the other servers on the switch network (TCP Camdoop), when the config gives a stream
     /// port; a stream that fails fails the tcp-mode jobs here.
     /// </summary>
+    /// <summary>This server's TLS credentials (its node certificate under the cluster CA), read when first needed.</summary>
+    private CredentialsSource Credentials => _credentials ??= LoadCredentials();
+
+    private CredentialsSource LoadCredentials()
+    {
+        string directory = _settings.CertsDirectory ?? throw new FrontEndException("the front-end and the streams need a credentials directory ('certsDirectory' in the node config)");
+        CredentialsSource source;
+        try
+        {
+            source = new CredentialsSource(directory, CertificateRole.Node, line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        }
+        catch (CertificateException e)
+        {
+            throw new FrontEndException($"cannot use the server's credentials: {e.Message}", e);
+        }
+        if (source.Current.Identity.Name != _settings.Self.Name)
+        {
+            throw new FrontEndException($"the node certificate in {directory} is server {source.Current.Identity.Name}'s, not {_settings.Self.Name}'s");
+        }
+        return source;
+    }
+
     private SocketStreamTransport? OpenStreams()
     {
         if (_settings.StreamPort == 0)
@@ -170,7 +194,7 @@ public sealed class CamdoopNode : IDisposable
         int port = _settings.StreamPort;
         var peers = _settings.PeerAddresses;
         _streams = new SocketStreamTransport(_settings.Self, _settings.Torus, new IPEndPoint(_settings.UplinkAddress!, port),
-            peer => new IPEndPoint(peers[peer], port), Loop.Post);
+            peer => new IPEndPoint(peers[peer], port), Loop.Post, Credentials);
         _streams.StreamFailed += (peer, reason) =>
         {
             Host.Log(LogLevel.Warning, $"stream with {peer.Name} failed: {reason}");
@@ -218,17 +242,17 @@ public sealed class CamdoopNode : IDisposable
         }
         var endpoint = new IPEndPoint(_settings.UplinkAddress ?? IPAddress.Any, _settings.FrontEndPort);
         var frontEndNode = new FrontEndNode(Loop, async () => JsonSerializer.SerializeToElement(await StatusAsync().ConfigureAwait(false), NodeConfig.JsonOptions));
-        var key = ClusterKey.Load(_settings.KeyFile ?? throw new FrontEndException("the front-end needs a cluster key file ('keyFile' in the node config)"));
+        var credentials = Credentials;
         var options = _settings.FrontEnd;
         // An upload's chunk may take what a connection may hold less one message: the part carrying it.
         long maxChunk = options.MaxBytesInFlight - options.MaxMessageBytes;
-        var server = new FrontEndServer(endpoint, key, () => new FrontEndSession(frontEndNode, maxChunk), options, line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        var server = new FrontEndServer(endpoint, credentials, () => new FrontEndSession(frontEndNode, maxChunk), options, line => _log.Write(_settings.Self, LogLevel.Warning, line));
         server.Start();
         FrontEnd = server;
-        _log.Write(_settings.Self, LogLevel.Info, $"front-end listening on {server.EndPoint}, clients authenticated with the key in {key.Source}");
+        _log.Write(_settings.Self, LogLevel.Info, $"front-end listening on {server.EndPoint} (mutual TLS 1.3 under the cluster CA in {credentials.Directory}, as {credentials.Current.Identity})");
         if (_settings.WebPort != 0)
         {
-            StartWebView(frontEndNode, key);
+            StartWebView(frontEndNode, ClusterKey.FromBytes(System.Security.Cryptography.RandomNumberGenerator.GetBytes(32), "(none)"));
         }
     }
 
@@ -395,7 +419,7 @@ public sealed class CamdoopNode : IDisposable
                 ["handlerFailures"] = fe.HandlerFailures,
                 ["authenticated"] = fe.ConnectionsAuthenticated,
                 ["authNoHandshake"] = fe.RefusedNoHandshake,
-                ["authWrongKey"] = fe.RefusedWrongKey,
+                ["authCertificate"] = fe.RefusedCertificate,
                 ["authMalformed"] = fe.RefusedMalformedHandshake,
                 ["authEvicted"] = fe.HandshakesEvicted,
                 ["authPerAddress"] = fe.RefusedPerAddress,

@@ -58,16 +58,18 @@ public sealed record NodeConfig
     public int FrontEndPort { get; init; }
 
     /// <summary>
-    /// TCP port of the live web view (plain HTTP, on the front-end's address, for holders of the web token); 0, the
+    /// TCP port of the live web view (HTTPS, on the front-end's address, for holders of a login session); 0, the
     /// default, serves none: a new listening port on the switch network is the operator's choice to make.
     /// </summary>
     public int WebPort { get; init; }
 
     /// <summary>
-    /// The cluster key file the front-end checks clients against (32 random bytes, mode 0600); required with a
-    /// front-end. The path only: the key itself is never written into a config, a status or a log.
+    /// The server's credentials directory: the cluster CA's certificate (ca.crt) and this server's node certificate and
+    /// key (node.crt, node.key, made with `camdoop certs node`), and optionally revoked.txt. Required with a front-end
+    /// or streams: every TCP connection is mutual TLS under the CA. Files replaced there are read again within
+    /// seconds (certificate rotation without a restart).
     /// </summary>
-    public string? KeyFile { get; init; }
+    public string? CertsDirectory { get; init; }
 
     /// <summary>
     /// Run a few small jobs on a simulated cube in the process before the node starts, so that the first real job does
@@ -193,9 +195,9 @@ public sealed record NodeConfig
             throw new NodeConfigException($"node config: 'frontEndPort' {FrontEndPort} is not a TCP port");
         }
         var peers = ValidateStreams(torus, uplink);
-        if (FrontEndPort != 0 && string.IsNullOrWhiteSpace(KeyFile))
+        if ((FrontEndPort != 0 || StreamPort != 0) && string.IsNullOrWhiteSpace(CertsDirectory))
         {
-            throw new NodeConfigException("node config: 'keyFile' is missing: a front-end serves only clients holding the cluster key (create one with 'head -c 32 /dev/urandom > FILE; chmod 600 FILE')");
+            throw new NodeConfigException("node config: 'certsDirectory' is missing: the front-end and the streams take only TLS connections under the cluster CA (make the directory with 'camdoop certs node')");
         }
         if (WebPort is < 0 or > 65535)
         {
@@ -278,7 +280,7 @@ public sealed record NodeConfig
             StreamPort = StreamPort,
             PeerAddresses = peers,
             WebPort = WebPort,
-            KeyFile = string.IsNullOrWhiteSpace(KeyFile) ? null : Path.GetFullPath(KeyFile),
+            CertsDirectory = string.IsNullOrWhiteSpace(CertsDirectory) ? null : Path.GetFullPath(CertsDirectory),
             FrontEnd = new FrontEndServerOptions
             {
                 HandshakeTimeout = TimeSpan.FromMilliseconds(FrontEndHandshakeTimeoutMs),
@@ -371,8 +373,8 @@ public sealed record NodeSettings
     /// <summary>See <see cref="NodeConfig.WebPort"/>; 0: no web view.</summary>
     public int WebPort { get; init; }
 
-    /// <summary>The cluster key file, as a full path; set whenever a front-end runs.</summary>
-    public string? KeyFile { get; init; }
+    /// <summary>The credentials directory, as a full path; set whenever a front-end or streams run.</summary>
+    public string? CertsDirectory { get; init; }
 
     /// <summary>The front-end's limits (the handshake timeout, requests and bytes in flight per connection).</summary>
     public FrontEndServerOptions FrontEnd { get; init; } = new();

@@ -268,51 +268,58 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         AssertOneLineError(cube.Cli("submit", "--job", "nosuchjob", "--input", "corpus"), "unknown job 'nosuchjob'");
         AssertOneLineError(cube.Cli("get", "no-such-dataset"), "unknown dataset 'no-such-dataset'");
         AssertOneLineError(cube.Cli("put", cube.CorpusPath, "--name", "corpus"), "dataset 'corpus' already exists");
-        AssertOneLineError(CliRunner.Run("ls", "--frontend", "10.205.250.250:7070", "--key-file", cube.State.KeyFile!), "is unreachable");
-        AssertOneLineError(CliRunner.Run("ls", "--frontend", "10.205.250.250:7070"), "ls: no cluster key for front-end 10.205.250.250:7070: give --key-file FILE or set CAMDOOP_KEY_FILE");
+        AssertOneLineError(CliRunner.Run("ls", "--frontend", "10.205.250.250:7070", "--certs", cube.State.ClientCerts!), "is unreachable");
+        AssertOneLineError(CliRunner.Run("ls", "--frontend", "10.205.250.250:7070"), "ls: no client credentials for front-end 10.205.250.250:7070: give --certs DIR or set CAMDOOP_CERTS");
         AssertOneLineError(cube.Cli("put", cube.CorpusPath, "--name", "../escape"), "'../escape' is not a valid dataset name: it contains a path separator ('/')");
         AssertOneLineError(cube.Cli("submit", "--job", "wordcount", "--input", "corpus", "--output", "a..b"), "'a..b' is not a valid output dataset name: it contains '..'");
     }
 
     [RootFact]
-    public void OnlyClientsHoldingTheTestbedsKeyAreServedAndRefusalsAreCounted()
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void OnlyClientsWithACertificateOfTheTestbedsCaAreServedAndRefusalsAreCounted()
     {
-        string keyFile = cube.State.KeyFile!;
-        byte[] secret = File.ReadAllBytes(keyFile);
-        Assert.Equal(32, secret.Length);
-        if (!OperatingSystem.IsWindows())
+        const UnixFileMode Private = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+        string certs = cube.State.ClientCerts!;
+        Assert.Equal(Private, File.GetUnixFileMode(Path.Combine(certs, "client.key")));
+        Assert.True(File.Exists(Path.Combine(certs, "ca.crt")) && File.Exists(Path.Combine(certs, "client.crt")));
+        Assert.False(File.Exists(Path.Combine(certs, "ca.key")), "the CA's key was handed to the client");
+        string authority = Path.Combine(cube.State.DataRoot, "ca");
+        Assert.Equal(Private, File.GetUnixFileMode(Path.Combine(authority, "ca.key")));
+        Assert.All(cube.State.Servers, s =>
         {
-            Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(keyFile));
-        }
-        Assert.All(cube.State.Servers, s => Assert.Equal(keyFile, Camdoop.Hosting.NodeConfig.Load(s.Config).KeyFile));
+            string dir = Camdoop.Hosting.NodeConfig.Load(s.Config).CertsDirectory!;
+            Assert.Equal(Private, File.GetUnixFileMode(Path.Combine(dir, "node.key")));
+        });
 
-        string wrongKey = Path.Combine(cube.WorkDirectory, "wrong.key");
-        File.WriteAllBytes(wrongKey, [.. secret.Select(b => (byte)~b)]);
-        long wrongBefore = cube.NodeStatusOf("0,0,0").Counters["frontEnd"]["authWrongKey"];
-        AssertOneLineError(cube.Cli("ls", "--key-file", wrongKey), $"front-end {cube.FrontEnd} refused this client: authentication failed: the client's key is not this cluster's key (key: {wrongKey})");
-        AssertOneLineError(CliRunner.RunWith(new Dictionary<string, string?> { ["CAMDOOP_KEY_FILE"] = wrongKey }, "ls", "--frontend", cube.FrontEnd), "refused this client");
-        AssertOneLineError(cube.Cli("ls", "--key-file", Path.Combine(cube.WorkDirectory, "absent.key")), "cluster key file");
-        // --key-file wins over the environment, and the testbed's own key is found without either.
-        var right = CliRunner.RunWith(new Dictionary<string, string?> { ["CAMDOOP_KEY_FILE"] = wrongKey }, "ls", "--frontend", cube.FrontEnd, "--key-file", keyFile);
+        // Another cluster's client, made with `camdoop certs` as an operator would: refused in one line both ways.
+        string other = Path.Combine(cube.WorkDirectory, "other-ca");
+        string mallory = Path.Combine(cube.WorkDirectory, "mallory");
+        Assert.Equal(0, CliRunner.Run("certs", "init", "--ca-dir", other, "--name", "other").ExitCode);
+        Assert.Equal(0, CliRunner.Run("certs", "client", "--ca-dir", other, "--name", "mallory", "--out", mallory).ExitCode);
+        long refusedBefore = cube.NodeStatusOf("0,0,0").Counters["frontEnd"]["authCertificate"];
+        AssertOneLineError(cube.Cli("ls", "--certs", mallory), $"front-end {cube.FrontEnd} is not a server of this cluster: the certificate of node '0,0,0' was not issued by this cluster's CA");
+        AssertOneLineError(CliRunner.RunWith(new Dictionary<string, string?> { ["CAMDOOP_CERTS"] = mallory }, "ls", "--frontend", cube.FrontEnd), "is not a server of this cluster");
+        AssertOneLineError(cube.Cli("ls", "--certs", Path.Combine(cube.WorkDirectory, "absent")), "credentials directory");
+        // A new client signed by the testbed's own CA is served; --certs wins over the environment; the testbed's own
+        // credentials are found without either.
+        string bob = Path.Combine(cube.WorkDirectory, "bob");
+        var issued = CliRunner.Run("certs", "client", "--ca-dir", authority, "--name", "bob", "--out", bob);
+        Assert.True(issued.ExitCode == 0, issued.ToString());
+        Assert.Contains("client 'bob'", CliRunner.Run("certs", "show", bob).Stdout, StringComparison.Ordinal);
+        var right = CliRunner.RunWith(new Dictionary<string, string?> { ["CAMDOOP_CERTS"] = mallory }, "ls", "--frontend", cube.FrontEnd, "--certs", bob);
         Assert.True(right.ExitCode == 0, right.ToString());
         var found = cube.Cli("ls");
         Assert.True(found.ExitCode == 0, found.ToString());
 
-        // The front-end counted both refusals and goes on serving; the key shows nowhere in its files.
+        // The front-end counted both refusals (status is written every second), logged them, and goes on serving.
         var frontEnd = cube.Server("0,0,0");
         var deadline = DateTime.UtcNow.AddSeconds(10);
-        while (cube.NodeStatusOf("0,0,0").Counters["frontEnd"]["authWrongKey"] < wrongBefore + 2 && DateTime.UtcNow < deadline)
+        while (cube.NodeStatusOf("0,0,0").Counters["frontEnd"]["authCertificate"] < refusedBefore + 2 && DateTime.UtcNow < deadline)
         {
             Thread.Sleep(100);
         }
-        Assert.Equal(wrongBefore + 2, cube.NodeStatusOf("0,0,0").Counters["frontEnd"]["authWrongKey"]);
-        foreach (string file in new[] { frontEnd.StatusPath, Path.Combine(frontEnd.DataDirectory, "node.log"), frontEnd.Config })
-        {
-            string text = File.ReadAllText(file);
-            Assert.DoesNotContain(Convert.ToHexString(secret), text, StringComparison.OrdinalIgnoreCase);
-            Assert.DoesNotContain(Convert.ToBase64String(secret), text, StringComparison.Ordinal);
-        }
-        Assert.Contains("not this cluster's key", File.ReadAllText(Path.Combine(frontEnd.DataDirectory, "node.log")), StringComparison.Ordinal);
+        Assert.Equal(refusedBefore + 2, cube.NodeStatusOf("0,0,0").Counters["frontEnd"]["authCertificate"]);
+        Assert.Contains("not issued by this cluster's CA", File.ReadAllText(Path.Combine(frontEnd.DataDirectory, "node.log")), StringComparison.Ordinal);
     }
 
     [RootFact]

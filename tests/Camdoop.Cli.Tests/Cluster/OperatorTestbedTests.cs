@@ -145,7 +145,7 @@ public sealed class OperatorTestbedTests(OperatorCube cube, ITestOutputHelper ou
         foreach (string command in new[] { "jobs", "kill", "rm" })
         {
             var help = CliRunner.Run(command, "--help");
-            Assert.True(help.ExitCode == 0 && help.Stdout.Contains("--key-file <FILE>", StringComparison.Ordinal), help.ToString());
+            Assert.True(help.ExitCode == 0 && help.Stdout.Contains("--certs <DIR>", StringComparison.Ordinal), help.ToString());
         }
     }
 }

@@ -129,8 +129,7 @@ public sealed class LimitTestbedTests(LimitCube cube, ITestOutputHelper output) 
             Support.OneLineError.Assert(control, "cannot be rate-limited: the cube is managed through it");
         }
         Assert.DoesNotContain("link-monitor", cube.Cli("limit", "--list").Stdout, StringComparison.Ordinal);
-        string wrongKey = cube.Write("wrong.key", new byte[32]);
-        var refused = cube.Cli("limit", "--list", "--key-file", wrongKey);
+        var refused = cube.Cli("limit", "--list", "--certs", cube.Write("not-a-directory", new byte[32]));
         Assert.Equal(1, refused.ExitCode);
         Assert.Single(refused.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
     }

@@ -15,7 +15,7 @@ public class NodeConfigTests
         DataDirectory = "/tmp/x",
         UplinkAddress = "10.0.0.5",
         FrontEndPort = 7070,
-        KeyFile = "/tmp/x/cluster.key",
+        CertsDirectory = "/tmp/x/certs",
     };
 
     [Fact]
@@ -44,7 +44,7 @@ public class NodeConfigTests
     [InlineData("beacon", "'beaconIntervalMs' must be between")]
     [InlineData("data", "'dataDirectory' is missing")]
     [InlineData("driver", "'linkDriver' 'dpdk' is not pcap or afpacket")]
-    [InlineData("key", "'keyFile' is missing: a front-end serves only clients holding the cluster key")]
+    [InlineData("key", "'certsDirectory' is missing: the front-end and the streams take only TLS connections under the cluster CA")]
     [InlineData("handshake", "'frontEndHandshakeTimeoutMs' must be between 100 and 600000")]
     [InlineData("requests", "'frontEndMaxRequestsInFlight' must be between 1 and 65536")]
     [InlineData("bytes", "'frontEndMaxBytesInFlight' must be at least 33554432")]
@@ -59,7 +59,7 @@ public class NodeConfigTests
             "uplink" => Valid with { UplinkAddress = "nowhere" },
             "beacon" => Valid with { BeaconIntervalMs = 0 },
             "driver" => Valid with { LinkDriver = "dpdk" },
-            "key" => Valid with { KeyFile = null },
+            "key" => Valid with { CertsDirectory = null },
             "handshake" => Valid with { FrontEndHandshakeTimeoutMs = 0 },
             "requests" => Valid with { FrontEndMaxRequestsInFlight = 0 },
             "bytes" => Valid with { FrontEndMaxBytesInFlight = 1 << 20 },
@@ -72,10 +72,10 @@ public class NodeConfigTests
     }
 
     [Fact]
-    public void TheFrontEndsKeyFileAndLimitsReachTheSettings()
+    public void TheCredentialsDirectoryAndTheFrontEndsLimitsReachTheSettings()
     {
-        var s = (Valid with { KeyFile = "cluster.key", FrontEndHandshakeTimeoutMs = 2500, FrontEndMaxRequestsInFlight = 3, FrontEndMaxBytesInFlight = 64L << 20 }).Validate();
-        Assert.Equal(Path.GetFullPath("cluster.key"), s.KeyFile);
+        var s = (Valid with { CertsDirectory = "certs", FrontEndHandshakeTimeoutMs = 2500, FrontEndMaxRequestsInFlight = 3, FrontEndMaxBytesInFlight = 64L << 20 }).Validate();
+        Assert.Equal(Path.GetFullPath("certs"), s.CertsDirectory);
         Assert.Equal(TimeSpan.FromMilliseconds(2500), s.FrontEnd.HandshakeTimeout);
         Assert.Equal(3, s.FrontEnd.MaxRequestsInFlight);
         Assert.Equal(64L << 20, s.FrontEnd.MaxBytesInFlight);
@@ -83,32 +83,40 @@ public class NodeConfigTests
         Assert.Equal(TimeSpan.FromSeconds(10), defaults.HandshakeTimeout);
         Assert.Equal(16, defaults.MaxRequestsInFlight);
         Assert.Equal(256L << 20, defaults.MaxBytesInFlight);
-        // A server off the switch runs no front-end and needs no key.
-        Assert.Null((Valid with { FrontEndPort = 0, KeyFile = null }).Validate().KeyFile);
+        // A server off the switch runs no front-end and no streams, and needs no certificate.
+        Assert.Null((Valid with { FrontEndPort = 0, CertsDirectory = null }).Validate().CertsDirectory);
     }
 
     [Fact]
-    public void ANodeWhoseKeyFileIsMissingOrBadDoesNotStartAndSaysWhyInOneLine()
+    public void ANodeWhoseCredentialsAreMissingOrBadDoesNotStartAndSaysWhyInOneLine()
     {
-        string dir = Path.Combine(Path.GetTempPath(), $"camdoop-nodekey-{Environment.ProcessId}");
+        string dir = Path.Combine(Path.GetTempPath(), $"camdoop-nodecerts-{Environment.ProcessId}");
         Directory.CreateDirectory(dir);
         try
         {
             // No ports: the node needs no privilege and gets as far as its front-end.
             var config = Valid with { DataDirectory = dir, Ports = [], UplinkAddress = "127.0.0.1", FrontEndPort = 0 };
             string path = Path.Combine(dir, "node.json");
-            string key = Path.Combine(dir, "cluster.key");
-            (config with { FrontEndPort = FreePort(), KeyFile = key }).Save(path);
+            string certs = Path.Combine(dir, "certs");
+            (config with { FrontEndPort = FreePort(), CertsDirectory = certs }).Save(path);
             var missing = CliRunner.Run("node", "--config", path);
             Assert.Equal(1, missing.ExitCode);
-            Assert.Equal($"camdoop: node 1,2,0: cluster key file {key} does not exist", missing.Stderr.Trim());
+            Assert.Equal($"camdoop: node 1,2,0: cannot use the server's credentials: credentials directory {certs} does not exist", missing.Stderr.Trim());
 
-            File.WriteAllText(key, "too-short-secret");
-            var shortKey = CliRunner.Run("node", "--config", path);
-            Assert.Equal(1, shortKey.ExitCode);
-            Assert.Contains("holds 16 bytes", shortKey.Stderr, StringComparison.Ordinal);
-            Assert.DoesNotContain("too-short-secret", shortKey.Stderr + shortKey.Stdout + File.ReadAllText(Path.Combine(dir, "node.log")), StringComparison.Ordinal);
-            Assert.Single(shortKey.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+            // Another server's certificate: refused, naming both.
+            string ca = Path.Combine(dir, "ca");
+            Assert.Equal(0, CliRunner.Run("certs", "init", "--ca-dir", ca).ExitCode);
+            Assert.Equal(0, CliRunner.Run("certs", "node", "--ca-dir", ca, "--server", "0,0,0", "--address", "127.0.0.1", "--out", certs).ExitCode);
+            var other = CliRunner.Run("node", "--config", path);
+            Assert.Equal(1, other.ExitCode);
+            Assert.Equal($"camdoop: node 1,2,0: the node certificate in {certs} is server 0,0,0's, not 1,2,0's", other.Stderr.Trim());
+
+            // A damaged key: one line naming the file.
+            File.WriteAllText(Path.Combine(certs, "node.key"), "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n");
+            var damaged = CliRunner.Run("node", "--config", path);
+            Assert.Equal(1, damaged.ExitCode);
+            Assert.Contains($"cannot read certificate {Path.Combine(certs, "node.crt")} with key {Path.Combine(certs, "node.key")}", damaged.Stderr, StringComparison.Ordinal);
+            Assert.Single(damaged.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
         }
         finally
         {

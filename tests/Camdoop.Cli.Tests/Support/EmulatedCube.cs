@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Text.Json;
 using Camdoop.Cli.Testbed;
-using Camdoop.FrontEnd.Auth;
 using Camdoop.Hosting;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Reference;
@@ -56,8 +55,8 @@ public abstract class EmulatedCube : IDisposable
     /// <summary>A directory for the test's own files (inputs, fetched outputs), removed with the cube.</summary>
     public string WorkDirectory { get; }
 
-    /// <summary>The testbed's cluster key, for clients run in-process (the CLI finds it by itself).</summary>
-    public ClusterKey Key => ClusterKey.Load(State.KeyFile!);
+    /// <summary>The testbed's client credentials, for clients run in-process (the CLI finds them by itself).</summary>
+    public Camdoop.Runtime.Security.ClusterCredentials Key => Camdoop.Runtime.Security.ClusterCredentials.Load(State.ClientCerts!, Camdoop.Runtime.Security.CertificateRole.Client);
 
     public CliResult Cli(params string[] args) => CliRunner.Run([.. args, "--frontend", FrontEnd]);
 

@@ -3,7 +3,6 @@ using System.Text.Json;
 using Camdoop.Cli.Testbed;
 using Camdoop.Cli.Tests.Support;
 using Camdoop.FrontEnd;
-using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.Hosting;
 
@@ -39,7 +38,7 @@ public class TestbedLifecycleTests
             });
 
             // The front-end answers from outside the cube (this host, over the switch network).
-            using (var client = FrontEndClient.Connect(frontEnd, ClusterKey.Load(TestbedState.TryLoad(prefix)!.KeyFile!)))
+            using (var client = FrontEndClient.Connect(frontEnd, Camdoop.Runtime.Security.ClusterCredentials.Load(TestbedState.TryLoad(prefix)!.ClientCerts!, Camdoop.Runtime.Security.CertificateRole.Client)))
             {
                 var hello = client.Call(new HelloRequest());
                 Assert.Equal("2x2x3", hello.Torus);
@@ -209,7 +208,7 @@ public class TestbedLifecycleTests
         Assert.DoesNotContain(TestbedNetwork.ListNamespaces(), ns => ns.StartsWith(prefix + "-", StringComparison.Ordinal));
         Assert.DoesNotContain($"{prefix}host", SystemCommand.Ip("-o", "link", "show"), StringComparison.Ordinal);
         Assert.Null(TestbedState.TryLoad(prefix));
-        Assert.False(File.Exists(TestbedState.KeyPathFor(prefix)), "the testbed's key outlived it");
+        Assert.False(Directory.Exists(TestbedState.ClientCertsPathFor(prefix)), "the testbed's client credentials outlived it");
         Assert.All(state.Servers, s => Assert.False(TestbedLauncher.IsAlive(s.Pid), $"node {s.Coordinate} (pid {s.Pid}) still runs"));
     }
 

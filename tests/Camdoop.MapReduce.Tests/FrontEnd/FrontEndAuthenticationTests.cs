@@ -1,226 +1,183 @@
+using System.Buffers;
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
+using System.Security.Authentication;
+using System.Security.Cryptography.X509Certificates;
 using Camdoop.FrontEnd;
-using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.Runtime.Security;
+using Camdoop.Tests.Shared;
 using static Camdoop.MapReduce.Tests.FrontEnd.FrontEndServerTests;
 
 namespace Camdoop.MapReduce.Tests.FrontEnd;
 
 /// <summary>
-/// The front-end's handshake over real TCP on loopback: only a client holding the cluster key is served; every other
-/// connection is refused with one clear error, counted by reason, and the next good client is served.
+/// The front-end's mutual TLS over real TCP on loopback: only a client showing a client certificate of the cluster's
+/// CA is served; every other connection is refused with one clear line, counted by reason, and the next good client
+/// is served. The client in turn trusts only a node certificate of its CA naming the address it dialled.
 /// </summary>
 public class FrontEndAuthenticationTests
 {
-    private static readonly ClusterKey OtherKey = ClusterKey.FromBytes(Enumerable.Repeat((byte)7, 32).ToArray(), "other key");
-
     [Fact]
-    public void AClientWithTheKeyIsServedAndTheFrontEndProvesItHoldsItToo()
+    public void AClientOfTheClusterIsServedOverTls13AndLearnsWhichServerItReached()
     {
         using var server = StartServer();
         using (var client = Connect(server))
         {
             Assert.Equal("in", client.Call(new EchoRequest { Text = "in" }).Text);
+            Assert.Equal("0,0,0", client.Server);
         }
         Assert.Equal(1, server.ConnectionsAuthenticated);
-        Assert.Equal(0, server.RefusedWrongKey + server.RefusedNoHandshake + server.RefusedMalformedHandshake);
+        Assert.Equal(0, server.RefusedCertificate + server.RefusedNoHandshake + server.RefusedMalformedHandshake);
     }
 
     [Fact]
-    public void AWrongKeyIsRefusedCountedAndTheNextGoodClientIsServed()
+    public void AnotherCasClientIsRefusedInOneLineCountedAndTheNextGoodClientIsServed()
     {
         var log = new List<string>();
         using var server = StartServer(log: log);
-        var e = Assert.Throws<FrontEndException>(() => Connect(server, OtherKey));
-        Assert.Equal($"front-end {Address(server)} refused this client: authentication failed: the client's key is not this cluster's key (key: other key)", e.Message);
-        Assert.Equal(1, server.RefusedWrongKey);
+        using var foreign = TestCredentials.ForeignClient;
+        // The foreign client trusts its own CA only, so it refuses the front-end first, in one line...
+        var e = Assert.Throws<FrontEndException>(() => FrontEndClient.Connect(Address(server), foreign));
+        Assert.StartsWith($"front-end {Address(server)} is not a server of this cluster: the certificate of node '0,0,0' was not issued by this cluster's CA", e.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain('\n', e.Message);
+        // ...and the front-end refuses it, and says why to one that listens.
+        Assert.StartsWith("client certificate refused: the certificate of client 'mallory' was not issued by this cluster's CA", FirstReplyOverTls(server, foreign.Certificate).Error, StringComparison.Ordinal);
+        WaitFor(() => server.RefusedCertificate == 2);
         using (var next = Connect(server))
         {
             Assert.Equal("next", next.Call(new EchoRequest { Text = "next" }).Text);
         }
         Assert.Equal(1, server.ConnectionsAuthenticated);
         Assert.Equal(1, server.RequestsServed);
-        // The refusal is logged, and nothing of either key or proof is.
         lock (log)
         {
-            Assert.Contains(log, line => line.Contains("refused", StringComparison.Ordinal) && line.Contains("not this cluster's key", StringComparison.Ordinal));
-            Assert.DoesNotContain(log, line => line.Contains(Convert.ToHexString(Secret), StringComparison.OrdinalIgnoreCase) || line.Contains(Convert.ToBase64String(Secret), StringComparison.Ordinal));
+            Assert.Contains(log, line => line.Contains("refused", StringComparison.Ordinal) && line.Contains("not issued by this cluster's CA", StringComparison.Ordinal));
         }
     }
 
     [Fact]
-    public void ARequestInsteadOfTheHandshakeIsRefusedAndNotServed()
+    public void NoCertificateAnExpiredOneAndANodesAreRefusedWithTheReason()
     {
         using var server = StartServer();
-        using (var raw = FrontEndClient.ConnectWithoutKey(Address(server)))
+        using var authority = ClusterAuthority.Load(TestCredentials.AuthorityDirectory);
+        string expiredDir = Directory.CreateTempSubdirectory("camdoop-expired-").FullName;
+        try
         {
-            ReadChallenge(raw);
-            raw.SendRaw(MessageFraming.Frame(new EchoRequest { Id = 3, Text = "let me in" }));
-            var reply = raw.ReadReply();
-            Assert.NotNull(reply);
-            Assert.False(reply.Ok);
-            Assert.Equal(3, reply.Id);
-            Assert.StartsWith("authentication required", reply.Error, StringComparison.Ordinal);
-            Assert.Null(raw.ReadReply()); // closed
+            using var expired = ClusterAuthority.Issue(authority, CertificateRole.Client, "old", [], TimeSpan.FromMinutes(-1), expiredDir);
+            Assert.Equal("client certificate refused: no certificate was presented", FirstReplyOverTls(server, null).Error);
+            Assert.StartsWith("client certificate refused: the certificate of client 'old' expired on ", FirstReplyOverTls(server, expired).Error, StringComparison.Ordinal);
+            Assert.Equal("client certificate refused: node '0,0,0' may not connect here: a client certificate is required", FirstReplyOverTls(server, TestCredentials.Node().Current.Certificate).Error);
         }
+        finally
+        {
+            Directory.Delete(expiredDir, recursive: true);
+        }
+        WaitFor(() => server.RefusedCertificate == 3);
+        Assert.Equal(0, server.ConnectionsAuthenticated + server.RequestsServed);
+    }
+
+    [Fact]
+    public void PlainRequestsInsteadOfTlsAreNeverServed()
+    {
+        using var server = StartServer();
+        using (var raw = FrontEndClient.ConnectWithoutTls(Address(server)))
+        {
+            ReadGreeting(raw);
+            raw.SendRaw(MessageFraming.Frame(new EchoRequest { Id = 3, Text = "let me in" }));
+            // Not TLS: the handshake fails and the connection closes; nothing is answered in clear.
+            Assert.Null(ReadOrNull(raw));
+        }
+        WaitFor(() => server.RefusedMalformedHandshake == 1);
         Assert.Equal(0, server.RequestsServed);
-        Assert.Equal(1, server.RefusedNoHandshake);
         using var next = Connect(server);
         Assert.Equal("next", next.Call(new EchoRequest { Text = "next" }).Text);
     }
 
     [Fact]
-    public void ASilentClientIsRefusedWhenTheHandshakeTimesOut()
+    public void ASilentClientIsDroppedWhenTheHandshakeTimesOutAndOneThatLeavesIsCounted()
     {
         using var server = StartServer(new FrontEndServerOptions { HandshakeTimeout = TimeSpan.FromMilliseconds(300) });
-        using (var raw = FrontEndClient.ConnectWithoutKey(Address(server)))
+        using (var raw = FrontEndClient.ConnectWithoutTls(Address(server)))
         {
-            ReadChallenge(raw);
-            var reply = raw.ReadReply(); // nothing sent: the front-end gives up after the timeout
-            Assert.NotNull(reply);
-            Assert.False(reply.Ok);
-            Assert.Equal("no authentication within 0.3 s", reply.Error);
-            Assert.Null(raw.ReadReply());
-        }
-        Assert.Equal(1, server.RefusedNoHandshake);
-        using var next = Connect(server);
-        Assert.Equal("next", next.Call(new EchoRequest { Text = "next" }).Text);
-    }
-
-    [Fact]
-    public void AClientThatLeavesBeforeAuthenticatingIsCountedAsNoHandshake()
-    {
-        using var server = StartServer();
-        using (var raw = FrontEndClient.ConnectWithoutKey(Address(server)))
-        {
-            ReadChallenge(raw);
+            ReadGreeting(raw);
+            Assert.Null(ReadOrNull(raw)); // nothing sent: the front-end gives up after the timeout and closes
         }
         WaitFor(() => server.RefusedNoHandshake == 1);
-        Assert.Equal(0, server.RefusedMalformedHandshake);
-    }
-
-    public static TheoryData<string, string> BadHandshakes() => new()
-    {
-        { "cut short", "closed in the middle of the authentication message" },
-        { "not MessagePack", "authentication refused: malformed message" },
-        { "oversized", "an authentication message of 4096 bytes (at most 1024)" },
-        { "no proof", "field 'proof' must be 32 bytes" },
-        { "short nonce", "field 'nonce' must be 32 bytes" },
-        { "proof of the wrong type", "field 'proof' is missing or is not binary data" },
-    };
-
-    private static byte[] Damage(string what, byte[] good) => what switch
-    {
-        "cut short" => good[..(good.Length / 2)],
-        "not MessagePack" => MessageFraming.Prefix([0xc1, 0xc1]),
-        "oversized" => [0, 0, 0x10, 0],
-        "no proof" => Frame(("op", "auth"), ("id", 1L), ("nonce", new byte[32])),
-        "short nonce" => Frame(("op", "auth"), ("id", 1L), ("nonce", new byte[5]), ("proof", new byte[32])),
-        _ => Frame(("op", "auth"), ("id", 1L), ("nonce", new byte[32]), ("proof", 12345L)),
-    };
-
-    [Theory]
-    [MemberData(nameof(BadHandshakes))]
-    public void TruncatedAndGarbledHandshakesAreRefusedCountedAndTheNextGoodClientIsServed(string what, string error)
-    {
-        using var server = StartServer();
-        using (var raw = FrontEndClient.ConnectWithoutKey(Address(server)))
+        using (var raw = FrontEndClient.ConnectWithoutTls(Address(server)))
         {
-            var nonce = ReadChallenge(raw);
-            raw.SendRaw(Damage(what, GoodAuth(nonce)));
-            raw.CloseSending();
-            var reply = raw.ReadReply();
-            Assert.NotNull(reply);
-            Assert.False(reply.Ok, what);
-            Assert.Contains(error, reply.Error, StringComparison.Ordinal);
-            Assert.Null(raw.ReadReply());
+            ReadGreeting(raw);
         }
-        Assert.Equal(1, server.RefusedMalformedHandshake);
-        Assert.Equal(0, server.RefusedWrongKey + server.RefusedNoHandshake);
+        WaitFor(() => server.RefusedNoHandshake == 2);
+        Assert.Equal(0, server.RefusedMalformedHandshake + server.RequestsServed);
+    }
+
+    [Fact]
+    public void RandomBytesInPlaceOfTlsAreRefusedAndCountedAndTheServerCarriesOn()
+    {
+        const int Connections = 200;
+        using var server = StartServer(new FrontEndServerOptions { HandshakeTimeout = TimeSpan.FromSeconds(5) });
+        var rng = new Random(34);
+        for (int i = 0; i < Connections; i++)
+        {
+            using var raw = FrontEndClient.ConnectWithoutTls(Address(server));
+            ReadGreeting(raw);
+            var junk = new byte[rng.Next(1, 600)];
+            rng.NextBytes(junk);
+            if (i % 2 == 0)
+            {
+                junk[0] = 0x16; // a TLS handshake record's type, so that the parser goes further in
+                junk[1] = 0x03;
+            }
+            raw.SendRaw(junk);
+            raw.CloseSendingPlain();
+            Assert.Null(ReadOrNull(raw));
+        }
+        WaitFor(() => server.RefusedNoHandshake + server.RefusedMalformedHandshake == Connections);
+        Assert.Equal(0, server.ConnectionsAuthenticated + server.RequestsServed + server.HandlerFailures);
         using var next = Connect(server);
-        Assert.Equal("next", next.Call(new EchoRequest { Text = "next" }).Text);
-        Assert.Equal(0, server.HandlerFailures);
+        Assert.Equal("still serving", next.Call(new EchoRequest { Text = "still serving" }).Text);
     }
 
     [Fact]
-    public void RequestsSentRightBehindTheHandshakeAreServed()
+    public async Task AServerWithoutANodeCertificateOfTheClusterForThatAddressIsNotTrusted()
     {
-        using var server = StartServer();
-        using var raw = FrontEndClient.ConnectWithoutKey(Address(server));
-        var nonce = ReadChallenge(raw);
-        raw.SendRaw([.. GoodAuth(nonce), .. MessageFraming.Frame(new EchoRequest { Id = 2, Text = "pipelined" })]);
-        var auth = raw.ReadReply();
-        Assert.True(auth is { Ok: true, Id: 1 });
-        var echo = raw.ReadReply();
-        Assert.True(echo is { Ok: true, Id: 2 });
-        Assert.Equal(1, server.RequestsServed);
-    }
-
-    [Fact]
-    public async Task AFrontEndThatCannotProveItHoldsTheKeyIsNotTrusted()
-    {
-        // A fake front-end that accepts any proof and answers with one it could not have computed.
+        // A fake front-end: it greets, then runs TLS with a certificate of another cluster's CA (a client's, even).
         using var listener = new TcpListener(IPAddress.Loopback, 0);
         listener.Start();
-        var fake = Task.Run(() =>
+        using var foreign = TestCredentials.ForeignClient;
+        var fake = Task.Run(async () =>
         {
-            using var socket = listener.AcceptSocket();
-            using var stream = new NetworkStream(socket);
-            stream.Write(MessageFraming.Frame(new AuthChallenge { Protocol = FrontEndHandshake.Protocol, Nonce = FrontEndHandshake.NewNonce() }));
-            var auth = FrontEndWire.Decode<AuthRequest>(new System.Buffers.ReadOnlySequence<byte>(MessageFraming.Read(stream)!));
-            stream.Write(MessageFraming.Frame(new AuthReply { Id = auth.Id, Proof = new byte[FrontEndHandshake.ProofBytes] }));
-            stream.ReadByte(); // until the client hangs up
+            using var socket = await listener.AcceptSocketAsync();
+            await using var stream = new NetworkStream(socket);
+            stream.Write(MessageFraming.Frame(new TlsGreeting { Protocol = TlsGreeting.CurrentProtocol }));
+            await using var ssl = new SslStream(stream);
+            await ssl.AuthenticateAsServerAsync(foreign.ServerOptions());
+            _ = await ssl.ReadAsync(new byte[1]); // until the client hangs up
         });
         string address = $"127.0.0.1:{((IPEndPoint)listener.LocalEndpoint).Port}";
-        var e = Assert.Throws<FrontEndException>(() => FrontEndClient.Connect(address, Key));
-        Assert.Equal($"front-end {address} could not prove it holds the cluster key (key: test key): it belongs to another cluster or has another key", e.Message);
+        using var client = TestCredentials.Client;
+        var e = Assert.Throws<FrontEndException>(() => FrontEndClient.Connect(address, client));
+        Assert.StartsWith($"front-end {address} is not a server of this cluster: the certificate of client 'mallory' was not issued by this cluster's CA", e.Message, StringComparison.Ordinal);
         await fake.WaitAsync(TimeSpan.FromSeconds(10));
     }
 
     [Fact]
-    public void ProofsDependOnTheKeyBothNoncesAndTheSide()
+    public void ANodeCertificateThatDoesNotNameTheAddressDialledIsNotTrusted()
     {
-        var ns = FrontEndHandshake.NewNonce();
-        var nc = FrontEndHandshake.NewNonce();
-        var proof = FrontEndHandshake.ClientProof(Key, ns, nc);
-        Assert.Equal(FrontEndHandshake.ProofBytes, proof.Length);
-        Assert.True(FrontEndHandshake.Matches(proof, FrontEndHandshake.ClientProof(Key, ns, nc)));
-        Assert.False(FrontEndHandshake.Matches(proof, FrontEndHandshake.ClientProof(OtherKey, ns, nc)));
-        Assert.False(FrontEndHandshake.Matches(proof, FrontEndHandshake.ClientProof(Key, FrontEndHandshake.NewNonce(), nc)));
-        Assert.False(FrontEndHandshake.Matches(proof, FrontEndHandshake.ClientProof(Key, ns, FrontEndHandshake.NewNonce())));
-        // A client's proof cannot be reflected as the server's.
-        Assert.False(FrontEndHandshake.Matches(proof, FrontEndHandshake.ServerProof(Key, ns, nc)));
-        Assert.False(FrontEndHandshake.Matches(proof, proof.AsSpan(0, 31)));
-        Assert.DoesNotContain(Convert.ToHexString(Secret), Key.ToString(), StringComparison.OrdinalIgnoreCase);
-    }
-
-    [Fact]
-    public void AKeyFileIsCreatedPrivateAndLoadedBackAndABadOneIsOneLineWithoutItsContents()
-    {
-        string dir = Directory.CreateTempSubdirectory("camdoop-key-").FullName;
+        // A node of the cluster whose certificate names 192.0.2.7 only, reached at 127.0.0.1.
+        string dir = Directory.CreateTempSubdirectory("camdoop-elsewhere-").FullName;
         try
         {
-            string path = Path.Combine(dir, "cluster.key");
-            var created = ClusterKey.Create(path);
-            Assert.Equal(ClusterKey.CreatedBytes, new FileInfo(path).Length);
-            if (!OperatingSystem.IsWindows())
+            using (var authority = ClusterAuthority.Load(TestCredentials.AuthorityDirectory))
             {
-                Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(path));
+                ClusterAuthority.Issue(authority, CertificateRole.Node, "1,0,0", [IPAddress.Parse("192.0.2.7")], ClusterAuthority.DefaultValidity, dir).Dispose();
             }
-            var loaded = ClusterKey.Load(path);
-            var ns = FrontEndHandshake.NewNonce();
-            var nc = FrontEndHandshake.NewNonce();
-            Assert.Equal(FrontEndHandshake.ClientProof(created, ns, nc), FrontEndHandshake.ClientProof(loaded, ns, nc));
-            Assert.NotEqual(FrontEndHandshake.ClientProof(created, ns, nc), FrontEndHandshake.ClientProof(ClusterKey.Create(path), ns, nc));
-
-            string shortKey = Path.Combine(dir, "short.key");
-            File.WriteAllText(shortKey, "hunter2-secret");
-            var e = Assert.Throws<FrontEndException>(() => ClusterKey.Load(shortKey));
-            Assert.Contains("holds 14 bytes", e.Message, StringComparison.Ordinal);
-            Assert.DoesNotContain("hunter2", e.Message, StringComparison.Ordinal);
-            var missing = Assert.Throws<FrontEndException>(() => ClusterKey.Load(Path.Combine(dir, "absent.key")));
-            Assert.Equal($"cluster key file {Path.Combine(dir, "absent.key")} does not exist", missing.Message);
+            using var server = StartServer(credentials: new CredentialsSource(dir, CertificateRole.Node));
+            using var client = TestCredentials.Client;
+            var e = Assert.Throws<FrontEndException>(() => FrontEndClient.Connect(Address(server), client));
+            Assert.Equal($"front-end {Address(server)} is not a server of this cluster: the certificate of node '1,0,0' does not name the address 127.0.0.1 it was reached at", e.Message);
         }
         finally
         {
@@ -228,31 +185,60 @@ public class FrontEndAuthenticationTests
         }
     }
 
-    private static byte[] Secret => Enumerable.Range(1, 32).Select(i => (byte)i).ToArray();
+    [Fact]
+    public void RequestsSentRightBehindTheHandshakeAreServed()
+    {
+        using var server = StartServer();
+        using var client = Connect(server);
+        client.SendRaw([.. MessageFraming.Frame(new EchoRequest { Id = 1, Text = "a" }), .. MessageFraming.Frame(new EchoRequest { Id = 2, Text = "b" })]);
+        Assert.Equal(1, client.ReadReply()!.Id);
+        Assert.Equal(2, client.ReadReply()!.Id);
+    }
 
-    /// <summary>Reads the front-end's challenge; returns its nonce.</summary>
-    internal static byte[] ReadChallenge(FrontEndClient raw)
+    /// <summary>The front-end's first message inside TLS to a client showing <paramref name="certificate"/> (or none).</summary>
+    private static ReplyEnvelope FirstReplyOverTls(FrontEndServer server, X509Certificate2? certificate)
+    {
+        using var tcp = new TcpClient();
+        tcp.Connect(IPAddress.Loopback, server.EndPoint.Port);
+        using var stream = tcp.GetStream();
+        stream.ReadTimeout = 10_000;
+        Assert.True(FrontEndWire.Decode<ReplyEnvelope>(new ReadOnlySequence<byte>(MessageFraming.Read(stream)!)).Ok);
+        using var ssl = new SslStream(stream);
+        ssl.AuthenticateAsClient(new SslClientAuthenticationOptions
+        {
+            TargetHost = "127.0.0.1",
+            EnabledSslProtocols = SslProtocols.Tls13,
+            ClientCertificates = certificate is null ? null : [certificate],
+            LocalCertificateSelectionCallback = (_, _, _, _, _) => certificate!,
+            RemoteCertificateValidationCallback = (_, _, _, _) => true,
+        });
+        return FrontEndWire.Decode<ReplyEnvelope>(new ReadOnlySequence<byte>(MessageFraming.Read(ssl)!));
+    }
+
+    /// <summary>Reads the front-end's greeting in clear: "start TLS".</summary>
+    internal static void ReadGreeting(FrontEndClient raw)
     {
         var body = raw.ReadMessage();
         Assert.NotNull(body);
-        var challenge = FrontEndWire.Decode<AuthChallenge>(new System.Buffers.ReadOnlySequence<byte>(body));
-        Assert.True(challenge.Ok);
-        Assert.Equal(FrontEndHandshake.Protocol, challenge.Protocol);
-        return challenge.Nonce.ToArray();
+        Assert.Equal(TlsGreeting.CurrentProtocol, FrontEndWire.Decode<TlsGreeting>(new ReadOnlySequence<byte>(body)).Protocol);
     }
 
-    /// <summary>A correct "auth" message (framed) for the challenge's nonce.</summary>
-    internal static byte[] GoodAuth(byte[] serverNonce)
+    /// <summary>The next message as a reply, or null once the server has closed (or reset) the connection.</summary>
+    internal static ReplyEnvelope? ReadOrNull(FrontEndClient raw)
     {
-        var clientNonce = FrontEndHandshake.NewNonce();
-        return MessageFraming.Frame(new AuthRequest { Id = 1, Nonce = clientNonce, Proof = FrontEndHandshake.ClientProof(Key, serverNonce, clientNonce) });
+        try
+        {
+            return raw.ReadMessage() is { } body ? FrontEndWire.Decode<ReplyEnvelope>(new ReadOnlySequence<byte>(body)) : null;
+        }
+        catch (IOException)
+        {
+            return null;
+        }
     }
-
-    private static byte[] Frame(params (string Key, object? Value)[] fields) => MessageFraming.Prefix(WireTestBytes.Map(fields));
 
     internal static void WaitFor(Func<bool> condition)
     {
-        var deadline = DateTime.UtcNow.AddSeconds(10);
+        var deadline = DateTime.UtcNow.AddSeconds(20);
         while (!condition() && DateTime.UtcNow < deadline)
         {
             Thread.Sleep(10);

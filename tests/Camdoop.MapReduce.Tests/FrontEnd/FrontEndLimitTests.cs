@@ -52,7 +52,7 @@ public class FrontEndLimitTests
     {
         var server = new FrontEndServer(
             new IPEndPoint(IPAddress.Loopback, 0),
-            Key,
+            Camdoop.Tests.Shared.TestCredentials.Node(),
             () => new HoldingSession(),
             options with { Operations = new FrontEndOperations().Add<EchoRequest>().Add<HoldRequest>() });
         server.Start();

@@ -1,8 +1,8 @@
 using System.Buffers.Binary;
 using System.Net;
 using Camdoop.FrontEnd;
-using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.Tests.Shared;
 using MessagePack;
 
 namespace Camdoop.MapReduce.Tests.FrontEnd;
@@ -93,15 +93,12 @@ public class FrontEndServerTests
         }
     }
 
-    /// <summary>The cluster key of the test servers.</summary>
-    internal static readonly ClusterKey Key = ClusterKey.FromBytes(Enumerable.Range(1, 32).Select(i => (byte)i).ToArray(), "test key");
-
-    /// <summary>A front-end on a loopback port serving the test operations, its clients checked against <see cref="Key"/>.</summary>
-    internal static FrontEndServer StartServer(FrontEndServerOptions? options = null, List<string>? log = null)
+    /// <summary>A front-end on a loopback port serving the test operations, over TLS with the test cluster's credentials.</summary>
+    internal static FrontEndServer StartServer(FrontEndServerOptions? options = null, List<string>? log = null, Camdoop.Runtime.Security.CredentialsSource? credentials = null)
     {
         var server = new FrontEndServer(
             new IPEndPoint(IPAddress.Loopback, 0),
-            Key,
+            credentials ?? TestCredentials.Node(),
             () => new TestSession(),
             (options ?? new FrontEndServerOptions()) with { Operations = TestOperations },
             log is null ? null : line =>
@@ -115,7 +112,11 @@ public class FrontEndServerTests
         return server;
     }
 
-    internal static FrontEndClient Connect(FrontEndServer server, ClusterKey? key = null) => FrontEndClient.Connect(Address(server), key ?? Key);
+    internal static FrontEndClient Connect(FrontEndServer server)
+    {
+        using var credentials = TestCredentials.Client;
+        return FrontEndClient.Connect(Address(server), credentials);
+    }
 
     internal static string Address(FrontEndServer server) => $"127.0.0.1:{server.EndPoint.Port}";
 
@@ -276,8 +277,8 @@ public class FrontEndServerTests
         probe.Start();
         int port = ((IPEndPoint)probe.LocalEndpoint).Port;
         probe.Stop();
-        var e = Assert.Throws<FrontEndException>(() => FrontEndClient.Connect($"127.0.0.1:{port}", Key));
+        var e = Assert.Throws<FrontEndException>(() => FrontEndClient.Connect($"127.0.0.1:{port}", TestCredentials.Client));
         Assert.StartsWith($"front-end 127.0.0.1:{port} is unreachable", e.Message, StringComparison.Ordinal);
-        Assert.Throws<FrontEndException>(() => FrontEndClient.Connect("no-port-here", Key));
+        Assert.Throws<FrontEndException>(() => FrontEndClient.Connect("no-port-here", TestCredentials.Client));
     }
 }

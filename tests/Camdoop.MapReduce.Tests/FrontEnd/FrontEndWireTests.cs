@@ -120,9 +120,8 @@ public class FrontEndWireTests
             LatencyNs = 18_400_000,
         };
         yield return new QueryReply { Id = 19, Rounds = 3 };
-        yield return new AuthChallenge { Id = 0, Protocol = "camdoop-frontend-auth-1", Nonce = Blob.AsMemory(3, 32) };
-        yield return new AuthRequest { Id = 15, Nonce = Blob.AsMemory(5, 32), Proof = Blob.AsMemory(40, 32) };
-        yield return new AuthReply { Id = 15, Proof = Blob.AsMemory(80, 32) };
+        yield return new TlsGreeting { Id = 0, Protocol = TlsGreeting.CurrentProtocol };
+        yield return new Welcome { Id = 0, Server = "1,2,0", Client = "alice" };
         yield return new RequestEnvelope { Op = "hello", Id = -1 };
         yield return ReplyEnvelope.Failure(14, "unknown dataset 'x'");
     }
@@ -189,8 +188,8 @@ public class FrontEndWireTests
         var requestTypes = typeof(FrontEndRequest).Assembly.GetTypes()
             .Where(t => typeof(FrontEndRequest).IsAssignableFrom(t) && !t.IsAbstract)
             .ToList();
-        Assert.Equal(19, requestTypes.Count);
-        foreach (var type in requestTypes.Where(t => t != typeof(AuthRequest)))
+        Assert.Equal(18, requestTypes.Count);
+        foreach (var type in requestTypes)
         {
             var request = (FrontEndRequest)Activator.CreateInstance(type)!;
             var body = new ReadOnlySequence<byte>(FrontEndWire.Serialize(request));
@@ -198,8 +197,6 @@ public class FrontEndWireTests
             Assert.IsType(type, read);
         }
         Assert.False(FrontEndOperations.All.TryRead("dance", new ReadOnlySequence<byte>(FrontEndWire.Serialize(new HelloRequest())), out _));
-        // "auth" is the handshake, answered before any operation: never an operation itself.
-        Assert.False(FrontEndOperations.All.TryRead("auth", new ReadOnlySequence<byte>(FrontEndWire.Serialize(new AuthRequest())), out _));
     }
 
     [Theory]
@@ -318,8 +315,7 @@ public class FrontEndWireTests
             {
                 rng.NextBytes(buffer);
                 bytes = buffer.AsSpan(0, rng.Next(1, buffer.Length)).ToArray();
-                // Half of the garbage is read as the handshake's message, what a front-end reads from strangers.
-                type = i % 4 == 0 ? typeof(SubmitRequest) : typeof(AuthRequest);
+                type = i % 4 == 0 ? typeof(SubmitRequest) : typeof(HelloRequest);
             }
             else
             {

@@ -1,9 +1,14 @@
 using System.Collections.Concurrent;
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
+using System.Security.Authentication;
+using System.Security.Cryptography.X509Certificates;
+using Camdoop.Runtime.Security;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Sockets;
 using Camdoop.Runtime.Transport.Streams;
+using Camdoop.Tests.Shared;
 
 namespace Camdoop.Runtime.Tests.Transport;
 
@@ -99,7 +104,7 @@ public sealed class SocketStreamTransportTests : IDisposable
     {
         var (a, b) = Pair();
         var endPoint = b.Transport.LocalEndPoint!;
-        // Not a preamble: rejected before any reader sees it.
+        // Not TLS: rejected before any reader sees it.
         using (var garbage = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp))
         {
             garbage.Connect(endPoint);
@@ -109,20 +114,88 @@ public sealed class SocketStreamTransportTests : IDisposable
         }
         Assert.Equal(1, b.Transport.ConnectionsRejected);
         // A valid preamble, some bytes, then a close without the trailer: as a sender's process dying looks.
-        using (var truncated = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp))
+        using (var truncated = OpenTls(endPoint, TestCredentials.Node(A.Name).Current.Certificate))
         {
-            truncated.Connect(endPoint);
-            byte[] preamble = [0x43, 0x44, 0x53, 0x31, 0, 0, 0, 0];
-            truncated.Send(preamble);
-            truncated.Send(new byte[5000]);
-            truncated.Shutdown(SocketShutdown.Send);
-            Assert.True(b.WaitForFailure(Patience), "the truncated stream was not reported");
+            truncated.Write([0x43, 0x44, 0x53, 0x31, 0, 0, 0, 0]);
+            truncated.Write(new byte[5000]);
+            truncated.Flush();
         }
+        Assert.True(b.WaitForFailure(Patience), "the truncated stream was not reported");
         Assert.Empty(b.Ended);
         // The transport still works.
         var writer = a.Send(B, 20_000, seed: 6);
         Assert.True(writer.Delivered.Wait(Patience));
         Assert.True(b.WaitForEnded(1, Patience));
+    }
+
+    [Fact]
+    public void OnlyANodeOfTheClusterCanOpenAStreamAndOnlyAsItself()
+    {
+        var b = Server(B, listen: true);
+        var endPoint = b.Transport.LocalEndPoint!;
+        byte[] preambleOfA = [0x43, 0x44, 0x53, 0x31, 0, 0, 0, 0];
+        // A stream in clear, as anyone on the client network could send it: refused, no reader sees it.
+        using (var plain = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp))
+        {
+            plain.Connect(endPoint);
+            plain.Send(preambleOfA);
+            plain.Send(new byte[1000]);
+            plain.Shutdown(SocketShutdown.Send);
+            SpinWait.SpinUntil(() => b.Transport.ConnectionsRejected == 1, Patience);
+        }
+        // TLS with a client's certificate of the cluster, or another CA's: refused.
+        using var client = ClusterCredentials.Load(TestCredentials.ClientDirectory, CertificateRole.Client);
+        using var foreign = TestCredentials.ForeignClient;
+        foreach (var certificate in new[] { client.Certificate, foreign.Certificate })
+        {
+            using var stream = OpenTls(endPoint, certificate);
+            TrySend(stream, preambleOfA);
+        }
+        // A node of the cluster (0,1,0) whose preamble says it is another (0,0,0): refused.
+        using (var impostor = OpenTls(endPoint, TestCredentials.Node("0,1,0").Current.Certificate))
+        {
+            TrySend(impostor, preambleOfA);
+        }
+        SpinWait.SpinUntil(() => b.Transport.ConnectionsRejected == 4, Patience);
+        Assert.Equal(4, b.Transport.ConnectionsRejected);
+        Assert.Equal(4, b.Transport.ConnectionsUnauthenticated);
+        Assert.Equal(0, b.Accepted);
+        // The real 0,0,0 is accepted.
+        var a = Server(A, listen: false);
+        var writer = a.Send(B, 10_000, seed: 8);
+        Assert.True(writer.Delivered.Wait(Patience));
+        Assert.True(b.WaitForEnded(1, Patience));
+        Assert.Equal(1, b.Accepted);
+    }
+
+    /// <summary>A TLS connection to a stream port showing <paramref name="certificate"/>; the server's is not checked.</summary>
+    private static SslStream OpenTls(IPEndPoint endPoint, X509Certificate2 certificate)
+    {
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        socket.Connect(endPoint);
+        var ssl = new SslStream(new NetworkStream(socket, ownsSocket: true));
+        ssl.AuthenticateAsClient(new SslClientAuthenticationOptions
+        {
+            TargetHost = "127.0.0.1",
+            EnabledSslProtocols = SslProtocols.Tls13,
+            LocalCertificateSelectionCallback = (_, _, _, _, _) => certificate,
+            RemoteCertificateValidationCallback = (_, _, _, _) => true,
+        });
+        return ssl;
+    }
+
+    /// <summary>Writes, unless the server has already hung up (it may refuse before the bytes arrive).</summary>
+    private static void TrySend(SslStream stream, byte[] bytes)
+    {
+        try
+        {
+            stream.Write(bytes);
+            stream.Write(new byte[1000]);
+            stream.Flush();
+        }
+        catch (IOException)
+        {
+        }
     }
 
     private (TestServer A, TestServer B) Pair() => (Server(A, listen: true), Server(B, listen: true));
@@ -168,7 +241,7 @@ public sealed class SocketStreamTransportTests : IDisposable
         public TestServer(Coordinate self, SocketStreamTransportTests owner)
         {
             Loop = new TestLoop();
-            Transport = new SocketStreamTransport(self, Servers, owner.AddressOf(self), owner.AddressOf, Loop.Post,
+            Transport = new SocketStreamTransport(self, Servers, owner.AddressOf(self), owner.AddressOf, Loop.Post, TestCredentials.Node(self.Name),
                 new SocketStreamOptions { SendBufferBytes = 256 * 1024, ReceiveChunkBytes = 16 * 1024 });
             Transport.StreamFailed += (_, _) =>
             {
@@ -185,9 +258,14 @@ public sealed class SocketStreamTransportTests : IDisposable
 
         public ConcurrentBag<PatternReader> Ended { get; } = [];
 
+        private int _accepted;
+
+        public int Accepted => Volatile.Read(ref _accepted);
+
         public IStreamReader? Accept(Coordinate peer)
         {
             Loop.Check();
+            Interlocked.Increment(ref _accepted);
             return Refuse ? null : new PatternReader(this);
         }
 

@@ -11,7 +11,7 @@ public static class CatCommand
         new Command("cat", "Print a finished job's output (every reduce task's part, in order) to stdout or a file.")
             .Argument("job", "Job id")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Option("out", "Output file (default: stdout)", "FILE")
             .Handle(Run);
 

@@ -14,7 +14,7 @@ public static class GetCommand
             .Argument("name", "Dataset name")
             .Option("out", "Output file (default: stdout)", "FILE")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Handle(Run);
 
     private static int Run(ParsedArguments args)

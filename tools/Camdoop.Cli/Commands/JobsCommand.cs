@@ -11,7 +11,7 @@ public static class JobsCommand
     public static Command Create() =>
         new Command("jobs", "List the running and recent jobs of the cube, whichever server coordinates them, newest first.")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Flag("json", "Print as JSON")
             .Handle(Run);
 

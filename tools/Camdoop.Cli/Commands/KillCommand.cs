@@ -12,7 +12,7 @@ public static class KillCommand
         new Command("kill", "Cancel a running job on every server: its vertices, streams and buffers are freed and its partial output deleted; other jobs go on.")
             .Argument("job", "Job id")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Flag("json", "Print the result as JSON")
             .Handle(Run);
 

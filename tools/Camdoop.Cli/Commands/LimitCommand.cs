@@ -37,7 +37,7 @@ public static class LimitCommand
             .Option("above", "With --when: the threshold on the largest value of the query's last column", "X")
             .Option("rounds", "With --when: give up after this many rounds (0: until triggered or interrupted)", "N", "0")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Flag("json", "Print the result as JSON")
             .Handle(Run);
 

@@ -11,7 +11,7 @@ public static class LsCommand
     public static Command Create() =>
         new Command("ls", "List the datasets in the chunk store (every server is asked which manifests it holds).")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Flag("json", "Print as JSON")
             .Handle(Run);
 

@@ -101,7 +101,7 @@ public static class NodeCommand
         DataDirectory = "/var/lib/camdoop",
         UplinkAddress = "192.168.10.1",
         FrontEndPort = 7070,
-        KeyFile = "/etc/camdoop/cluster.key",
+        CertsDirectory = "/etc/camdoop/certs",
         LogFile = "/var/log/camdoop/node.log",
         LinkDriver = LinkDrivers.Default.Name(),
         JobAssemblyDirectory = "/opt/camdoop/jobs",

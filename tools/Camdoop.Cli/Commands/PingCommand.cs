@@ -12,7 +12,7 @@ public static class PingCommand
         new Command("ping", "Ping a server of the cube from the front-end's server over the torus links; RTT per hop.")
             .Argument("server", "Target server X,Y,Z")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Option("count", "Echoes to send", "N", "5")
             .Option("interval", "Time between echoes", "DURATION", "100ms")
             .Flag("json", "Print the result as JSON")

@@ -21,7 +21,7 @@ public static class PutCommand
             .Argument("file", "The file to store")
             .Option("name", "Dataset name (letters, digits, '.', '_', '-')", "NAME")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Option("chunk-size", "Largest chunk", "SIZE", "64MB")
             .Option("format", "text (lines) or recordsN (fixed N-byte records, e.g. records100)", "FORMAT", "text")
             .Flag("json", "Print the result as JSON")

@@ -19,7 +19,7 @@ public static class QueryCommand
         }
             .Argument("query", "The query, in quotes")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Option("rounds", "Stop after this many rounds (0: until interrupted)", "N", "0")
             .Flag("once", "One round, then exit (as --rounds 1)")
             .Flag("json", "Print each round as one line of JSON")

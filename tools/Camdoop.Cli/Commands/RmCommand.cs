@@ -12,7 +12,7 @@ public static class RmCommand
         new Command("rm", "Delete a dataset from the chunk store: every replica of its manifest and chunks, on every server.")
             .Argument("name", "Dataset name")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Flag("json", "Print the result as JSON")
             .Handle(Run);
 

@@ -15,7 +15,7 @@ public static class StatusCommand
         new Command("status", "Show a job's state, progress, times and output location (through any server's front-end).")
             .Argument("job", "Job id")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Flag("wait", "Wait for the job to finish")
             .Flag("json", "Print as JSON")
             .Handle(Run);

@@ -18,7 +18,7 @@ public static class SubmitCommand
                       "output location, the job time and the shuffle-and-reduce time (from the end of the map phase, the Camdoop paper, §5.1).",
         }
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Option("job", "Built-in job (wordcount, sort, topk?k=N, median, synthetic) or NAME.dll#Type (an assembly in the servers' job assembly directory)", "JOB")
             .Option("input", "Input dataset", "NAME")
             .Option("reducers", "Reduce tasks R", "R", "1")

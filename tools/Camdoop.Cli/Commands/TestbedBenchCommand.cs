@@ -29,7 +29,7 @@ public static class TestbedBenchCommand
                       "--link-rate) so that they, not the machine's cores, bound the shuffle. Exit 1 when an output differs.",
         }
             .Option(FrontEndAddress.Option, "Front-end address (default: the front-end of the testbed --prefix)", "HOST:PORT")
-            .Option(ClientKey.Option, ClientKey.Help, "FILE")
+            .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Option("prefix", "The testbed whose front-end to use when --frontend is not given", "NAME", TestbedState.DefaultPrefix)
             .Option("input-per-server", "Generated input per server, for each of the two jobs", "SIZE", "1MB")
             .Option("reducers", "R values, comma-separated (default 1,N)", "LIST")
@@ -58,7 +58,7 @@ public static class TestbedBenchCommand
         FrontEndClient client;
         try
         {
-            client = FrontEndClient.Connect(address, ClientKey.Resolve(args, address));
+            client = FrontEndClient.Connect(address, ClientCredentials.Resolve(args, address));
         }
         catch (FrontEndException e)
         {

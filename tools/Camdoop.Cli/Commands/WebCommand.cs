@@ -21,14 +21,14 @@ public static class WebCommand
             .Option("prefix", "The testbed's namespace prefix", "NAME", TestbedState.DefaultPrefix)
             .Option("server", "The server whose web view to open (testbed)", "X,Y,Z")
             .Option("url", "A web view's URL, for a cube that is not a testbed on this machine", "URL")
-            .Option(ClientKey.Option, "Cluster key file (default: $CAMDOOP_KEY_FILE, else the testbed's)", "FILE")
+            .Option("key-file", "Cluster key file (default: $CAMDOOP_KEY_FILE, else the testbed's)", "FILE")
             .Flag("json", "Print url, token and link as JSON")
             .Handle(Run);
 
     private static int Run(ParsedArguments args)
     {
         string url;
-        string? keyFile = args.String(ClientKey.Option) ?? NonEmpty(Environment.GetEnvironmentVariable(ClientKey.EnvironmentVariable));
+        string? keyFile = args.String("key-file") ?? NonEmpty(Environment.GetEnvironmentVariable("CAMDOOP_KEY_FILE"));
         if (args.String("url") is { } given)
         {
             if (!Uri.TryCreate(given, UriKind.Absolute, out var uri) || uri.Scheme != Uri.UriSchemeHttp || uri.PathAndQuery != "/" || uri.Fragment.Length > 0)
@@ -38,7 +38,7 @@ public static class WebCommand
             url = uri.ToString();
             if (keyFile is null)
             {
-                throw CliException.Usage($"web: give --key-file FILE (or set {ClientKey.EnvironmentVariable}) with --url");
+                throw CliException.Usage($"web: give --key-file FILE (or set {"CAMDOOP_KEY_FILE"}) with --url");
             }
         }
         else
@@ -61,7 +61,7 @@ public static class WebCommand
                     ?? throw CliException.Usage($"web: --server {at} is not a server of the testbed's {state.Torus} torus");
             }
             url = state.WebUrl(server);
-            keyFile ??= state.KeyFile ?? throw new CliException($"web: testbed '{prefix}' has no cluster key");
+            keyFile ??= (string?)null ?? throw new CliException($"web: testbed '{prefix}' has no cluster key");
         }
         ClusterKey key;
         try

@@ -21,14 +21,14 @@ public static class FrontEndAddress
             ?? throw CliException.Usage($"{args.CommandPath}: give --frontend HOST:PORT (or set CAMDOOP_FRONTEND, or bring up a testbed with 'camdoop testbed up')");
     }
 
-    /// <summary>Connects and authenticates (<see cref="ClientKey"/>), turning an unreachable front-end or a refused key into one clear line.</summary>
+    /// <summary>Connects and authenticates (<see cref="ClientCredentials"/>), turning an unreachable front-end or a refused certificate into one clear line.</summary>
     public static FrontEndClient Connect(ParsedArguments args)
     {
         string address = Resolve(args);
-        var key = ClientKey.Resolve(args, address);
+        var credentials = ClientCredentials.Resolve(args, address);
         try
         {
-            return FrontEndClient.Connect(address, key);
+            return FrontEndClient.Connect(address, credentials);
         }
         catch (FrontEndException e)
         {

@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using Camdoop.Cli.CommandLine;
-using Camdoop.FrontEnd.Auth;
 using Camdoop.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Topology;
@@ -53,7 +52,7 @@ public static class TestbedLauncher
     {
         var torus = layout.Torus;
         TestbedDataRoot.CreateDirectory(dataRoot);
-        string keyFile = CreateKey(layout.Prefix);
+        string clientCerts = TestbedCredentials.Create(layout, dataRoot);
         // One job assembly directory for the whole testbed, as if the operator installed a job on every server.
         string jobAssemblies = Path.GetFullPath(Path.Combine(dataRoot, TestbedState.JobAssembliesFolder));
         TestbedDataRoot.CreateDirectory(jobAssemblies);
@@ -74,7 +73,7 @@ public static class TestbedLauncher
                 StreamPort = TestbedLayout.StreamPort,
                 PeerAddresses = torus.All().ToDictionary(p => p.Name, layout.ServerAddress),
                 WebPort = options.WebPort,
-                KeyFile = keyFile,
+                CertsDirectory = TestbedCredentials.NodeDirectory(dir),
                 LogFile = Path.Combine(dir, "node.log"),
                 LogLevel = options.LogLevel,
                 BeaconIntervalMs = options.BeaconIntervalMs,
@@ -117,29 +116,13 @@ public static class TestbedLauncher
             FrontEnd = $"{layout.ServerAddress(first)}:{options.FrontEndPort}",
             FrontEndPort = options.FrontEndPort,
             WebPort = options.WebPort,
-            KeyFile = keyFile,
+            ClientCerts = clientCerts,
             LinkRate = linkRate,
             LinkDriver = options.LinkDriver.Name(),
             JobAssemblyDirectory = jobAssemblies,
             CreatedUtc = DateTime.UtcNow,
             Servers = servers,
         };
-    }
-
-    /// <summary>
-    /// A new cluster key for the testbed, beside its state file (mode 0600). Under sudo it is handed to the user who
-    /// ran sudo, so that their client commands find it without root; nobody else can read it.
-    /// </summary>
-    private static string CreateKey(string prefix)
-    {
-        Directory.CreateDirectory(TestbedState.Directory);
-        string path = TestbedState.KeyPathFor(prefix);
-        ClusterKey.Create(path);
-        if (int.TryParse(Environment.GetEnvironmentVariable("SUDO_UID"), NumberStyles.None, CultureInfo.InvariantCulture, out int uid) && uid != 0)
-        {
-            SystemCommand.Run("chown", [uid.ToString(CultureInfo.InvariantCulture), path]);
-        }
-        return path;
     }
 
     /// <summary>

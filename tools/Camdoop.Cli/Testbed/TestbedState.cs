@@ -39,10 +39,13 @@ public sealed record TestbedState
 
     /// <summary>The URL of <paramref name="server"/>'s web view (when <see cref="WebPort"/> is not 0).</summary>
     public string WebUrl(TestbedServer server) =>
-        string.Create(System.Globalization.CultureInfo.InvariantCulture, $"http://{server.Address}:{WebPort}/");
+        string.Create(System.Globalization.CultureInfo.InvariantCulture, $"https://{server.Address}:{WebPort}/");
 
-    /// <summary>The cluster key every node's front-end checks clients against (mode 0600, beside this state file).</summary>
-    public string? KeyFile { get; init; }
+    /// <summary>
+    /// The client credentials directory (ca.crt, client.crt, client.key) that client commands on this machine use,
+    /// beside this state file, readable by the user who brought the testbed up only.
+    /// </summary>
+    public string? ClientCerts { get; init; }
 
     public string? LinkRate { get; init; }
 
@@ -60,7 +63,7 @@ public sealed record TestbedState
 
     public static string PathFor(string prefix) => System.IO.Path.Combine(Directory, $"testbed-{prefix}.json");
 
-    public static string KeyPathFor(string prefix) => System.IO.Path.Combine(Directory, $"testbed-{prefix}.key");
+    public static string ClientCertsPathFor(string prefix) => System.IO.Path.Combine(Directory, $"testbed-{prefix}-client");
 
     /// <summary>The testbed, of any prefix, one of whose servers' front-ends is <paramref name="address"/> ("host:port"); null if none.</summary>
     public static TestbedState? FindByFrontEnd(string address)
@@ -111,15 +114,16 @@ public sealed record TestbedState
         File.Move(path + ".tmp", path, overwrite: true);
     }
 
-    /// <summary>Removes the state file and the testbed's key.</summary>
+    /// <summary>Removes the state file and the testbed's client credentials.</summary>
     public static void Delete(string prefix)
     {
-        foreach (string path in new[] { PathFor(prefix), KeyPathFor(prefix) })
+        if (File.Exists(PathFor(prefix)))
         {
-            if (File.Exists(path))
-            {
-                File.Delete(path);
-            }
+            File.Delete(PathFor(prefix));
+        }
+        if (System.IO.Directory.Exists(ClientCertsPathFor(prefix)))
+        {
+            System.IO.Directory.Delete(ClientCertsPathFor(prefix), recursive: true);
         }
     }
 }

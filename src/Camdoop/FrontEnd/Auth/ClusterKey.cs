@@ -5,7 +5,7 @@ namespace Camdoop.FrontEnd.Auth;
 
 /// <summary>
 /// The cluster's shared secret: the bytes of one key file, which every front-end and every client of the cluster
-/// holds. It never leaves this object except as HMACs over per-connection nonces (<see cref="FrontEndHandshake"/>):
+/// holds. It never leaves this object except as HMACs over per-connection nonces (the web view's token):
 /// <see cref="ToString"/> names the file, never the bytes, so a key cannot reach a log, a status file or an error.
 /// </summary>
 public sealed class ClusterKey

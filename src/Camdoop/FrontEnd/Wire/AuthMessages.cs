@@ -3,38 +3,33 @@ using MessagePack;
 namespace Camdoop.FrontEnd.Wire;
 
 /// <summary>
-/// The first message of every connection, sent by the front-end before it reads anything: a fresh random nonce the
-/// client must answer with <see cref="AuthRequest"/> (<c>Auth.FrontEndHandshake</c>). It has a reply's
-/// fields (id 0, ok) so that a front-end that cannot serve the connection can send an error in its place.
+/// The one message a front-end sends in clear, first on every connection it admits: "start TLS". It has a reply's
+/// fields (id 0, ok) so that a front-end that cannot take the connection (busy, see <c>ReplyEnvelope.Busy</c>) sends
+/// an error in its place, which a client reads before it spends a TLS handshake. Nothing else ever crosses in clear.
 /// </summary>
 [MessagePackObject]
-public sealed class AuthChallenge : FrontEndReply
+public sealed class TlsGreeting : FrontEndReply
 {
-    /// <summary>The handshake's version, <c>FrontEndHandshake.Protocol</c>.</summary>
+    /// <summary>What follows: <c>TlsGreeting.Protocol</c>.</summary>
     [Key("protocol")]
     public string Protocol { get; set; } = "";
 
-    [Key("nonce")]
-    public ReadOnlyMemory<byte> Nonce { get; set; }
+    /// <summary>Mutual TLS 1.3 under the cluster CA, then length-prefixed MessagePack.</summary>
+    public const string CurrentProtocol = "camdoop-frontend-tls13-1";
 }
 
-/// <summary>"auth": the client's nonce and its proof that it holds the cluster key. Must be a connection's first request.</summary>
+/// <summary>
+/// The first message inside TLS: the front-end took the client's certificate and has a session for it (or, with
+/// ok = false, why not: no certificate, another CA's, expired, revoked, or the front-end is full).
+/// </summary>
 [MessagePackObject]
-public sealed class AuthRequest : FrontEndRequest<AuthReply>
+public sealed class Welcome : FrontEndReply
 {
-    public override string Op => "auth";
+    /// <summary>The front-end's server, as its certificate names it.</summary>
+    [Key("server")]
+    public string Server { get; set; } = "";
 
-    [Key("nonce")]
-    public ReadOnlyMemory<byte>? Nonce { get; set; }
-
-    [Key("proof")]
-    public ReadOnlyMemory<byte>? Proof { get; set; }
-}
-
-/// <summary>The front-end's proof that it holds the cluster key too, over the same two nonces.</summary>
-[MessagePackObject]
-public sealed class AuthReply : FrontEndReply
-{
-    [Key("proof")]
-    public ReadOnlyMemory<byte> Proof { get; set; }
+    /// <summary>The client, as its certificate names it.</summary>
+    [Key("client")]
+    public string Client { get; set; } = "";
 }

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Net.Sockets;
+using System.Security.Authentication;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Streams;
 
@@ -15,17 +16,17 @@ namespace Camdoop.Runtime.Transport.Sockets;
 internal sealed class SocketInboundStream
 {
     private readonly SocketStreamTransport _transport;
-    private readonly Socket _socket;
+    private readonly Stream _stream;
     private readonly IStreamReader _reader;
     private readonly Action _deliver;
     private byte[]? _buffer;
     private int _received;
     private int _held;
 
-    public SocketInboundStream(SocketStreamTransport transport, Socket socket, Coordinate peer, IStreamReader reader, int chunkBytes)
+    public SocketInboundStream(SocketStreamTransport transport, Stream stream, Coordinate peer, IStreamReader reader, int chunkBytes)
     {
         _transport = transport;
-        _socket = socket;
+        _stream = stream;
         _reader = reader;
         Peer = peer;
         _buffer = ArrayPool<byte>.Shared.Rent(chunkBytes + StreamMarkers.Size);
@@ -37,16 +38,16 @@ internal sealed class SocketInboundStream
     /// <summary>Starts receiving (on the loop, after the reader was accepted).</summary>
     public void Start() => _ = ReceiveAsync();
 
-    public void Abort() => _socket.Dispose();
+    public void Abort() => _stream.Dispose();
 
     private async Task ReceiveAsync()
     {
         try
         {
-            _received = await _socket.ReceiveAsync(_buffer.AsMemory(_held), SocketFlags.None).ConfigureAwait(false);
+            _received = await _stream.ReadAsync(_buffer.AsMemory(_held)).ConfigureAwait(false);
             _transport.Post(_deliver);
         }
-        catch (Exception ex) when (ex is SocketException or ObjectDisposedException)
+        catch (Exception ex) when (ex is SocketException or IOException or AuthenticationException or ObjectDisposedException)
         {
             _transport.Post(() =>
             {
@@ -97,9 +98,10 @@ internal sealed class SocketInboundStream
     {
         try
         {
-            await _socket.SendAsync(StreamMarkers.Delivered, SocketFlags.None).ConfigureAwait(false);
+            await _stream.WriteAsync(StreamMarkers.Delivered).ConfigureAwait(false);
+            await _stream.FlushAsync().ConfigureAwait(false);
         }
-        catch (Exception ex) when (ex is SocketException or ObjectDisposedException)
+        catch (Exception ex) when (ex is SocketException or IOException or AuthenticationException or ObjectDisposedException)
         {
             // The sender is gone; it learns nothing it needs.
         }
@@ -108,7 +110,7 @@ internal sealed class SocketInboundStream
 
     private void Close()
     {
-        _socket.Dispose();
+        _stream.Dispose();
         if (_buffer is not null)
         {
             ArrayPool<byte>.Shared.Return(_buffer);

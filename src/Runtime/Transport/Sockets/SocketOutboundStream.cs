@@ -1,6 +1,8 @@
 using System.Buffers;
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
+using System.Security.Authentication;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Streams;
 
@@ -20,7 +22,7 @@ internal sealed class SocketOutboundStream : IOutboundByteStream
     private readonly int _capacity;
     private readonly Action _onRoom;
     private byte[]? _ring;
-    private Socket? _socket;
+    private Stream? _socket;
     private long _written;
     private long _sent;
     private bool _ended;
@@ -98,7 +100,10 @@ internal sealed class SocketOutboundStream : IOutboundByteStream
         Kick();
     }
 
-    /// <summary>Connects (trying again while the peer refuses, up to the timeout), then sends what is written.</summary>
+    /// <summary>
+    /// Connects (trying again while the peer refuses, up to the timeout), runs TLS as the client and checks that the
+    /// peer's node certificate names the server meant and the address dialled, then sends what is written.
+    /// </summary>
     public async Task ConnectAsync(IPEndPoint endPoint, TimeSpan timeout, CancellationToken cancel)
     {
         var deadline = DateTime.UtcNow + timeout;
@@ -109,18 +114,13 @@ internal sealed class SocketOutboundStream : IOutboundByteStream
             try
             {
                 await socket.ConnectAsync(endPoint, cancel).ConfigureAwait(false);
-                lock (_gate)
-                {
-                    _socket = socket;
-                }
-                Kick();
-                return;
             }
             catch (SocketException ex) when (DateTime.UtcNow + delay < deadline && ex.SocketErrorCode is SocketError.ConnectionRefused or SocketError.TimedOut or SocketError.NetworkUnreachable or SocketError.HostUnreachable)
             {
                 socket.Dispose();
                 await Task.Delay(delay, cancel).ConfigureAwait(false);
                 delay = TimeSpan.FromTicks(Math.Min(delay.Ticks * 2, TimeSpan.FromSeconds(1).Ticks));
+                continue;
             }
             catch (Exception ex) when (ex is SocketException or OperationCanceledException or ObjectDisposedException)
             {
@@ -128,13 +128,44 @@ internal sealed class SocketOutboundStream : IOutboundByteStream
                 Fail($"cannot connect to {endPoint}: {ex.Message}");
                 return;
             }
+            var ssl = new SslStream(new NetworkStream(socket, ownsSocket: true), leaveInnerStreamOpen: false);
+            try
+            {
+                var credentials = _transport.Credentials.Current;
+                using var handshake = CancellationTokenSource.CreateLinkedTokenSource(cancel);
+                handshake.CancelAfter(deadline - DateTime.UtcNow + TimeSpan.FromSeconds(1));
+                await ssl.AuthenticateAsClientAsync(credentials.ClientOptions(endPoint.Address.ToString()), handshake.Token).ConfigureAwait(false);
+                string? refused = credentials.CheckServer(ssl.RemoteCertificate, endPoint.Address, out var server);
+                if (refused is null && server!.Name != Peer.Name)
+                {
+                    refused = $"{endPoint} answered as server {server.Name}";
+                }
+                if (refused is not null)
+                {
+                    await ssl.DisposeAsync().ConfigureAwait(false);
+                    Fail($"{Peer} at {endPoint} is not who it should be: {refused}");
+                    return;
+                }
+            }
+            catch (Exception ex) when (ex is AuthenticationException or IOException or SocketException or OperationCanceledException or ObjectDisposedException)
+            {
+                await ssl.DisposeAsync().ConfigureAwait(false);
+                Fail($"TLS with {Peer} at {endPoint} failed: {ex.Message}");
+                return;
+            }
+            lock (_gate)
+            {
+                _socket = ssl;
+            }
+            Kick();
+            return;
         }
     }
 
     /// <summary>Closes the socket (the transport is shutting down).</summary>
     public void Abort()
     {
-        Socket? socket;
+        Stream? socket;
         lock (_gate)
         {
             socket = _socket;
@@ -163,7 +194,7 @@ internal sealed class SocketOutboundStream : IOutboundByteStream
         {
             while (true)
             {
-                Socket socket;
+                Stream socket;
                 ReadOnlyMemory<byte> chunk;
                 lock (_gate)
                 {
@@ -181,16 +212,17 @@ internal sealed class SocketOutboundStream : IOutboundByteStream
                     int start = (int)(_sent % _capacity);
                     chunk = _ring.AsMemory(start, (int)Math.Min(_written - _sent, _capacity - start));
                 }
-                int count = await socket.SendAsync(chunk, SocketFlags.None).ConfigureAwait(false);
+                await socket.WriteAsync(chunk).ConfigureAwait(false);
+                int count = chunk.Length;
                 lock (_gate)
                 {
                     _sent += count;
                 }
                 _transport.Post(_onRoom);
             }
-            await FinishAsync(_socket!).ConfigureAwait(false);
+            await FinishAsync((SslStream)_socket!).ConfigureAwait(false);
         }
-        catch (Exception ex) when (ex is SocketException or ObjectDisposedException)
+        catch (Exception ex) when (ex is SocketException or IOException or AuthenticationException or ObjectDisposedException)
         {
             lock (_gate)
             {
@@ -201,13 +233,16 @@ internal sealed class SocketOutboundStream : IOutboundByteStream
         }
     }
 
-    /// <summary>Every byte is with the kernel: shut the sending half and wait for the peer to close after reading them.</summary>
-    private async Task FinishAsync(Socket socket)
+    /// <summary>
+    /// Every byte is with the kernel: close the sending half (TLS close_notify) and wait for the peer to close after
+    /// reading them.
+    /// </summary>
+    private async Task FinishAsync(SslStream socket)
     {
-        socket.Shutdown(SocketShutdown.Send);
+        await socket.ShutdownAsync().ConfigureAwait(false);
         var answer = new byte[1];
         bool read = false;
-        while (await socket.ReceiveAsync(answer, SocketFlags.None).ConfigureAwait(false) > 0)
+        while (await socket.ReadAsync(answer).ConfigureAwait(false) > 0)
         {
             read |= answer[0] == StreamMarkers.Delivered.Span[0];
         }

@@ -1,5 +1,8 @@
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
+using System.Security.Authentication;
+using Camdoop.Runtime.Security;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Streams;
 
@@ -10,7 +13,9 @@ namespace Camdoop.Runtime.Transport.Sockets;
 /// packet-level TCP. Sockets are driven by tasks on the thread pool, as link drivers have their I/O threads, and
 /// every call into the application (accept, data, end, room, delivered) is posted to the node's event loop, so the
 /// application stays single-threaded. A peer is named by its coordinate; where it listens comes from
-/// <c>addressOf</c>.
+/// <c>addressOf</c>. Every stream is mutual TLS 1.3 under the cluster CA: both ends show node certificates, and the
+/// coordinate a stream's preamble names must be the one its opener's certificate names, so nothing but a server of
+/// the cube can open a stream, or open one as another server.
 /// </summary>
 public sealed class SocketStreamTransport : IStreamTransport, IDisposable
 {
@@ -19,6 +24,7 @@ public sealed class SocketStreamTransport : IStreamTransport, IDisposable
     private readonly Func<Coordinate, IPEndPoint> _addressOf;
     private readonly Action<Action> _post;
     private readonly SocketStreamOptions _options;
+    private readonly CredentialsSource _credentials;
     private readonly CancellationTokenSource _stop = new();
     private readonly HashSet<SocketOutboundStream> _outbound = [];
     private readonly HashSet<SocketInboundStream> _inbound = [];
@@ -27,15 +33,18 @@ public sealed class SocketStreamTransport : IStreamTransport, IDisposable
     private Socket? _listener;
     private long _rejected;
     private long _failed;
+    private long _unauthenticated;
 
     /// <param name="self">This server.</param>
     /// <param name="torus">The servers (a preamble naming another is rejected).</param>
     /// <param name="listenAt">Where this server accepts streams.</param>
     /// <param name="addressOf">Where a peer accepts streams.</param>
     /// <param name="post">Runs an action on the node's event loop (thread-safe).</param>
+    /// <param name="credentials">This server's node certificate and the cluster CA.</param>
     /// <param name="options">Buffer sizes and timeouts.</param>
-    public SocketStreamTransport(Coordinate self, Torus torus, IPEndPoint listenAt, Func<Coordinate, IPEndPoint> addressOf, Action<Action> post, SocketStreamOptions? options = null)
+    public SocketStreamTransport(Coordinate self, Torus torus, IPEndPoint listenAt, Func<Coordinate, IPEndPoint> addressOf, Action<Action> post, CredentialsSource credentials, SocketStreamOptions? options = null)
     {
+        ArgumentNullException.ThrowIfNull(credentials);
         ArgumentNullException.ThrowIfNull(torus);
         ArgumentNullException.ThrowIfNull(listenAt);
         ArgumentNullException.ThrowIfNull(addressOf);
@@ -51,6 +60,7 @@ public sealed class SocketStreamTransport : IStreamTransport, IDisposable
         _listenAt = listenAt;
         _addressOf = addressOf;
         _post = post;
+        _credentials = credentials;
     }
 
     public Coordinate Self { get; }
@@ -60,6 +70,15 @@ public sealed class SocketStreamTransport : IStreamTransport, IDisposable
 
     /// <summary>Connections dropped before they became streams: no preamble in time, a bad one, or refused by the acceptor.</summary>
     public long ConnectionsRejected => Interlocked.Read(ref _rejected);
+
+    /// <summary>
+    /// Connections refused for who opened them: no TLS, no certificate, another CA's, expired, revoked, a client's, or
+    /// a preamble naming another server than the certificate (counted in <see cref="ConnectionsRejected"/> too).
+    /// </summary>
+    public long ConnectionsUnauthenticated => Interlocked.Read(ref _unauthenticated);
+
+    /// <summary>The credentials streams are opened and accepted with.</summary>
+    internal CredentialsSource Credentials => _credentials;
 
     /// <summary>Streams that failed: a peer that never answered, a reset, a sender that stopped before its end.</summary>
     public long StreamsFailed => Interlocked.Read(ref _failed);
@@ -173,37 +192,59 @@ public sealed class SocketStreamTransport : IStreamTransport, IDisposable
         }
     }
 
-    /// <summary>Reads an accepted connection's preamble, then offers the stream to the acceptor on the loop.</summary>
+    /// <summary>
+    /// Runs TLS as the server, checks the opener's node certificate, reads the preamble (which must name the same
+    /// server), then offers the stream to the acceptor on the loop.
+    /// </summary>
     private async Task HandshakeAsync(Socket socket)
     {
+        var ssl = new SslStream(new NetworkStream(socket, ownsSocket: true), leaveInnerStreamOpen: false);
         var preamble = new byte[StreamMarkers.Size];
         Coordinate? peer = null;
         try
         {
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token);
             timeout.CancelAfter(_options.PreambleTimeout);
-            int read = 0;
-            while (read < preamble.Length)
+            var credentials = _credentials.Current;
+            await ssl.AuthenticateAsServerAsync(credentials.ServerOptions(), timeout.Token).ConfigureAwait(false);
+            if (credentials.WhyRefused(ssl.RemoteCertificate, CertificateRole.Node, out var opener) is not null)
             {
-                int n = await socket.ReceiveAsync(preamble.AsMemory(read), SocketFlags.None, timeout.Token).ConfigureAwait(false);
-                if (n == 0)
-                {
-                    break;
-                }
-                read += n;
+                Interlocked.Increment(ref _unauthenticated);
             }
-            if (read == preamble.Length)
+            else
             {
-                peer = StreamMarkers.TryReadPreamble(preamble, _torus);
+                int read = 0;
+                while (read < preamble.Length)
+                {
+                    int n = await ssl.ReadAsync(preamble.AsMemory(read), timeout.Token).ConfigureAwait(false);
+                    if (n == 0)
+                    {
+                        break;
+                    }
+                    read += n;
+                }
+                if (read == preamble.Length)
+                {
+                    peer = StreamMarkers.TryReadPreamble(preamble, _torus);
+                    if (peer is { } named && named.Name != opener!.Name)
+                    {
+                        Interlocked.Increment(ref _unauthenticated);
+                        peer = null;
+                    }
+                }
             }
         }
-        catch (Exception ex) when (ex is SocketException or ObjectDisposedException or OperationCanceledException)
+        catch (AuthenticationException)
+        {
+            Interlocked.Increment(ref _unauthenticated);
+        }
+        catch (Exception ex) when (ex is SocketException or IOException or ObjectDisposedException or OperationCanceledException)
         {
         }
         if (peer is not { } from)
         {
             Interlocked.Increment(ref _rejected);
-            socket.Dispose();
+            await ssl.DisposeAsync().ConfigureAwait(false);
             return;
         }
         Post(() =>
@@ -212,10 +253,10 @@ public sealed class SocketStreamTransport : IStreamTransport, IDisposable
             if (reader is null)
             {
                 Interlocked.Increment(ref _rejected);
-                socket.Dispose();
+                ssl.Dispose();
                 return;
             }
-            var stream = new SocketInboundStream(this, socket, from, reader, _options.ReceiveChunkBytes);
+            var stream = new SocketInboundStream(this, ssl, from, reader, _options.ReceiveChunkBytes);
             lock (_gate)
             {
                 _inbound.Add(stream);
