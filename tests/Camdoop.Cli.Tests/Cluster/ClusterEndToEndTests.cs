@@ -322,6 +322,60 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         Assert.Contains("not issued by this cluster's CA", File.ReadAllText(Path.Combine(frontEnd.DataDirectory, "node.log")), StringComparison.Ordinal);
     }
 
+    [PcapRootFact]
+    public void ACaptureOnTheClientNetworkDuringPutAndGetNeverHoldsTheFilesBytes()
+    {
+        // Printable bytes, as a text dataset would be, none of it repeated.
+        var rng = new Random(71);
+        byte[] data = new byte[3 << 20];
+        for (int i = 0; i < data.Length; i++)
+        {
+            data[i] = (byte)rng.Next(33, 127);
+        }
+        string file = cube.Write("secret.txt", data);
+        string host = cube.State.Layout().HostInterface;
+        using var device = SharpPcap.CaptureDeviceList.New().OfType<SharpPcap.LibPcap.LibPcapLiveDevice>().Single(d => d.Name == host);
+        device.Open(new SharpPcap.DeviceConfiguration { Mode = SharpPcap.DeviceModes.Promiscuous, ReadTimeout = 100, Snaplen = 65535, BufferSize = 128 << 20 });
+        device.Filter = $"tcp port {cube.State.FrontEndPort}";
+        var captured = new MemoryStream();
+        device.OnPacketArrival += (_, e) =>
+        {
+            var packet = e.GetPacket();
+            lock (captured)
+            {
+                captured.Write(packet.Data);
+            }
+        };
+        device.StartCapture();
+        try
+        {
+            var put = cube.Cli("put", file, "--name", "secret");
+            Assert.True(put.ExitCode == 0, put.ToString());
+            var get = cube.Cli("get", "secret", "--out", Path.Combine(cube.WorkDirectory, "secret.back"));
+            Assert.True(get.ExitCode == 0, get.ToString());
+            Thread.Sleep(500);
+        }
+        finally
+        {
+            device.StopCapture();
+        }
+        Assert.Equal(data, File.ReadAllBytes(Path.Combine(cube.WorkDirectory, "secret.back")));
+        byte[] wire;
+        lock (captured)
+        {
+            wire = captured.ToArray();
+        }
+        // The capture saw the upload and the download go by (so its silence below means something)...
+        Assert.True(wire.Length > 2 * data.Length, $"captured {wire.Length} bytes for a {data.Length}-byte file sent twice");
+        // ...and none of 200 pieces of the file is in it.
+        for (int piece = 0; piece < 200; piece++)
+        {
+            int at = piece * (data.Length / 200);
+            Assert.True(wire.AsSpan().IndexOf(data.AsSpan(at, 24)) < 0, $"the file's bytes at {at} crossed the client network in clear");
+        }
+        Assert.Equal(0, cube.Cli("rm", "secret").ExitCode);
+    }
+
     [RootFact]
     public void PingMeasuresRoundTripsOverTheTorusLinks()
     {
