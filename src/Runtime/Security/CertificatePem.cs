@@ -24,18 +24,24 @@ internal static class CertificatePem
         }
     }
 
-    /// <summary>A certificate without its key (the CA's, as every holder has it).</summary>
-    public static X509Certificate2 LoadPublic(string certificatePath)
+    /// <summary>Every certificate in a PEM file (a CA bundle); one line when there is none.</summary>
+    public static X509Certificate2Collection LoadAll(string certificatePath)
     {
         Require(certificatePath);
+        var all = new X509Certificate2Collection();
         try
         {
-            return X509CertificateLoader.LoadCertificateFromFile(certificatePath);
+            all.ImportFromPemFile(certificatePath);
         }
         catch (Exception e) when (e is CryptographicException or IOException or UnauthorizedAccessException or ArgumentException)
         {
             throw new CertificateException($"cannot read certificate {certificatePath}: {e.Message}", e);
         }
+        if (all.Count == 0)
+        {
+            throw new CertificateException($"{certificatePath} holds no certificate");
+        }
+        return all;
     }
 
     private static void Require(string path)

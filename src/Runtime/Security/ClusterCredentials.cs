@@ -19,9 +19,10 @@ public sealed class ClusterCredentials : IDisposable
     private readonly HashSet<string> _revoked;
     private readonly SslStreamCertificateContext _context;
 
-    private ClusterCredentials(X509Certificate2 authority, X509Certificate2 certificate, HashSet<string> revoked, string source)
+    private ClusterCredentials(X509Certificate2Collection authorities, X509Certificate2 certificate, HashSet<string> revoked, string source)
     {
-        Authority = authority;
+        Authorities = authorities;
+        Authority = authorities[0];
         Certificate = certificate;
         _revoked = revoked;
         Source = source;
@@ -29,8 +30,14 @@ public sealed class ClusterCredentials : IDisposable
         _context = SslStreamCertificateContext.Create(certificate, [], offline: true);
     }
 
-    /// <summary>The cluster CA: the only issuer trusted.</summary>
+    /// <summary>The cluster CA (the first in ca.crt).</summary>
     public X509Certificate2 Authority { get; }
+
+    /// <summary>
+    /// Every CA in ca.crt: the only issuers trusted. One, except while the CA is replaced: then the old and the new,
+    /// so that certificates of either are taken until every holder has one of the new.
+    /// </summary>
+    public X509Certificate2Collection Authorities { get; }
 
     /// <summary>This holder's own certificate, with its private key.</summary>
     public X509Certificate2 Certificate { get; }
@@ -52,7 +59,7 @@ public sealed class ClusterCredentials : IDisposable
         {
             throw new CertificateException($"credentials directory {directory} does not exist");
         }
-        var authority = CertificatePem.LoadPublic(Path.Combine(directory, CertificateFiles.AuthorityCertificate));
+        var authority = CertificatePem.LoadAll(Path.Combine(directory, CertificateFiles.AuthorityCertificate));
         var certificate = CertificatePem.Load(Path.Combine(directory, CertificateFiles.Certificate(role)), Path.Combine(directory, CertificateFiles.Key(role)));
         var credentials = new ClusterCredentials(authority, certificate, ReadRevoked(directory), directory);
         if (credentials.Identity.Role != role)
@@ -151,7 +158,10 @@ public sealed class ClusterCredentials : IDisposable
     public void Dispose()
     {
         Certificate.Dispose();
-        Authority.Dispose();
+        foreach (var a in Authorities)
+        {
+            a.Dispose();
+        }
     }
 
     /// <summary>The role and name in a certificate's subject (OU and CN), or null when it is not a camdoop certificate.</summary>
@@ -179,12 +189,12 @@ public sealed class ClusterCredentials : IDisposable
     {
         using var chain = new X509Chain();
         chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
-        chain.ChainPolicy.CustomTrustStore.Add(Authority);
+        chain.ChainPolicy.CustomTrustStore.AddRange(Authorities);
         chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
         chain.ChainPolicy.DisableCertificateDownloads = true;
         return chain.Build(certificate)
             && chain.ChainElements.Count == 2
-            && chain.ChainElements[^1].Certificate.RawDataMemory.Span.SequenceEqual(Authority.RawDataMemory.Span);
+            && Authorities.Any(a => chain.ChainElements[^1].Certificate.RawDataMemory.Span.SequenceEqual(a.RawDataMemory.Span));
     }
 
     private static bool Names(X509Certificate presented, IPAddress address)

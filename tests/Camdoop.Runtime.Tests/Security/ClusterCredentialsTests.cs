@@ -74,6 +74,32 @@ public sealed class ClusterCredentialsTests : IDisposable
     }
 
     [Fact]
+    public void WhileTheCaIsReplacedABundleOfBothIsTrustedAndThenTheOldOneIsNot()
+    {
+        ClusterAuthority.Init(Dir("ca"), "old", ClusterAuthority.DefaultAuthorityValidity).Dispose();
+        ClusterAuthority.Init(Dir("new"), "new", ClusterAuthority.DefaultAuthorityValidity).Dispose();
+        using var node = Issue("ca", CertificateRole.Node, "0,0,0");
+        using var oldClient = Issue("ca", CertificateRole.Client, "old-client");
+        using var newClient = Issue("new", CertificateRole.Client, "new-client");
+        Assert.NotNull(node.WhyRefused(newClient.Certificate, CertificateRole.Client, out _));
+        // Step 1: every holder's ca.crt holds both CAs.
+        string bundle = File.ReadAllText(Path.Combine(Dir("ca"), "ca.crt")) + File.ReadAllText(Path.Combine(Dir("new"), "ca.crt"));
+        File.WriteAllText(Path.Combine(node.Source, "ca.crt"), bundle);
+        using (var both = ClusterCredentials.Load(node.Source, CertificateRole.Node))
+        {
+            Assert.Equal(2, both.Authorities.Count);
+            Assert.Null(both.WhyRefused(oldClient.Certificate, CertificateRole.Client, out _));
+            Assert.Null(both.WhyRefused(newClient.Certificate, CertificateRole.Client, out _));
+        }
+        // Step 3, once every certificate is the new CA's: ca.crt holds the new CA only, and the old CA's are refused.
+        using var renewed = Issue("new", CertificateRole.Node, "0,0,0");
+        Assert.Null(renewed.WhyRefused(newClient.Certificate, CertificateRole.Client, out _));
+        Assert.Contains("was not issued by this cluster's CA", renewed.WhyRefused(oldClient.Certificate, CertificateRole.Client, out _), StringComparison.Ordinal);
+        File.WriteAllText(Path.Combine(node.Source, "ca.crt"), "");
+        Assert.Contains("holds no certificate", Assert.Throws<CertificateException>(() => ClusterCredentials.Load(node.Source, CertificateRole.Node)).Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task TwoHoldersTalkMutualTls13AndEachSeesTheOthersIdentity()
     {
         ClusterAuthority.Init(Dir("ca"), "test", ClusterAuthority.DefaultAuthorityValidity).Dispose();

@@ -1,4 +1,8 @@
+using Camdoop.Experiments;
 using Camdoop.MapReduce.DirectShuffle;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Service;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Streams;
 using Camdoop.Runtime.Transport.Tcp;
@@ -63,6 +67,69 @@ public sealed class DirectShuffleStreamTests
         Assert.Equal(1, dropped.StreamsDropped);
         Assert.Equal(0, dropped.EarlyBytes);
         Assert.Empty(dropped.Jobs);
+    }
+
+    [Fact]
+    public void AReducerThatStartsAfterItsStreamsOutgrewTheHoldFailsTheJobInsteadOfWaitingForEver()
+    {
+        var servers = new Torus(2, 2, 2);
+        var options = new JobSimulationOptions
+        {
+            Torus = servers,
+            Workload = Workload.WordCount,
+            Settings = new SimulationSettings { BytesPerServer = 40_000 },
+            ReduceTasks = 1,
+            Mode = ShuffleMode.Tcp,
+            Network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch },
+            MapParallelism = 1,
+        };
+        using var input = JobSimulationInput.Prepare(options);
+        var description = new JobDescription
+        {
+            JobId = 0xB07,
+            Job = JobSpec.Parse("wordcount"),
+            ReduceTasks = 1,
+            Mode = ShuffleMode.Tcp,
+            Output = OutputTarget.LocalFiles(),
+        };
+        var roots = JobPlacement.For(servers, description).RootIndices;
+        var plan = new DirectPlan(servers.Count, roots);
+        int reducer = roots[0];
+        var services = new DirectShuffleService[servers.Count];
+        string dataRoot = Directory.CreateTempSubdirectory("camdoop-late-reducer-").FullName;
+        try
+        {
+            using var sim = new Simulation(new SimulationOptions { Torus = servers, Network = options.Network, DataRoot = dataRoot, Threads = 1 }, host =>
+            {
+                var transport = TcpStreamTransport.Install(host, new TcpOptions(), 16 * 1024);
+                services[servers.IndexOf(host.Self)] = new DirectShuffleService(host, transport, new DirectShuffleOptions { MaxEarlyBytes = 8_000 });
+            });
+            sim.Start();
+            // Every server but the reducer's starts; their streams reach it before the job does, more than it holds.
+            sim.ForEachServer(h =>
+            {
+                if (h != reducer)
+                {
+                    services[h].StartJob(description, input.Job, [input.MapOutputs[h]], plan);
+                }
+            });
+            Assert.True(sim.RunUntil(() => services[reducer].StreamsDropped > 0, 10_000_000_000L), "no stream outgrew the hold");
+            sim.ForEachServer(h =>
+            {
+                if (h == reducer)
+                {
+                    services[h].StartJob(description, input.Job, [input.MapOutputs[h]], plan);
+                }
+            });
+            var job = services[reducer].GetJob(description.JobId)!;
+            Assert.StartsWith("a stream from ", job.Failure, StringComparison.Ordinal);
+            Assert.Contains("came before the job started on", job.Failure, StringComparison.Ordinal);
+            Assert.Contains("outgrew the 8000 bytes held for such streams", job.Failure, StringComparison.Ordinal);
+        }
+        finally
+        {
+            Directory.Delete(dataRoot, recursive: true);
+        }
     }
 
     /// <summary>Server 1 sends <paramref name="length"/> bytes (a preamble naming job 0xDEAD first) to server 0; returns server 0's shuffle.</summary>

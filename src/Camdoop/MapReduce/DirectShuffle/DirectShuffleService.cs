@@ -22,6 +22,10 @@ public sealed class DirectShuffleService : IStreamAcceptor
     private readonly Dictionary<ulong, DirectJob> _jobs = [];
     private readonly List<InboundDirectStream> _early = [];
 
+    // Jobs that lost a stream's bytes before they started here, and why: they fail as they start, not wait for ever.
+    private readonly Dictionary<ulong, string> _overflowed = [];
+    private const int MaxOverflowedJobs = 1024;
+
     /// <summary>
     /// The shuffle on one host. <paramref name="servers"/> is the job's servers' torus (placement, validation): a
     /// prefix of the hosts' torus in index order, the hosts past it being appliances that only merge and forward.
@@ -102,6 +106,10 @@ public sealed class DirectShuffleService : IStreamAcceptor
         _jobs.Add(description.JobId, directJob);
         JobStarted?.Invoke(directJob);
         directJob.Start();
+        if (_overflowed.Remove(description.JobId, out string? lost))
+        {
+            directJob.Fail(lost);
+        }
         // Streams for this job that came before it: bind them now, in the order they came.
         var early = _early.Where(s => s.JobId == description.JobId).ToList();
         _early.RemoveAll(s => s.JobId == description.JobId);
@@ -128,6 +136,23 @@ public sealed class DirectShuffleService : IStreamAcceptor
             _early.Add(stream);
         }
         return true;
+    }
+
+    /// <summary>
+    /// A stream of <paramref name="jobId"/> from <paramref name="sender"/> came before the job started here and could
+    /// not be held: its bytes are gone, so the job fails here when it starts (at once if it runs), with the reason.
+    /// </summary>
+    internal void NoteEarlyOverflow(ulong jobId, int sender)
+    {
+        string reason = $"a stream from {Context.Torus.CoordinateOf(sender)} came before the job started on {Context.Self} and outgrew the {Options.MaxEarlyBytes} bytes held for such streams";
+        if (_jobs.TryGetValue(jobId, out var running))
+        {
+            running.Fail(reason);
+        }
+        else if (_overflowed.Count < MaxOverflowedJobs)
+        {
+            _overflowed.TryAdd(jobId, reason);
+        }
     }
 
     /// <summary>An early stream grew by <paramref name="bytes"/>; false (and the stream is let go) beyond the limit.</summary>
@@ -170,6 +195,7 @@ public sealed class DirectShuffleService : IStreamAcceptor
             stream.Drop();
         }
         _early.RemoveAll(s => s.JobId == jobId);
+        _overflowed.Remove(jobId);
         return _jobs.Remove(jobId);
     }
 

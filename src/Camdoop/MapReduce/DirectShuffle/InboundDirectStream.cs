@@ -138,6 +138,7 @@ internal sealed class InboundDirectStream : IStreamReader
         if (!_service.GrowEarly(this, data.Length))
         {
             Drop();
+            _service.NoteEarlyOverflow(JobId, _sender);
             return;
         }
         if (_held is null || _held.Length < HeldBytes + data.Length)
@@ -159,10 +160,14 @@ internal sealed class InboundDirectStream : IStreamReader
         var (jobId, reduceTask, tree) = StreamPreamble.Read(_preamble);
         JobId = jobId;
         _job = _service.GetJob(jobId);
-        if (_job is null && _service.TryHoldEarly(this))
+        if (_job is null)
         {
-            _early = true;
-            return;
+            if (_service.TryHoldEarly(this))
+            {
+                _early = true;
+                return;
+            }
+            _service.NoteEarlyOverflow(jobId, _sender);
         }
         _target = _job?.MergeFor(reduceTask, tree);
         _input = _target?.Attach(_sender, tree) ?? -1;
