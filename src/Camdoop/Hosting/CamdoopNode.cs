@@ -406,6 +406,15 @@ public sealed class CamdoopNode : IDisposable
                 ["retries"] = jobs.RetriedMessages,
             };
         }
+        if (_streams is { } streams)
+        {
+            counters["streams"] = new Dictionary<string, long>(StringComparer.Ordinal)
+            {
+                ["rejected"] = streams.ConnectionsRejected,
+                ["unauthenticated"] = streams.ConnectionsUnauthenticated,
+                ["failed"] = streams.StreamsFailed,
+            };
+        }
         if (FrontEnd is { } fe)
         {
             counters["frontEnd"] = new Dictionary<string, long>(StringComparer.Ordinal)

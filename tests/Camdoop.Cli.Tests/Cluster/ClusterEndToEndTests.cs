@@ -53,6 +53,57 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
     }
 
     [RootFact]
+    public void AFakeStreamOnTheStreamPortIsRefusedAndReachesNoJob()
+    {
+        // What anyone on the client network could send: a stream preamble naming server 0,0,0, then records, in clear,
+        // to every server's stream port while a TCP Camdoop job runs.
+        long Refused() => cube.State.Servers.Sum(s => cube.NodeStatusOf(s.Coordinate).Counters["streams"]["unauthenticated"]);
+        long before = Refused();
+        using var stop = new CancellationTokenSource();
+        var fakes = Task.Run(() =>
+        {
+            int sent = 0;
+            while (!stop.IsCancellationRequested)
+            {
+                foreach (var server in cube.State.Servers)
+                {
+                    using var socket = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork, System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+                    try
+                    {
+                        socket.Connect(System.Net.IPAddress.Parse(server.Address), Camdoop.Cli.Testbed.TestbedLayout.StreamPort);
+                        socket.Send([0x43, 0x44, 0x53, 0x31, 0, 0, 0, 0, .. "the,9999999\n"u8]);
+                        socket.Shutdown(System.Net.Sockets.SocketShutdown.Send);
+                        sent++;
+                    }
+                    catch (System.Net.Sockets.SocketException)
+                    {
+                        // Refused or reset: what a fake should get.
+                    }
+                }
+                Thread.Sleep(50);
+            }
+            return sent;
+        });
+        var submit = cube.Cli("submit", "--job", "wordcount", "--input", "corpus", "--reducers", "3", "--mode", "tcp", "--wait", "--json");
+        stop.Cancel();
+        int fakesSent = fakes.GetAwaiter().GetResult();
+        Assert.True(submit.ExitCode == 0, submit.ToString());
+        using var json = JsonDocument.Parse(submit.Stdout);
+        string jobId = json.RootElement.GetProperty("jobId").GetString()!;
+        string outPath = Path.Combine(cube.WorkDirectory, "wc-fake-streams.txt");
+        Assert.Equal(0, cube.Cli("cat", jobId, "--out", outPath).ExitCode);
+        var reference = ReferenceMapReduce.Run(new WordCountJob(), [cube.Corpus], 3);
+        Assert.True(Enumerable.Range(0, 3).SelectMany(reference.Format).ToArray().AsSpan().SequenceEqual(File.ReadAllBytes(outPath)), "a fake stream changed the job's output");
+        Assert.True(fakesSent > 0, "no fake stream was sent");
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (Refused() < before + fakesSent && DateTime.UtcNow < deadline)
+        {
+            Thread.Sleep(200);
+        }
+        Assert.True(Refused() >= before + fakesSent, $"{fakesSent} fake streams sent, {Refused() - before} refused");
+    }
+
+    [RootFact]
     public void NodesSharingTheMachineRunServerGcThatAdaptsToTheirSize()
     {
         // The CLI turns DATAS off for the simulator's one big process; the testbed's 27 nodes share one machine.
