@@ -23,8 +23,11 @@ public sealed partial class ChunkStoreService
     /// Reads chunk <paramref name="chunk"/> from one of its replicas. <paramref name="done"/> runs on the event loop with
     /// the bytes (checked against the checksum), or NotFound when every replica server says it has no such chunk.
     /// A replica found corrupt or missing at one of the chunk's placement targets is repaired with the good bytes.
+    /// <paramref name="admit"/>, when given, is asked on the event loop with the chunk's metadata just before its bytes
+    /// are allocated (maybe again for another replica); when it says no, the read ends at once, failed, with nothing
+    /// allocated: a reader that counts what it holds (the front-end's memory budget) takes the room first.
     /// </summary>
-    public void Read(in Key chunk, Action<ReadResult> done)
+    public void Read(in Key chunk, Action<ReadResult> done, Func<ChunkMeta, bool>? admit = null)
     {
         ArgumentNullException.ThrowIfNull(done);
         var candidates = new List<Coordinate>();
@@ -40,14 +43,15 @@ public sealed partial class ChunkStoreService
                 candidates.Add(c);
             }
         }
-        new ReadOperation(this, chunk, candidates, placement, done).Next();
+        new ReadOperation(this, chunk, candidates, placement, done, admit).Next();
     }
 
     /// <summary>
     /// Reads a file under <paramref name="holder"/>'s data directory (a job's reduce output, which is not a replicated
-    /// chunk): <paramref name="relativePath"/> must lie under "jobs/". Transferred and checked like a chunk.
+    /// chunk): <paramref name="relativePath"/> must lie under "jobs/". Transferred and checked like a chunk, and
+    /// admitted like one (<see cref="Read"/>).
     /// </summary>
-    public void ReadFile(Coordinate holder, string relativePath, Action<ReadResult> done)
+    public void ReadFile(Coordinate holder, string relativePath, Action<ReadResult> done, Func<ChunkMeta, bool>? admit = null)
     {
         ArgumentNullException.ThrowIfNull(relativePath);
         ArgumentNullException.ThrowIfNull(done);
@@ -56,7 +60,7 @@ public sealed partial class ChunkStoreService
             done(ReadResult.Failed($"'{relativePath}' is not a job output path"));
             return;
         }
-        new ReadOperation(this, FileKey(relativePath), [holder], [], done, relativePath).Next();
+        new ReadOperation(this, FileKey(relativePath), [holder], [], done, admit, relativePath).Next();
     }
 
     /// <summary>The id a served file travels under.</summary>
@@ -204,6 +208,12 @@ public sealed partial class ChunkStoreService
             SendOfferReply(peer, id, OfferStatus.Refused);
             return;
         }
+        if (!read.Admits(meta))
+        {
+            SendOfferReply(peer, id, OfferStatus.Refused);
+            read.Refuse(meta);
+            return;
+        }
         var transfer = new InboundTransfer(this, peer, id, TransferPurpose.ReadResponse, meta, new MemoryChunkSink(meta.Length), read.OnTransferDone);
         _inbound[(peerIndex, id)] = transfer;
         Counters.InboundAccepted++;
@@ -239,6 +249,7 @@ public sealed partial class ChunkStoreService
         private readonly List<Coordinate> _candidates;
         private readonly IReadOnlyList<Coordinate> _placement;
         private readonly Action<ReadResult> _done;
+        private readonly Func<ChunkMeta, bool>? _admit;
         private readonly List<Coordinate> _bad = [];
         private readonly List<string> _reasons = [];
         private int _next;
@@ -252,13 +263,14 @@ public sealed partial class ChunkStoreService
 
         private readonly string? _file;
 
-        public ReadOperation(ChunkStoreService service, Key chunk, List<Coordinate> candidates, IReadOnlyList<Coordinate> placement, Action<ReadResult> done, string? file = null)
+        public ReadOperation(ChunkStoreService service, Key chunk, List<Coordinate> candidates, IReadOnlyList<Coordinate> placement, Action<ReadResult> done, Func<ChunkMeta, bool>? admit, string? file = null)
         {
             _service = service;
             Chunk = chunk;
             _candidates = candidates;
             _placement = placement;
             _done = done;
+            _admit = admit;
             _file = file;
         }
 
@@ -279,6 +291,11 @@ public sealed partial class ChunkStoreService
                 var health = _service.Local.Verify(Chunk);
                 if (health == ReplicaHealth.Good && _service.Local.TryGet(Chunk, out var held))
                 {
+                    if (!Admits(held.Meta))
+                    {
+                        Refuse(held.Meta);
+                        return;
+                    }
                     byte[] bytes;
                     try
                     {
@@ -338,6 +355,21 @@ public sealed partial class ChunkStoreService
             _reasons.Add($"{_holder.Name}: transfer failed ({transfer.Result})");
             _transferring = false;
             Next();
+        }
+
+        /// <summary>Whether the reader takes <paramref name="meta"/>'s bytes now (asked before they are allocated).</summary>
+        public bool Admits(ChunkMeta meta) => _admit is null || _admit(meta);
+
+        /// <summary>Ends the read: the reader has no room for the bytes. Other replicas are not tried.</summary>
+        public void Refuse(ChunkMeta meta)
+        {
+            if (_finished)
+            {
+                return;
+            }
+            Stop();
+            _finished = true;
+            _done(ReadResult.Failed($"chunk {Chunk}: the reader has no room for its {meta.Length} bytes now"));
         }
 
         public void Fail(string? reason)

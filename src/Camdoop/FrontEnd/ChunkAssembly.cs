@@ -26,23 +26,32 @@ public sealed class ChunkAssembly
 
     public long Received { get; private set; }
 
-    /// <summary>Bytes the buffer holds now (what the connection's limit counts).</summary>
+    /// <summary>Bytes the buffer holds now (what the connection's limit and the front-end's memory budget count).</summary>
     public long Capacity => _buffer.Length;
 
     public bool IsComplete => Received == Length;
 
+    /// <summary>Whether a part of <paramref name="partLength"/> bytes at <paramref name="offset"/> continues what arrived, within the length.</summary>
+    public bool Continues(long offset, int partLength) => offset == Received && partLength <= Length - offset;
+
+    /// <summary>
+    /// Bytes the buffer grows by to take a part of <paramref name="partLength"/> bytes next (0 when it has room): what
+    /// the front-end's memory budget must grant before <see cref="TryAppend"/>.
+    /// </summary>
+    public long GrowthFor(int partLength) => CapacityFor(Received + partLength) - _buffer.Length;
+
     /// <summary>Appends the part at <paramref name="offset"/>; false when it does not continue what arrived or overruns the length.</summary>
     public bool TryAppend(long offset, ReadOnlySpan<byte> part)
     {
-        if (offset != Received || part.Length > Length - offset)
+        if (!Continues(offset, part.Length))
         {
             return false;
         }
         long needed = Received + part.Length;
-        if (needed > _buffer.Length)
+        long capacity = CapacityFor(needed);
+        if (capacity > _buffer.Length)
         {
-            long grown = Math.Max(needed, Math.Max(FirstBufferBytes, 2L * _buffer.Length));
-            Array.Resize(ref _buffer, (int)Math.Min(Length, grown));
+            Array.Resize(ref _buffer, (int)capacity);
         }
         part.CopyTo(_buffer.AsSpan((int)Received));
         Received = needed;
@@ -53,4 +62,8 @@ public sealed class ChunkAssembly
     public byte[] Bytes => IsComplete
         ? _buffer
         : throw new InvalidOperationException($"chunk {Index} has {Received} of {Length} bytes");
+
+    /// <summary>The buffer's size once it holds <paramref name="needed"/> bytes: doubled, at least 64 KiB, at most the length.</summary>
+    private long CapacityFor(long needed) =>
+        needed <= _buffer.Length ? _buffer.Length : Math.Min(Length, Math.Max(needed, Math.Max(FirstBufferBytes, 2L * _buffer.Length)));
 }

@@ -16,10 +16,15 @@ public interface IFrontEndSession : IDisposable
 
     /// <summary>Bytes the session holds for its client between requests (an upload's chunk), counted against its limit.</summary>
     long HeldBytes => 0;
+
+    /// <summary>Told once, before the first request: the client's address, which per-client limits count by.</summary>
+    void Open(IPAddress? client)
+    {
+    }
 }
 
 /// <summary>Limits of the front-end's TCP server.</summary>
-public sealed record FrontEndServerOptions
+public sealed partial record FrontEndServerOptions
 {
     public int MaxMessageBytes { get; init; } = MessageFraming.DefaultMaxMessageBytes;
 
@@ -298,6 +303,7 @@ public sealed partial class FrontEndServer : IDisposable
             }
             await replies.SendRawAsync(new Welcome { Server = _credentials.Current.Identity.Name, Client = who.Client.Name }, token).ConfigureAwait(false);
             session = _openSession();
+            session.Open(handshake.Address);
             // One timer for the connection, armed only while it waits for a request.
             using var idle = CancellationTokenSource.CreateLinkedTokenSource(token);
             while (!token.IsCancellationRequested)

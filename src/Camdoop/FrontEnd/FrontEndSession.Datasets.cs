@@ -22,7 +22,11 @@ public sealed partial class FrontEndSession
         _ => HandleJobsAsync(request, replies, cancellation),
     };
 
-    private void DisposeUploads() => _upload = null;
+    private void DisposeUploads()
+    {
+        DropChunk();
+        _upload = null;
+    }
 
     private async Task PutBeginAsync(PutBeginRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
@@ -45,6 +49,7 @@ public sealed partial class FrontEndSession
         {
             throw new FrontEndException($"dataset '{name}' already exists ({existing.Chunks.Count} chunks, {existing.TotalBytes} bytes)");
         }
+        DropChunk();
         _upload = new Upload(name, format, recordSize, chunks, total, BitConverter.ToUInt64(RandomNumberGenerator.GetBytes(8)));
         await replies.SendAsync(new PutBeginReply { Servers = _node.Loop.Host.Torus.Count }, cancellation).ConfigureAwait(false);
     }
@@ -55,14 +60,15 @@ public sealed partial class FrontEndSession
         int index = Field.InRange(request.Index, "index", 0, upload.ChunkCount - 1);
         long length = Field.Required(request.Length, "length");
         long offset = Field.Required(request.Offset, "offset");
-        var data = Field.Required(request.Data, "data").Span;
+        var data = Field.Required(request.Data, "data");
         if (length < 0 || length > ChunkMeta.MaxChunkBytes)
         {
             throw new FrontEndException($"chunk length {length} is out of range (at most {ChunkMeta.MaxChunkBytes} bytes)");
         }
-        if (length > _maxHeldBytes)
+        long most = Math.Min(_maxHeldBytes, _budget.Limit);
+        if (length > most)
         {
-            throw new FrontEndException($"chunk {index} of {length} bytes is larger than this front-end holds for one connection ({_maxHeldBytes} bytes); store the file with a smaller --chunk-size");
+            throw new FrontEndException($"chunk {index} of {length} bytes is larger than this front-end holds for one connection ({most} bytes); store the file with a smaller --chunk-size");
         }
         if (upload.Stored[index] is not null)
         {
@@ -74,13 +80,17 @@ public sealed partial class FrontEndSession
             {
                 throw new FrontEndException($"chunk {index} must start at offset 0");
             }
+            DropChunk();
             upload.Current = new ChunkAssembly(index, length);
         }
         var chunk = upload.Current;
-        if (chunk.Length != length || !chunk.TryAppend(offset, data))
+        if (chunk.Length != length || !chunk.Continues(offset, data.Length))
         {
             throw new FrontEndException($"chunk {index}: part at offset {offset} with {data.Length} bytes does not continue the {chunk.Received} of {length} bytes received");
         }
+        await GrowChunkAsync(chunk.GrowthFor(data.Length), cancellation).ConfigureAwait(false);
+        // The room is granted and the part continues the chunk (checked above): it is appended.
+        chunk.TryAppend(offset, data.Span);
         if (request.Final != true)
         {
             await replies.SendAsync(new PutChunkReply { Received = chunk.Received }, cancellation).ConfigureAwait(false);
@@ -92,8 +102,37 @@ public sealed partial class FrontEndSession
         }
         var bytes = chunk.Bytes;
         upload.Current = null;
+        // The buffer stays held until the replicas have it: the store sends from it.
+        long held = TakeChunkHeld();
+        (ChunkMeta Meta, WriteResult Result) stored;
+        try
+        {
+            stored = await StoreChunkAsync(upload, index, bytes, request.Checksum).ConfigureAwait(false);
+        }
+        finally
+        {
+            _budget.Release(held);
+        }
+        var (meta, result) = stored;
+        if (!result.Ok)
+        {
+            throw new FrontEndException($"storing chunk {index} of '{upload.Name}' failed: {result.Error}");
+        }
+        upload.Stored[index] = new ManifestChunk(meta.Id, meta.Length, meta.Checksum);
+        await replies.SendAsync(
+            new PutChunkReply
+            {
+                Chunk = meta.Id.ToString(),
+                Replicas = result.Replicas.Select(c => c.Name).ToList(),
+            },
+            cancellation).ConfigureAwait(false);
+    }
+
+    /// <summary>Checks a complete chunk against the client's checksum, if it sent one, and stores it at its replicas.</summary>
+    private async Task<(ChunkMeta Meta, WriteResult Result)> StoreChunkAsync(Upload upload, int index, byte[] bytes, long? expected)
+    {
         ulong checksum = XxHash64.Hash(bytes);
-        if (request.Checksum is { } expected && (ulong)expected != checksum)
+        if (expected is { } sent && (ulong)sent != checksum)
         {
             throw new FrontEndException($"chunk {index}: the bytes received do not match the client's checksum");
         }
@@ -112,18 +151,7 @@ public sealed partial class FrontEndSession
             RecordSize = upload.RecordSize,
         };
         var result = await _node.Start<WriteResult>(done => _node.Store.Write(meta, bytes, done)).ConfigureAwait(false);
-        if (!result.Ok)
-        {
-            throw new FrontEndException($"storing chunk {index} of '{upload.Name}' failed: {result.Error}");
-        }
-        upload.Stored[index] = new ManifestChunk(meta.Id, meta.Length, checksum);
-        await replies.SendAsync(
-            new PutChunkReply
-            {
-                Chunk = meta.Id.ToString(),
-                Replicas = result.Replicas.Select(c => c.Name).ToList(),
-            },
-            cancellation).ConfigureAwait(false);
+        return (meta, result);
     }
 
     private async Task PutEndAsync(FrontEndReplies replies, CancellationToken cancellation)
@@ -154,6 +182,7 @@ public sealed partial class FrontEndSession
         {
             throw new FrontEndException($"storing the manifest of '{upload.Name}' failed: {result.Error}");
         }
+        DropChunk();
         _upload = null;
         await replies.SendAsync(
             new PutEndReply { Name = manifest.Name, Chunks = manifest.Chunks.Count, Bytes = manifest.TotalBytes },
@@ -184,22 +213,29 @@ public sealed partial class FrontEndSession
         {
             throw new FrontEndException($"'{text}' is not a chunk id (40 hex digits)");
         }
-        var result = await _node.Start<ReadResult>(done => _node.Store.Read(id, done)).ConfigureAwait(false);
-        if (!result.Ok)
+        var (result, held) = await ReadWithinBudgetAsync((done, admit) => _node.Store.Read(id, done, admit), cancellation).ConfigureAwait(false);
+        try
         {
-            throw new FrontEndException(result.Error ?? $"chunk {id} could not be read");
-        }
-        var bytes = result.Bytes!;
-        await SendDataPartsAsync(bytes, replies, cancellation).ConfigureAwait(false);
-        await replies.SendAsync(
-            new GetChunkReply
+            if (!result.Ok)
             {
-                Length = bytes.Length,
-                Checksum = (long)result.Meta!.Checksum,
-                From = result.From.Name,
-                Repairs = result.Repairs,
-            },
-            cancellation).ConfigureAwait(false);
+                throw new FrontEndException(result.Error ?? $"chunk {id} could not be read");
+            }
+            var bytes = result.Bytes!;
+            await SendDataPartsAsync(bytes, replies, cancellation).ConfigureAwait(false);
+            await replies.SendAsync(
+                new GetChunkReply
+                {
+                    Length = bytes.Length,
+                    Checksum = (long)result.Meta!.Checksum,
+                    From = result.From.Name,
+                    Repairs = result.Repairs,
+                },
+                cancellation).ConfigureAwait(false);
+        }
+        finally
+        {
+            _budget.Release(held);
+        }
     }
 
     private async Task ListAsync(FrontEndReplies replies, CancellationToken cancellation)

@@ -124,26 +124,27 @@ public sealed partial class FrontEndSession
         }
         var part = job.Outputs.FirstOrDefault(o => o.ReduceTask == reduceTask)
             ?? throw new FrontEndException($"reduce task {reduceTask} of job {FormatJobId(jobId)} has no output recorded");
-        ReadResult result;
-        if (part.Chunk is { } chunk)
+        Action<Action<ReadResult>, Func<ChunkMeta, bool>> read = part switch
         {
-            result = await _node.Start<ReadResult>(done => _node.Store.Read(chunk, done)).ConfigureAwait(false);
-        }
-        else if (part.Path is { } path)
+            { Chunk: { } chunk } => (done, admit) => _node.Store.Read(chunk, done, admit),
+            { Path: { } path } => (done, admit) => _node.Store.ReadFile(part.Server, path, done, admit),
+            _ => throw new FrontEndException($"reduce task {reduceTask} of job {FormatJobId(jobId)} kept no output (discarded)"),
+        };
+        var (result, held) = await ReadWithinBudgetAsync(read, cancellation).ConfigureAwait(false);
+        try
         {
-            result = await _node.Start<ReadResult>(done => _node.Store.ReadFile(part.Server, path, done)).ConfigureAwait(false);
+            if (!result.Ok)
+            {
+                throw new FrontEndException($"the output of reduce task {reduceTask} could not be read: {result.Error}");
+            }
+            var bytes = result.Bytes!;
+            await SendDataPartsAsync(bytes, replies, cancellation).ConfigureAwait(false);
+            await replies.SendAsync(new JobPartReply { Length = bytes.Length, Server = part.Server.Name }, cancellation).ConfigureAwait(false);
         }
-        else
+        finally
         {
-            throw new FrontEndException($"reduce task {reduceTask} of job {FormatJobId(jobId)} kept no output (discarded)");
+            _budget.Release(held);
         }
-        if (!result.Ok)
-        {
-            throw new FrontEndException($"the output of reduce task {reduceTask} could not be read: {result.Error}");
-        }
-        var bytes = result.Bytes!;
-        await SendDataPartsAsync(bytes, replies, cancellation).ConfigureAwait(false);
-        await replies.SendAsync(new JobPartReply { Length = bytes.Length, Server = part.Server.Name }, cancellation).ConfigureAwait(false);
     }
 
     /// <summary>The job as the client sees it.</summary>

@@ -6,6 +6,8 @@ using Camdoop.Monitoring.Service;
 namespace Camdoop.FrontEnd;
 
 // "query": a monitoring query over the whole cube, asked from this server; each round's result streams back as a part.
+// The front-end runs a bounded number at once, a few per client address (StandingQueryLimit), each until its last
+// round or until its client goes.
 public sealed partial class FrontEndSession
 {
     private const int MaxQueryRounds = 1_000_000;
@@ -24,6 +26,29 @@ public sealed partial class FrontEndSession
         {
             throw new FrontEndException(e.Message, e);
         }
+        if (_queries.TryStart(_client) is { } refusal)
+        {
+            throw new FrontEndException(refusal);
+        }
+        long sent;
+        try
+        {
+            sent = await RunQueryAsync(monitor, query, rounds, replies, cancellation).ConfigureAwait(false);
+        }
+        finally
+        {
+            _queries.End(_client);
+        }
+        await replies.SendAsync(new QueryReply { Rounds = sent }, cancellation).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Asks the query and streams its rounds until the last (with a round limit) or until the client goes: a reply
+    /// that cannot be written (the client closed the connection, or took nothing within the write timeout) ends the
+    /// loop with an exception, and the query is cancelled at the monitoring service however the loop ends.
+    /// </summary>
+    private async Task<long> RunQueryAsync(MonitorService monitor, Query query, int rounds, FrontEndReplies replies, CancellationToken cancellation)
+    {
         // A slow client must not hold rounds without bound: the oldest unsent ones give way.
         var results = Channel.CreateBounded<QueryRound>(new BoundedChannelOptions(16) { FullMode = BoundedChannelFullMode.DropOldest });
         uint number = await _node.OnLoop(() => monitor.Ask(query, round =>
@@ -64,6 +89,6 @@ public sealed partial class FrontEndSession
                 // The server is stopping: its queries stop with it.
             }
         }
-        await replies.SendAsync(new QueryReply { Rounds = sent }, cancellation).ConfigureAwait(false);
+        return sent;
     }
 }

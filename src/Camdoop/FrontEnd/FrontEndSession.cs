@@ -1,3 +1,4 @@
+using System.Net;
 using Camdoop.FrontEnd.Wire;
 
 namespace Camdoop.FrontEnd;
@@ -11,21 +12,33 @@ public sealed partial class FrontEndSession : IFrontEndSession
 {
     private readonly FrontEndNode _node;
     private readonly long _maxHeldBytes;
+    private readonly FrontEndMemoryBudget _budget;
+    private readonly StandingQueryLimit _queries;
+    private IPAddress? _client;
 
     /// <param name="node">The server's services, reached through its event loop.</param>
     /// <param name="maxHeldBytes">
     /// The most this session holds for its client (the chunk of an upload): the server's
     /// <see cref="FrontEndServerOptions.MaxBytesInFlight"/>, so that an upload that could not fit is refused up front.
     /// </param>
-    public FrontEndSession(FrontEndNode node, long maxHeldBytes = long.MaxValue)
+    /// <param name="budget">
+    /// What the whole front-end holds for its clients, shared by its sessions: uploads' chunk buffers and chunks read
+    /// for downloads are taken from it; none: no limit but <paramref name="maxHeldBytes"/>.
+    /// </param>
+    /// <param name="queries">The front-end's places for monitoring queries, shared by its sessions; none: no limit.</param>
+    public FrontEndSession(FrontEndNode node, long maxHeldBytes = long.MaxValue, FrontEndMemoryBudget? budget = null, StandingQueryLimit? queries = null)
     {
         ArgumentNullException.ThrowIfNull(node);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxHeldBytes);
         _node = node;
         _maxHeldBytes = maxHeldBytes;
+        _budget = budget ?? FrontEndMemoryBudget.Unlimited();
+        _queries = queries ?? StandingQueryLimit.Unlimited();
     }
 
     public long HeldBytes => _upload?.Current?.Capacity ?? 0;
+
+    public void Open(IPAddress? client) => _client = client;
 
     public Task HandleAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {

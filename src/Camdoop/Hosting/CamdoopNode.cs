@@ -64,6 +64,12 @@ public sealed class CamdoopNode : IDisposable
 
     private WebView? _webView;
 
+    /// <summary>What the front-end holds for all its clients (set with the front-end).</summary>
+    private FrontEndMemoryBudget? _frontEndBudget;
+
+    /// <summary>The front-end's places for its clients' monitoring queries (set with the front-end).</summary>
+    private StandingQueryLimit? _frontEndQueries;
+
     public string StatusPath { get; }
 
     /// <summary>
@@ -246,7 +252,12 @@ public sealed class CamdoopNode : IDisposable
         var options = _settings.FrontEnd;
         // An upload's chunk may take what a connection may hold less one message: the part carrying it.
         long maxChunk = options.MaxBytesInFlight - options.MaxMessageBytes;
-        var server = new FrontEndServer(endpoint, credentials, () => new FrontEndSession(frontEndNode, maxChunk), options, line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        // Shared by every session: what one connection may hold is bounded above, what they all hold here.
+        var budget = new FrontEndMemoryBudget(options.MaxBytesHeld, options.MemoryWait);
+        var queries = new StandingQueryLimit(options.MaxQueries, options.MaxQueriesPerClient);
+        var server = new FrontEndServer(endpoint, credentials, () => new FrontEndSession(frontEndNode, maxChunk, budget, queries), options, line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        _frontEndBudget = budget;
+        _frontEndQueries = queries;
         server.Start();
         FrontEnd = server;
         _log.Write(_settings.Self, LogLevel.Info, $"front-end listening on {server.EndPoint} (mutual TLS 1.3 under the cluster CA in {credentials.Directory}, as {credentials.Current.Identity})");
@@ -436,6 +447,10 @@ public sealed class CamdoopNode : IDisposable
                 ["overLimit"] = fe.OverLimit,
                 ["writeTimeouts"] = fe.WriteTimeouts,
                 ["idleClosed"] = fe.IdleClosed,
+                ["bytesHeld"] = _frontEndBudget?.Held ?? 0,
+                ["memoryRefused"] = _frontEndBudget?.Refusals ?? 0,
+                ["queries"] = _frontEndQueries?.Running ?? 0,
+                ["queriesRefused"] = _frontEndQueries?.Refused ?? 0,
             };
         }
         if (Web is { } web && _webView is { } view)

@@ -86,6 +86,18 @@ public sealed record NodeConfig
     /// <summary>Bytes the front-end holds for one connection at most: requests not yet served plus an upload's chunk.</summary>
     public long FrontEndMaxBytesInFlight { get; init; } = 256L << 20;
 
+    /// <summary>
+    /// Bytes the front-end holds for all its connections at once: uploads' chunk buffers and chunks read for downloads;
+    /// at least <see cref="FrontEndMaxBytesInFlight"/>.
+    /// </summary>
+    public long FrontEndMaxBytesHeld { get; init; } = 1L << 30;
+
+    /// <summary>Monitoring queries the front-end runs for its clients at once, at most its connections (64).</summary>
+    public int FrontEndMaxQueries { get; init; } = 32;
+
+    /// <summary>Monitoring queries one client address may run on the front-end at once, at most <see cref="FrontEndMaxQueries"/>.</summary>
+    public int FrontEndMaxQueriesPerClient { get; init; } = 4;
+
     /// <summary>Log file; default node.log in the data directory.</summary>
     public string? LogFile { get; init; }
 
@@ -223,6 +235,19 @@ public sealed record NodeConfig
         {
             throw new NodeConfigException($"node config: 'frontEndMaxBytesInFlight' must be at least {MinBytesInFlight} (two of the largest messages)");
         }
+        if (FrontEndMaxBytesHeld < FrontEndMaxBytesInFlight)
+        {
+            throw new NodeConfigException($"node config: 'frontEndMaxBytesHeld' must be at least 'frontEndMaxBytesInFlight' ({FrontEndMaxBytesInFlight}), so that the chunk one connection may upload fits");
+        }
+        int connections = new FrontEndServerOptions().MaxConnections;
+        if (FrontEndMaxQueries < 1 || FrontEndMaxQueries > connections)
+        {
+            throw new NodeConfigException($"node config: 'frontEndMaxQueries' must be between 1 and {connections} (the front-end's connections)");
+        }
+        if (FrontEndMaxQueriesPerClient < 1 || FrontEndMaxQueriesPerClient > FrontEndMaxQueries)
+        {
+            throw new NodeConfigException($"node config: 'frontEndMaxQueriesPerClient' must be between 1 and 'frontEndMaxQueries' ({FrontEndMaxQueries})");
+        }
         var level = LogLevel.ToLowerInvariant() switch
         {
             "debug" => Runtime.Logging.LogLevel.Debug,
@@ -286,6 +311,9 @@ public sealed record NodeConfig
                 HandshakeTimeout = TimeSpan.FromMilliseconds(FrontEndHandshakeTimeoutMs),
                 MaxRequestsInFlight = FrontEndMaxRequestsInFlight,
                 MaxBytesInFlight = FrontEndMaxBytesInFlight,
+                MaxBytesHeld = FrontEndMaxBytesHeld,
+                MaxQueries = FrontEndMaxQueries,
+                MaxQueriesPerClient = FrontEndMaxQueriesPerClient,
             },
             LogFile = Path.GetFullPath(LogFile ?? Path.Combine(data, "node.log")),
             LogLevel = level,
@@ -376,7 +404,10 @@ public sealed record NodeSettings
     /// <summary>The credentials directory, as a full path; set whenever a front-end or streams run.</summary>
     public string? CertsDirectory { get; init; }
 
-    /// <summary>The front-end's limits (the handshake timeout, requests and bytes in flight per connection).</summary>
+    /// <summary>
+    /// The front-end's limits (the handshake timeout, requests and bytes in flight per connection, bytes held and
+    /// queries running for all connections).
+    /// </summary>
     public FrontEndServerOptions FrontEnd { get; init; } = new();
 
     public required string LogFile { get; init; }

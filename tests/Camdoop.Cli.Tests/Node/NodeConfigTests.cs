@@ -48,6 +48,9 @@ public class NodeConfigTests
     [InlineData("handshake", "'frontEndHandshakeTimeoutMs' must be between 100 and 600000")]
     [InlineData("requests", "'frontEndMaxRequestsInFlight' must be between 1 and 65536")]
     [InlineData("bytes", "'frontEndMaxBytesInFlight' must be at least 33554432")]
+    [InlineData("held", "'frontEndMaxBytesHeld' must be at least 'frontEndMaxBytesInFlight' (268435456), so that the chunk one connection may upload fits")]
+    [InlineData("queries", "'frontEndMaxQueries' must be between 1 and 64 (the front-end's connections)")]
+    [InlineData("perClient", "'frontEndMaxQueriesPerClient' must be between 1 and 'frontEndMaxQueries' (32)")]
     [InlineData("jobs", "'jobAssemblyDirectory' 'jobs' must be an absolute path")]
     public void BadFieldsAreNamedInOneLine(string field, string expected)
     {
@@ -63,6 +66,9 @@ public class NodeConfigTests
             "handshake" => Valid with { FrontEndHandshakeTimeoutMs = 0 },
             "requests" => Valid with { FrontEndMaxRequestsInFlight = 0 },
             "bytes" => Valid with { FrontEndMaxBytesInFlight = 1 << 20 },
+            "held" => Valid with { FrontEndMaxBytesHeld = 128L << 20 },
+            "queries" => Valid with { FrontEndMaxQueries = 65 },
+            "perClient" => Valid with { FrontEndMaxQueriesPerClient = 33 },
             "jobs" => Valid with { JobAssemblyDirectory = "jobs" },
             _ => Valid with { DataDirectory = null },
         };
@@ -74,15 +80,30 @@ public class NodeConfigTests
     [Fact]
     public void TheCredentialsDirectoryAndTheFrontEndsLimitsReachTheSettings()
     {
-        var s = (Valid with { CertsDirectory = "certs", FrontEndHandshakeTimeoutMs = 2500, FrontEndMaxRequestsInFlight = 3, FrontEndMaxBytesInFlight = 64L << 20 }).Validate();
+        var s = (Valid with
+        {
+            CertsDirectory = "certs",
+            FrontEndHandshakeTimeoutMs = 2500,
+            FrontEndMaxRequestsInFlight = 3,
+            FrontEndMaxBytesInFlight = 64L << 20,
+            FrontEndMaxBytesHeld = 64L << 20,
+            FrontEndMaxQueries = 5,
+            FrontEndMaxQueriesPerClient = 5,
+        }).Validate();
         Assert.Equal(Path.GetFullPath("certs"), s.CertsDirectory);
         Assert.Equal(TimeSpan.FromMilliseconds(2500), s.FrontEnd.HandshakeTimeout);
         Assert.Equal(3, s.FrontEnd.MaxRequestsInFlight);
         Assert.Equal(64L << 20, s.FrontEnd.MaxBytesInFlight);
+        Assert.Equal(64L << 20, s.FrontEnd.MaxBytesHeld);
+        Assert.Equal(5, s.FrontEnd.MaxQueries);
+        Assert.Equal(5, s.FrontEnd.MaxQueriesPerClient);
         var defaults = Valid.Validate().FrontEnd;
         Assert.Equal(TimeSpan.FromSeconds(10), defaults.HandshakeTimeout);
         Assert.Equal(16, defaults.MaxRequestsInFlight);
         Assert.Equal(256L << 20, defaults.MaxBytesInFlight);
+        Assert.Equal(1L << 30, defaults.MaxBytesHeld);
+        Assert.Equal(32, defaults.MaxQueries);
+        Assert.Equal(4, defaults.MaxQueriesPerClient);
         // A server off the switch runs no front-end and no streams, and needs no certificate.
         Assert.Null((Valid with { FrontEndPort = 0, CertsDirectory = null }).Validate().CertsDirectory);
     }

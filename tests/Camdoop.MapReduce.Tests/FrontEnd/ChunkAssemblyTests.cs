@@ -43,6 +43,31 @@ public class ChunkAssemblyTests
     }
 
     [Fact]
+    public void GrowthForIsExactlyWhatTheNextPartMakesTheBufferGrowBy()
+    {
+        // What the front-end's memory budget grants before each part must be what the buffer then takes.
+        var chunk = new ChunkAssembly(0, 1_000_000);
+        var random = new Random(3);
+        var part = new byte[200_000];
+        long offset = 0;
+        while (offset < chunk.Length)
+        {
+            int n = (int)Math.Min(random.Next(0, part.Length), chunk.Length - offset);
+            long before = chunk.Capacity;
+            long growth = chunk.GrowthFor(n);
+            Assert.True(chunk.Continues(offset, n));
+            Assert.True(chunk.TryAppend(offset, part.AsSpan(0, n)));
+            Assert.Equal(before + growth, chunk.Capacity);
+            offset += n;
+        }
+        Assert.Equal(chunk.Length, chunk.Capacity);
+        Assert.Equal(0, chunk.GrowthFor(0));
+        Assert.False(chunk.Continues(offset, 1));
+        // The first part of a 240 MiB chunk asks for 64 KiB, not the declared length.
+        Assert.Equal(64 * 1024, new ChunkAssembly(0, 240L << 20).GrowthFor(1000));
+    }
+
+    [Fact]
     public void AnEmptyChunkIsCompleteAtOnce()
     {
         var chunk = new ChunkAssembly(0, 0);
