@@ -250,7 +250,7 @@ public sealed class FrontEndClient : IDisposable
                 }
                 if (reply.More)
                 {
-                    if (onPart is not null)
+                    if (onPart is not null && !reply.KeepAlive)
                     {
                         onPart(FrontEndWire.Read<TPart>(body));
                     }

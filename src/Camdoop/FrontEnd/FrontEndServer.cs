@@ -523,6 +523,10 @@ public sealed class FrontEndReplies
         return SendRawAsync(part, cancellation);
     }
 
+    /// <summary>Sends a partial reply that clients skip (<see cref="ReplyEnvelope.KeepAlive"/>); fails when the client is gone.</summary>
+    public Task SendKeepAliveAsync(CancellationToken cancellation) =>
+        SendRawAsync(new ReplyEnvelope { Id = _id, Ok = true, More = true, KeepAlive = true }, cancellation);
+
     public Task FailAsync(string error, CancellationToken cancellation)
     {
         Finished = true;

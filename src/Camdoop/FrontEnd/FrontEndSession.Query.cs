@@ -12,6 +12,12 @@ public sealed partial class FrontEndSession
 {
     private const int MaxQueryRounds = 1_000_000;
 
+    /// <summary>
+    /// Longest a query's client goes without a message: rounds may be an hour apart, and a client that left is
+    /// noticed only by a write that fails, so between rounds the front-end writes an empty part this often.
+    /// </summary>
+    internal static readonly TimeSpan QueryKeepAlive = TimeSpan.FromSeconds(5);
+
     private async Task QueryAsync(QueryRequest request, FrontEndReplies replies, CancellationToken cancellation)
     {
         string text = Field.Required(request.Query, "query");
@@ -62,20 +68,23 @@ public sealed partial class FrontEndSession
         long sent = 0;
         try
         {
-            await foreach (var round in results.Reader.ReadAllAsync(cancellation).ConfigureAwait(false))
+            while (await WaitForRoundAsync(results.Reader, replies, cancellation).ConfigureAwait(false))
             {
-                await replies.SendPartAsync(
-                    new QueryPart
-                    {
-                        Round = round.Round,
-                        Columns = [.. round.Columns],
-                        Rows = [.. round.Rows.Select(r => r.Select(v => v.ToString()).ToList())],
-                        Servers = round.Servers,
-                        ServersInCube = round.ServersInCube,
-                        LatencyNs = round.LatencyNs,
-                    },
-                    cancellation).ConfigureAwait(false);
-                sent++;
+                while (results.Reader.TryRead(out var round))
+                {
+                    await replies.SendPartAsync(
+                        new QueryPart
+                        {
+                            Round = round.Round,
+                            Columns = [.. round.Columns],
+                            Rows = [.. round.Rows.Select(r => r.Select(v => v.ToString()).ToList())],
+                            Servers = round.Servers,
+                            ServersInCube = round.ServersInCube,
+                            LatencyNs = round.LatencyNs,
+                        },
+                        cancellation).ConfigureAwait(false);
+                    sent++;
+                }
             }
         }
         finally
@@ -90,5 +99,23 @@ public sealed partial class FrontEndSession
             }
         }
         return sent;
+    }
+
+    /// <summary>Waits for the next round, writing a keep-alive part every <see cref="QueryKeepAlive"/>; false once the query is done.</summary>
+    private static async Task<bool> WaitForRoundAsync(ChannelReader<QueryRound> reader, FrontEndReplies replies, CancellationToken cancellation)
+    {
+        while (true)
+        {
+            using var quiet = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
+            quiet.CancelAfter(QueryKeepAlive);
+            try
+            {
+                return await reader.WaitToReadAsync(quiet.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (!cancellation.IsCancellationRequested)
+            {
+                await replies.SendKeepAliveAsync(cancellation).ConfigureAwait(false);
+            }
+        }
     }
 }

@@ -62,6 +62,13 @@ public sealed class ReplyEnvelope : FrontEndReply
     [Key("busy")]
     public bool Busy { get; set; }
 
+    /// <summary>
+    /// A partial reply that carries nothing: the request is still being served (a standing query between rounds).
+    /// Sent so that a client that went away is noticed, by the write that fails, within seconds; clients skip it.
+    /// </summary>
+    [Key("keepAlive")]
+    public bool KeepAlive { get; set; }
+
     public static ReplyEnvelope Failure(long id, string error) => new() { Id = id, Ok = false, Error = error };
 
     public static ReplyEnvelope BusyRefusal(string error) => new() { Id = 0, Ok = false, Error = error, Busy = true };
