@@ -11,18 +11,21 @@ public sealed partial class FrontEndSession : IFrontEndSession
 {
     private readonly FrontEndNode _node;
     private readonly long _maxHeldBytes;
+    private readonly IWebLogins? _web;
 
     /// <param name="node">The server's services, reached through its event loop.</param>
     /// <param name="maxHeldBytes">
     /// The most this session holds for its client (the chunk of an upload): the server's
     /// <see cref="FrontEndServerOptions.MaxBytesInFlight"/>, so that an upload that could not fit is refused up front.
     /// </param>
-    public FrontEndSession(FrontEndNode node, long maxHeldBytes = long.MaxValue)
+    /// <param name="web">The live web view this server serves, whose login codes clients ask for; null when it serves none.</param>
+    public FrontEndSession(FrontEndNode node, long maxHeldBytes = long.MaxValue, IWebLogins? web = null)
     {
         ArgumentNullException.ThrowIfNull(node);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxHeldBytes);
         _node = node;
         _maxHeldBytes = maxHeldBytes;
+        _web = web;
     }
 
     public long HeldBytes => _upload?.Current?.Capacity ?? 0;

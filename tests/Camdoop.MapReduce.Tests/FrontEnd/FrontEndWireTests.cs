@@ -120,6 +120,10 @@ public class FrontEndWireTests
             LatencyNs = 18_400_000,
         };
         yield return new QueryReply { Id = 19, Rounds = 3 };
+        yield return new WebLoginRequest { Id = 23 };
+        yield return new WebLoginReply { Id = 23, Code = new string('c', 64), Port = 7080, ExpiresInSeconds = 60, SessionSeconds = 28_800 };
+        yield return new WebRevokeRequest { Id = 24 };
+        yield return new WebRevokeReply { Id = 24, Sessions = 3, LoginCodes = 1, Port = 7080 };
         yield return new AuthChallenge { Id = 0, Protocol = "camdoop-frontend-auth-1", Nonce = Blob.AsMemory(3, 32) };
         yield return new AuthRequest { Id = 15, Nonce = Blob.AsMemory(5, 32), Proof = Blob.AsMemory(40, 32) };
         yield return new AuthReply { Id = 15, Proof = Blob.AsMemory(80, 32) };
@@ -189,7 +193,7 @@ public class FrontEndWireTests
         var requestTypes = typeof(FrontEndRequest).Assembly.GetTypes()
             .Where(t => typeof(FrontEndRequest).IsAssignableFrom(t) && !t.IsAbstract)
             .ToList();
-        Assert.Equal(19, requestTypes.Count);
+        Assert.Equal(21, requestTypes.Count);
         foreach (var type in requestTypes.Where(t => t != typeof(AuthRequest)))
         {
             var request = (FrontEndRequest)Activator.CreateInstance(type)!;
