@@ -1,4 +1,5 @@
 using System.Net;
+using System.Security.Cryptography.X509Certificates;
 using System.Text.Json;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
@@ -16,6 +17,7 @@ using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Security;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Sockets;
 using Camdoop.Server;
@@ -57,10 +59,8 @@ public sealed class CamdoopNode : IDisposable
 
     public FrontEndServer? FrontEnd { get; private set; }
 
-    /// <summary>The live web view's HTTP server, when the config gives a web port.</summary>
-    public WebServer? Web { get; private set; }
-
-    private WebView? _webView;
+    /// <summary>The live web view, when the config gives a web port.</summary>
+    public WebView? Web { get; private set; }
 
     public string StatusPath { get; }
 
@@ -112,7 +112,6 @@ public sealed class CamdoopNode : IDisposable
         }
         _statusTimer?.Dispose();
         Web?.Dispose();
-        _webView?.Dispose();
         FrontEnd?.Dispose();
         _streams?.Dispose();
         NodeStatus? final = null;
@@ -222,24 +221,69 @@ public sealed class CamdoopNode : IDisposable
         var options = _settings.FrontEnd;
         // An upload's chunk may take what a connection may hold less one message: the part carrying it.
         long maxChunk = options.MaxBytesInFlight - options.MaxMessageBytes;
-        var server = new FrontEndServer(endpoint, key, () => new FrontEndSession(frontEndNode, maxChunk), options, line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        // The web view exists before the front-end so that its sessions can hand out the view's login codes.
+        var web = _settings.WebPort == 0 ? null : new WebView(frontEndNode);
+        Web = web;
+        var server = new FrontEndServer(endpoint, key, () => new FrontEndSession(frontEndNode, maxChunk, web), options, line => _log.Write(_settings.Self, LogLevel.Warning, line));
         server.Start();
         FrontEnd = server;
         _log.Write(_settings.Self, LogLevel.Info, $"front-end listening on {server.EndPoint}, clients authenticated with the key in {key.Source}");
-        if (_settings.WebPort != 0)
+        if (web is not null)
         {
-            StartWebView(frontEndNode, key);
+            StartWebView(web);
         }
     }
 
-    private void StartWebView(FrontEndNode frontEndNode, ClusterKey key)
+    private void StartWebView(WebView web)
     {
-        var view = new WebView(frontEndNode, key);
-        var web = new WebServer(new IPEndPoint(_settings.UplinkAddress ?? IPAddress.Any, _settings.WebPort), view.HandleAsync, log: line => _log.Write(_settings.Self, LogLevel.Warning, line));
-        _webView = view;
-        web.Start();
-        Web = web;
-        _log.Write(_settings.Self, LogLevel.Info, $"web view on http://{web.EndPoint}/, for holders of the web token derived from {key.Source}");
+        Func<X509Certificate2> certificate;
+        string source;
+        try
+        {
+            (certificate, source) = WebCertificate();
+        }
+        catch (CertificateException e)
+        {
+            throw new FrontEndException($"web view: {e.Message}", e);
+        }
+        web.Start(new IPEndPoint(_settings.UplinkAddress ?? IPAddress.Any, _settings.WebPort), certificate, log: line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        _log.Write(_settings.Self, LogLevel.Info, $"web view on https://{web.Server!.EndPoint}/ with {source}; sessions last {web.Sessions.SessionLifetime.TotalHours:0.#} h, logins with codes from 'camdoop web'");
+    }
+
+    /// <summary>
+    /// The web view's server certificate, and where it comes from (for the log). Until node configs name the node's
+    /// credentials directory, each node makes a certificate of its own at start (<see cref="WebCertificateOfItsOwn"/>);
+    /// with one, this becomes the node's cluster certificate, read again when the files change:
+    /// <c>var source = new CredentialsSource(dir, CertificateRole.Node, log); return (() =&gt; source.Current.Certificate, ...)</c>.
+    /// </summary>
+    private (Func<X509Certificate2> Certificate, string Source) WebCertificate()
+    {
+        var own = WebCertificateOfItsOwn();
+        return (() => own, $"a certificate of its own ({own.Subject}, signed by a CA made at start that no browser knows)");
+    }
+
+    /// <summary>
+    /// A stand-in until nodes get cluster certificates: a CA and a node certificate it signs, made at start in a
+    /// directory private to this process and deleted once read, so that only this process holds the keys.
+    /// </summary>
+    private X509Certificate2 WebCertificateOfItsOwn()
+    {
+        var directory = Directory.CreateTempSubdirectory("camdoop-web-certificate-");
+        try
+        {
+            string authorityDirectory = Path.Combine(directory.FullName, "ca");
+            string nodeDirectory = Path.Combine(directory.FullName, "node");
+            using var authority = ClusterAuthority.Init(authorityDirectory, $"web view of {_settings.Self.Name}", ClusterAuthority.DefaultValidity);
+            IPAddress[] addresses = _settings.UplinkAddress is { } uplink ? [uplink, IPAddress.Loopback] : [IPAddress.Loopback];
+            using var signed = ClusterAuthority.Issue(authority, CertificateRole.Node, _settings.Self.Name, addresses, ClusterAuthority.DefaultValidity, nodeDirectory);
+            using var credentials = ClusterCredentials.Load(nodeDirectory, CertificateRole.Node);
+            // A copy that outlives the credentials object, with its key.
+            return X509CertificateLoader.LoadPkcs12(credentials.Certificate.Export(X509ContentType.Pkcs12), null);
+        }
+        finally
+        {
+            directory.Delete(recursive: true);
+        }
     }
 
     private void OnStatusTimer()
@@ -405,7 +449,7 @@ public sealed class CamdoopNode : IDisposable
                 ["idleClosed"] = fe.IdleClosed,
             };
         }
-        if (Web is { } web && _webView is { } view)
+        if (Web is { Server: { } web } view)
         {
             counters["web"] = new Dictionary<string, long>(StringComparer.Ordinal)
             {
@@ -413,8 +457,10 @@ public sealed class CamdoopNode : IDisposable
                 ["badRequests"] = web.BadRequests,
                 ["refused"] = web.Refused,
                 ["failures"] = web.Failures,
+                ["handshakeFailures"] = web.HandshakeFailures,
                 ["unauthorized"] = view.Unauthorized,
                 ["logins"] = view.Logins,
+                ["sessions"] = view.Sessions.Count,
                 ["notFound"] = view.NotFound,
                 ["standingQueries"] = view.Queries.Count,
             };
@@ -428,7 +474,7 @@ public sealed class CamdoopNode : IDisposable
             StartedUtc = _startedUtc,
             UpdatedUtc = DateTime.UtcNow,
             FrontEnd = FrontEnd?.EndPoint.ToString(),
-            Web = Web is null ? null : $"http://{Web.EndPoint}/",
+            Web = Web?.Server is { } webServer ? $"https://{webServer.EndPoint}/" : null,
             Links = links,
             LinksUp = up,
             ReachableServers = routing.ReachableCount,

@@ -39,7 +39,7 @@ public sealed record TestbedState
 
     /// <summary>The URL of <paramref name="server"/>'s web view (when <see cref="WebPort"/> is not 0).</summary>
     public string WebUrl(TestbedServer server) =>
-        string.Create(System.Globalization.CultureInfo.InvariantCulture, $"http://{server.Address}:{WebPort}/");
+        string.Create(System.Globalization.CultureInfo.InvariantCulture, $"https://{server.Address}:{WebPort}/");
 
     /// <summary>The cluster key every node's front-end checks clients against (mode 0600, beside this state file).</summary>
     public string? KeyFile { get; init; }
