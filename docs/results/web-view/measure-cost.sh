@@ -14,7 +14,11 @@ seconds="${3:-60}"
 "$camdoop" testbed up --prefix "$prefix" --subnet "$subnet" >/dev/null
 trap '"$camdoop" testbed down --prefix "$prefix" >/dev/null' EXIT
 frontend="$("$camdoop" testbed status --prefix "$prefix" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["frontend"])')"
-read -r url token < <("$camdoop" web --prefix "$prefix" --json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["url"], j["token"])')
+read -r url login < <("$camdoop" web --prefix "$prefix" --json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["url"], j["loginUrl"])')
+# One session, its cookie kept in a jar. -k: the view's certificate is the node's, from a CA curl does not know.
+jar="$(mktemp)"
+trap '"$camdoop" testbed down --prefix "$prefix" >/dev/null; rm -f "$jar"' EXIT
+curl -sk -c "$jar" -o /dev/null "$login"
 
 # Bytes every server's monitoring queue handed to its links, summed over the cube; CPU ms of every node process.
 monitor_bytes() {
@@ -47,7 +51,7 @@ idle() { sleep "$seconds"; }
 poll() {
     echo "round,answered,latency_ms" > "$here/latency.csv"
     for _ in $(seq "$seconds"); do
-        curl -s -H "Authorization: Bearer $token" "${url}api/state" |
+        curl -sk -b "$jar" "${url}api/state" |
             python3 -c 'import json,sys; j=json.load(sys.stdin); print("%d,%d,%.3f" % (j["round"], j["answered"], j["latencyMs"]))' >> "$here/latency.csv"
         sleep 1
     done

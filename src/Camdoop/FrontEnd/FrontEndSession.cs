@@ -15,6 +15,7 @@ public sealed partial class FrontEndSession : IFrontEndSession
     private readonly FrontEndMemoryBudget _budget;
     private readonly StandingQueryLimit _queries;
     private IPAddress? _client;
+    private readonly IWebLogins? _web;
 
     /// <param name="node">The server's services, reached through its event loop.</param>
     /// <param name="maxHeldBytes">
@@ -26,7 +27,8 @@ public sealed partial class FrontEndSession : IFrontEndSession
     /// for downloads are taken from it; none: no limit but <paramref name="maxHeldBytes"/>.
     /// </param>
     /// <param name="queries">The front-end's places for monitoring queries, shared by its sessions; none: no limit.</param>
-    public FrontEndSession(FrontEndNode node, long maxHeldBytes = long.MaxValue, FrontEndMemoryBudget? budget = null, StandingQueryLimit? queries = null)
+    /// <param name="web">The live web view this server serves, whose login codes clients ask for; null when it serves none.</param>
+    public FrontEndSession(FrontEndNode node, long maxHeldBytes = long.MaxValue, FrontEndMemoryBudget? budget = null, StandingQueryLimit? queries = null, IWebLogins? web = null)
     {
         ArgumentNullException.ThrowIfNull(node);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxHeldBytes);
@@ -34,6 +36,7 @@ public sealed partial class FrontEndSession : IFrontEndSession
         _maxHeldBytes = maxHeldBytes;
         _budget = budget ?? FrontEndMemoryBudget.Unlimited();
         _queries = queries ?? StandingQueryLimit.Unlimited();
+        _web = web;
     }
 
     public long HeldBytes => _upload?.Current?.Capacity ?? 0;

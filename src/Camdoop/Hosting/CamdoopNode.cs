@@ -1,8 +1,8 @@
 using System.Net;
+using System.Security.Cryptography.X509Certificates;
 using System.Text.Json;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
-using Camdoop.FrontEnd.Auth;
 using Camdoop.FrontEnd.Web;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.JobControl;
@@ -59,10 +59,8 @@ public sealed class CamdoopNode : IDisposable
 
     public FrontEndServer? FrontEnd { get; private set; }
 
-    /// <summary>The live web view's HTTP server, when the config gives a web port.</summary>
-    public WebServer? Web { get; private set; }
-
-    private WebView? _webView;
+    /// <summary>The live web view, when the config gives a web port.</summary>
+    public WebView? Web { get; private set; }
 
     /// <summary>What the front-end holds for all its clients (set with the front-end).</summary>
     private FrontEndMemoryBudget? _frontEndBudget;
@@ -120,7 +118,6 @@ public sealed class CamdoopNode : IDisposable
         }
         _statusTimer?.Dispose();
         Web?.Dispose();
-        _webView?.Dispose();
         FrontEnd?.Dispose();
         _streams?.Dispose();
         NodeStatus? final = null;
@@ -255,26 +252,45 @@ public sealed class CamdoopNode : IDisposable
         // Shared by every session: what one connection may hold is bounded above, what they all hold here.
         var budget = new FrontEndMemoryBudget(options.MaxBytesHeld, options.MemoryWait);
         var queries = new StandingQueryLimit(options.MaxQueries, options.MaxQueriesPerClient);
-        var server = new FrontEndServer(endpoint, credentials, () => new FrontEndSession(frontEndNode, maxChunk, budget, queries), options, line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        // The web view exists before the front-end so that its sessions can hand out the view's login codes.
+        var web = _settings.WebPort == 0 ? null : new WebView(frontEndNode);
+        Web = web;
+        var server = new FrontEndServer(endpoint, credentials, () => new FrontEndSession(frontEndNode, maxChunk, budget, queries, web), options, line => _log.Write(_settings.Self, LogLevel.Warning, line));
         _frontEndBudget = budget;
         _frontEndQueries = queries;
         server.Start();
         FrontEnd = server;
         _log.Write(_settings.Self, LogLevel.Info, $"front-end listening on {server.EndPoint} (mutual TLS 1.3 under the cluster CA in {credentials.Directory}, as {credentials.Current.Identity})");
-        if (_settings.WebPort != 0)
+        if (web is not null)
         {
-            StartWebView(frontEndNode, ClusterKey.FromBytes(System.Security.Cryptography.RandomNumberGenerator.GetBytes(32), "(none)"));
+            StartWebView(web);
         }
     }
 
-    private void StartWebView(FrontEndNode frontEndNode, ClusterKey key)
+    private void StartWebView(WebView web)
     {
-        var view = new WebView(frontEndNode, key);
-        var web = new WebServer(new IPEndPoint(_settings.UplinkAddress ?? IPAddress.Any, _settings.WebPort), view.HandleAsync, log: line => _log.Write(_settings.Self, LogLevel.Warning, line));
-        _webView = view;
-        web.Start();
-        Web = web;
-        _log.Write(_settings.Self, LogLevel.Info, $"web view on http://{web.EndPoint}/, for holders of the web token derived from {key.Source}");
+        Func<X509Certificate2> certificate;
+        string source;
+        try
+        {
+            (certificate, source) = WebCertificate();
+        }
+        catch (CertificateException e)
+        {
+            throw new FrontEndException($"web view: {e.Message}", e);
+        }
+        web.Start(new IPEndPoint(_settings.UplinkAddress ?? IPAddress.Any, _settings.WebPort), certificate, log: line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        _log.Write(_settings.Self, LogLevel.Info, $"web view on https://{web.Server!.EndPoint}/ with {source}; sessions last {web.Sessions.SessionLifetime.TotalHours:0.#} h, logins with codes from 'camdoop web'");
+    }
+
+    /// <summary>
+    /// The web view's server certificate: the node's certificate of the cluster CA, asked at every handshake so that
+    /// rotated files are picked up without a restart, and where it comes from (for the log).
+    /// </summary>
+    private (Func<X509Certificate2> Certificate, string Source) WebCertificate()
+    {
+        var credentials = Credentials;
+        return (() => credentials.Current.Certificate, $"its node certificate from {credentials.Directory}");
     }
 
     private void OnStatusTimer()
@@ -453,7 +469,7 @@ public sealed class CamdoopNode : IDisposable
                 ["queriesRefused"] = _frontEndQueries?.Refused ?? 0,
             };
         }
-        if (Web is { } web && _webView is { } view)
+        if (Web is { Server: { } web } view)
         {
             counters["web"] = new Dictionary<string, long>(StringComparer.Ordinal)
             {
@@ -461,8 +477,10 @@ public sealed class CamdoopNode : IDisposable
                 ["badRequests"] = web.BadRequests,
                 ["refused"] = web.Refused,
                 ["failures"] = web.Failures,
+                ["handshakeFailures"] = web.HandshakeFailures,
                 ["unauthorized"] = view.Unauthorized,
                 ["logins"] = view.Logins,
+                ["sessions"] = view.Sessions.Count,
                 ["notFound"] = view.NotFound,
                 ["standingQueries"] = view.Queries.Count,
             };
@@ -476,7 +494,7 @@ public sealed class CamdoopNode : IDisposable
             StartedUtc = _startedUtc,
             UpdatedUtc = DateTime.UtcNow,
             FrontEnd = FrontEnd?.EndPoint.ToString(),
-            Web = Web is null ? null : $"http://{Web.EndPoint}/",
+            Web = Web?.Server is { } webServer ? $"https://{webServer.EndPoint}/" : null,
             Links = links,
             LinksUp = up,
             ReachableServers = routing.ReachableCount,

@@ -58,8 +58,9 @@ public sealed record NodeConfig
     public int FrontEndPort { get; init; }
 
     /// <summary>
-    /// TCP port of the live web view (HTTPS, on the front-end's address, for holders of a login session); 0, the
-    /// default, serves none: a new listening port on the switch network is the operator's choice to make.
+    /// TCP port of the live web view (HTTPS only, on the front-end's address, for browsers logged in with a code from
+    /// 'camdoop web'); 0, the default, serves none: a new listening port on the switch network is the operator's
+    /// choice to make.
     /// </summary>
     public int WebPort { get; init; }
 

@@ -40,10 +40,11 @@ public sealed class HeadlessChromium : IDisposable
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        // As root Chromium needs --no-sandbox; the page it loads is the product's own.
+        // As root Chromium needs --no-sandbox; the page it loads is the product's own. The web view's certificate is
+        // signed by the cluster's CA, which this browser's profile does not hold: certificate errors are ignored.
         foreach (var arg in new[]
         {
-            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check", "--ignore-certificate-errors",
             "--disable-extensions", "--disable-background-networking", "--disable-dev-shm-usage",
             "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", $"--user-data-dir={profile}",
             $"--window-size={width},{height}", "about:blank",

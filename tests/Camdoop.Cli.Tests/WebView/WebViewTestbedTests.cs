@@ -1,9 +1,11 @@
 using System.Globalization;
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using System.Text.RegularExpressions;
 using Camdoop.Cli.Tests.Support;
 using Camdoop.Cli.Tests.Testbed;
 using Camdoop.MapReduce.Jobs;
@@ -12,10 +14,10 @@ using Xunit.Abstractions;
 namespace Camdoop.Cli.Tests.WebView;
 
 /// <summary>
-/// The live web view on a 3x3x3 testbed, in a real browser: Debian's Chromium, headless, driven through its
-/// DevTools protocol. The page logs in with the link `camdoop web` prints, shows the cube's 27 servers, a sort job
-/// running over slowed links with its progress, the result of a query, and keeps updating. Requests without the
-/// token are refused and counted.
+/// The live web view on a 3x3x3 testbed, over HTTPS, in a real browser: Debian's Chromium, headless, driven through
+/// its DevTools protocol. The page logs in with the one-time link `camdoop web` prints, shows the cube's 27 servers,
+/// a sort job running over slowed links with its progress, the result of a query, and keeps updating. Requests
+/// without a live session are refused and counted, and `camdoop web --revoke` ends the sessions.
 /// </summary>
 [Collection(TestbedCollection.Name)]
 public sealed class WebViewTestbedTests(WebViewCube cube, ITestOutputHelper output) : IClassFixture<WebViewCube>
@@ -24,15 +26,17 @@ public sealed class WebViewTestbedTests(WebViewCube cube, ITestOutputHelper outp
     public void ThePageShowsTheCubeARunningJobAndItsQueryAndUpdates()
     {
         Assert.Null(HeadlessChromium.WhyUnavailable());
-        var (url, token, link) = WebLogin();
-        Assert.Equal($"http://{cube.Server("0,0,0").Address}:7080/", url);
-        Assert.Equal($"{url}#token={token}", link);
+        var (url, loginUrl) = WebLogin();
+        Assert.Equal($"https://{cube.Server("0,0,0").Address}:7080/", url);
+        Assert.Matches("^" + Regex.Escape(url) + "login\\?code=[0-9a-f]{64}$", loginUrl);
 
         using var browser = HeadlessChromium.Start();
-        browser.Navigate(link);
+        browser.Navigate(loginUrl);
         browser.WaitFor("document.querySelectorAll('#cube circle.server').length", v => v?.GetValue<int>() == 27, TimeSpan.FromSeconds(30), "27 servers on the page");
-        // Logged in through the form: the token left the address bar, and the page got its first round from 27 servers.
-        Assert.Equal("", browser.Evaluate("location.hash")!.GetValue<string>());
+        // Logged in by the link: redirected to the page, the code gone from the address bar, the session cookie out
+        // of the page's reach (HttpOnly), and the page got its first round from 27 servers.
+        Assert.Equal(url, browser.Evaluate("location.href")!.GetValue<string>());
+        Assert.Equal("", browser.Evaluate("document.cookie")!.GetValue<string>());
         browser.WaitFor("document.getElementById('answered')?.textContent", v => v?.GetValue<string>() == "27/27", TimeSpan.FromSeconds(30), "a round answered by all 27 servers");
         var servers = browser.Evaluate("[...document.querySelectorAll('#cube circle.server')].map(c => c.dataset.server).sort().join(' ')")!.GetValue<string>();
         Assert.Equal(string.Join(' ', cube.State.Servers.Select(s => s.Coordinate).Order(StringComparer.Ordinal)), servers);
@@ -90,43 +94,51 @@ public sealed class WebViewTestbedTests(WebViewCube cube, ITestOutputHelper outp
     }
 
     [RootFact]
-    public void RequestsWithoutTheTokenAreRefusedAndCountedAndBadOnesAnswered400()
+    public void RequestsWithoutASessionAreRefusedAndCountedAndRevokeEndsSessions()
     {
-        var (url, token, _) = WebLogin();
+        var (url, loginUrl) = WebLogin();
         var frontEnd = cube.Server("0,0,0");
         long before = WebCounter(frontEnd, "unauthorized");
-        using var http = new HttpClient(new HttpClientHandler { UseCookies = false, AllowAutoRedirect = false }) { BaseAddress = new Uri(url) };
+        // The nodes' certificates come from a CA this test does not hold: any certificate is accepted here, the
+        // certificate's checks are the in-process tests' (WebServerTests).
+        using var http = new HttpClient(new HttpClientHandler
+        {
+            UseCookies = false,
+            AllowAutoRedirect = false,
+            ServerCertificateCustomValidationCallback = HttpClientHandler.DangerousAcceptAnyServerCertificateValidator,
+        })
+        { BaseAddress = new Uri(url) };
 
         var page = http.GetAsync("/").Result;
         Assert.Equal(HttpStatusCode.Unauthorized, page.StatusCode);
-        Assert.Contains("name=\"token\"", page.Content.ReadAsStringAsync().Result, StringComparison.Ordinal);
+        Assert.Contains("name=\"code\"", page.Content.ReadAsStringAsync().Result, StringComparison.Ordinal);
         Assert.Equal(HttpStatusCode.Unauthorized, http.GetAsync("/api/state").Result.StatusCode);
         Assert.Equal(HttpStatusCode.Unauthorized, http.GetAsync("/app.js").Result.StatusCode);
-        using (var wrong = new HttpRequestMessage(HttpMethod.Get, "/api/state"))
-        {
-            wrong.Headers.Add("Authorization", "Bearer " + new string('0', 64));
-            Assert.Equal(HttpStatusCode.Unauthorized, http.SendAsync(wrong).Result.StatusCode);
-        }
         using (var cookie = new HttpRequestMessage(HttpMethod.Get, "/api/state"))
         {
-            // One hex digit changed: the last, to one it is not.
-            cookie.Headers.Add("Cookie", "camdoop_web=" + token[..63] + (token[63] == '1' ? "2" : "1"));
+            cookie.Headers.Add("Cookie", "camdoop_session=" + new string('0', 64));
             Assert.Equal(HttpStatusCode.Unauthorized, http.SendAsync(cookie).Result.StatusCode);
         }
-        var badLogin = http.PostAsync("/login", new FormUrlEncodedContent([new("token", "not-the-token")])).Result;
+        var badLogin = http.PostAsync("/login", new FormUrlEncodedContent([new("code", "not-a-code")])).Result;
         Assert.Equal(HttpStatusCode.Unauthorized, badLogin.StatusCode);
-        Assert.Null(badLogin.Headers.GetValues("WWW-Authenticate").FirstOrDefault(v => v.Contains("Basic", StringComparison.Ordinal)));
+        Assert.StartsWith("login refused: ", badLogin.Content.ReadAsStringAsync().Result, StringComparison.Ordinal);
+        Assert.Equal(HttpStatusCode.Unauthorized, http.GetAsync("/login?code=" + new string('f', 64)).Result.StatusCode);
         EmulatedCube.WaitUntil(() => WebCounter(frontEnd, "unauthorized") >= before + 6, "the 6 refusals were not counted in status.json");
 
-        // The right token in the login form sets the cookie; with it, the state has the cube's 27 servers.
-        var login = http.PostAsync("/login", new FormUrlEncodedContent([new("token", token)])).Result;
+        // The printed link opens a session: a cookie for HTTPS only, out of scripts' reach, not sent cross-site.
+        var login = http.GetAsync(loginUrl).Result;
         Assert.Equal(HttpStatusCode.SeeOther, login.StatusCode);
         string setCookie = login.Headers.GetValues("Set-Cookie").Single();
-        Assert.StartsWith($"camdoop_web={token};", setCookie, StringComparison.Ordinal);
-        Assert.Contains("HttpOnly", setCookie, StringComparison.Ordinal);
+        Assert.Matches("^camdoop_session=[0-9a-f]{64}; ", setCookie);
+        foreach (string attribute in new[] { "Secure", "HttpOnly", "SameSite=Strict", "Max-Age=28800" })
+        {
+            Assert.Contains("; " + attribute, setCookie, StringComparison.Ordinal);
+        }
+        string session = setCookie.Split(';')[0];
+        Assert.Equal(HttpStatusCode.Unauthorized, http.GetAsync(loginUrl).Result.StatusCode);
         using (var authed = new HttpRequestMessage(HttpMethod.Get, "/api/state"))
         {
-            authed.Headers.Add("Cookie", $"camdoop_web={token}");
+            authed.Headers.Add("Cookie", session);
             var state = http.SendAsync(authed).Result;
             Assert.Equal(HttpStatusCode.OK, state.StatusCode);
             var json = JsonNode.Parse(state.Content.ReadAsStringAsync().Result)!;
@@ -134,27 +146,43 @@ public sealed class WebViewTestbedTests(WebViewCube cube, ITestOutputHelper outp
             Assert.Equal("3x3x3", json["torus"]!.GetValue<string>());
         }
 
-        // Bad requests: one 400 (or 431) each, and the server serves on.
+        // Bad requests: Kestrel answers them (400, 431, 413), counts them, and serves on; plain HTTP gets nothing.
         long bad = WebCounter(frontEnd, "badRequests");
+        long handshakes = WebCounter(frontEnd, "handshakeFailures");
         var host = new Uri(url);
-        Assert.StartsWith("HTTP/1.1 400 ", Raw(host, "NOT A REQUEST\r\n\r\n"), StringComparison.Ordinal);
-        Assert.StartsWith("HTTP/1.1 400 ", Raw(host, "GET http://elsewhere/ HTTP/1.1\r\n\r\n"), StringComparison.Ordinal);
-        Assert.StartsWith("HTTP/1.1 400 ", Raw(host, "GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"), StringComparison.Ordinal);
-        Assert.StartsWith("HTTP/1.1 431 ", Raw(host, "GET / HTTP/1.1\r\nX-Filler: " + new string('a', 9000) + "\r\n\r\n"), StringComparison.Ordinal);
-        Assert.StartsWith("HTTP/1.1 413 ", Raw(host, "POST /login HTTP/1.1\r\nContent-Length: 100000\r\n\r\n"), StringComparison.Ordinal);
-        EmulatedCube.WaitUntil(() => WebCounter(frontEnd, "badRequests") >= bad + 5, "the 5 bad requests were not counted in status.json");
-        using var again = new HttpRequestMessage(HttpMethod.Get, "/api/query?q=" + Uri.EscapeDataString("select count(*) from servers every 1s"));
-        again.Headers.Add("Authorization", "Bearer " + token);
-        var query = http.SendAsync(again).Result;
-        Assert.Equal(HttpStatusCode.OK, query.StatusCode);
+        Assert.StartsWith("HTTP/1.1 400 ", OverTls(host, "GET / HTTP/1.1\r\nNo colon in this header\r\n\r\n"), StringComparison.Ordinal);
+        Assert.StartsWith("HTTP/1.1 431 ", OverTls(host, $"GET / HTTP/1.1\r\nHost: {host.Host}\r\nX-Filler: " + new string('a', 9000) + "\r\n\r\n"), StringComparison.Ordinal);
+        Assert.StartsWith("HTTP/1.1 413 ", OverTls(host, $"POST /login HTTP/1.1\r\nHost: {host.Host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\ncode="), StringComparison.Ordinal);
+        Assert.DoesNotContain("HTTP/1.1", InTheClear(host, $"GET / HTTP/1.1\r\nHost: {host.Host}\r\n\r\n"), StringComparison.Ordinal);
+        EmulatedCube.WaitUntil(() => WebCounter(frontEnd, "badRequests") >= bad + 3, "the 3 bad requests were not counted in status.json");
+        EmulatedCube.WaitUntil(() => WebCounter(frontEnd, "handshakeFailures") >= handshakes + 1, "the plain HTTP request was not counted in status.json");
+        using (var query = new HttpRequestMessage(HttpMethod.Get, "/api/query?q=" + Uri.EscapeDataString("select count(*) from servers every 1s")))
+        {
+            query.Headers.Add("Cookie", session);
+            Assert.Equal(HttpStatusCode.OK, http.SendAsync(query).Result.StatusCode);
+        }
+
+        // Revoked: the session is over, and so is an unused code.
+        var (_, unused) = WebLogin();
+        var revoke = CliRunner.Run("web", "--prefix", WebViewCube.Prefix, "--revoke", "--json");
+        Assert.True(revoke.ExitCode == 0, revoke.ToString());
+        var revoked = JsonNode.Parse(revoke.Stdout)!;
+        Assert.True(revoked["sessions"]!.GetValue<long>() >= 1, revoke.Stdout);
+        Assert.True(revoked["loginCodes"]!.GetValue<long>() >= 1, revoke.Stdout);
+        using (var after = new HttpRequestMessage(HttpMethod.Get, "/api/state"))
+        {
+            after.Headers.Add("Cookie", session);
+            Assert.Equal(HttpStatusCode.Unauthorized, http.SendAsync(after).Result.StatusCode);
+        }
+        Assert.Equal(HttpStatusCode.Unauthorized, http.GetAsync(unused).Result.StatusCode);
     }
 
-    private (string Url, string Token, string Link) WebLogin()
+    private (string Url, string LoginUrl) WebLogin()
     {
         var web = CliRunner.Run("web", "--prefix", WebViewCube.Prefix, "--json");
         Assert.True(web.ExitCode == 0, web.ToString());
         var json = JsonNode.Parse(web.Stdout)!;
-        return (json["url"]!.GetValue<string>(), json["token"]!.GetValue<string>(), json["link"]!.GetValue<string>());
+        return (json["url"]!.GetValue<string>(), json["loginUrl"]!.GetValue<string>());
     }
 
     private static long Round(HeadlessChromium browser) =>
@@ -163,22 +191,42 @@ public sealed class WebViewTestbedTests(WebViewCube cube, ITestOutputHelper outp
     private long WebCounter(Camdoop.Cli.Testbed.TestbedServer server, string name) =>
         cube.NodeStatusOf(server).Counters.GetValueOrDefault("web")?.GetValueOrDefault(name) ?? 0;
 
-    /// <summary>Sends raw bytes as a request and returns the response's status line and the rest.</summary>
-    private static string Raw(Uri url, string request)
+    /// <summary>Sends raw bytes as a request over TLS (any certificate taken) and returns the response.</summary>
+    private static string OverTls(Uri url, string request)
+    {
+        using var client = new TcpClient(url.Host, url.Port);
+        using var tls = new SslStream(client.GetStream(), leaveInnerStreamOpen: false, (_, _, _, _) => true);
+        tls.AuthenticateAsClient(url.Host);
+        tls.ReadTimeout = 15_000;
+        tls.Write(Encoding.ASCII.GetBytes(request));
+        using var reader = new StreamReader(tls, Encoding.ASCII);
+        try
+        {
+            // The status line is enough, and Kestrel may keep the connection open after it.
+            return reader.ReadLine() + "\r\n";
+        }
+        catch (IOException e)
+        {
+            return $"(connection reset: {e.Message})";
+        }
+    }
+
+    /// <summary>Sends raw bytes in the clear to the HTTPS port and returns whatever comes back before it closes.</summary>
+    private static string InTheClear(Uri url, string request)
     {
         using var client = new TcpClient(url.Host, url.Port);
         using var stream = client.GetStream();
         stream.ReadTimeout = 15_000;
         stream.Write(Encoding.ASCII.GetBytes(request));
         client.Client.Shutdown(SocketShutdown.Send);
-        using var reader = new StreamReader(stream, Encoding.ASCII);
+        using var reader = new StreamReader(stream, Encoding.Latin1);
         try
         {
             return reader.ReadToEnd();
         }
-        catch (IOException e)
+        catch (IOException)
         {
-            return $"(connection reset: {e.Message})";
+            return "";
         }
     }
 }

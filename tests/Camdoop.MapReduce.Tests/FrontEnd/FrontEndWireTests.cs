@@ -122,6 +122,10 @@ public class FrontEndWireTests
         yield return new QueryReply { Id = 19, Rounds = 3 };
         yield return new TlsGreeting { Id = 0, Protocol = TlsGreeting.CurrentProtocol };
         yield return new Welcome { Id = 0, Server = "1,2,0", Client = "alice" };
+        yield return new WebLoginRequest { Id = 23 };
+        yield return new WebLoginReply { Id = 23, Code = new string('c', 64), Port = 7080, ExpiresInSeconds = 60, SessionSeconds = 28_800 };
+        yield return new WebRevokeRequest { Id = 24 };
+        yield return new WebRevokeReply { Id = 24, Sessions = 3, LoginCodes = 1, Port = 7080 };
         yield return new RequestEnvelope { Op = "hello", Id = -1 };
         yield return ReplyEnvelope.Failure(14, "unknown dataset 'x'");
     }
@@ -188,7 +192,7 @@ public class FrontEndWireTests
         var requestTypes = typeof(FrontEndRequest).Assembly.GetTypes()
             .Where(t => typeof(FrontEndRequest).IsAssignableFrom(t) && !t.IsAbstract)
             .ToList();
-        Assert.Equal(18, requestTypes.Count);
+        Assert.Equal(20, requestTypes.Count);
         foreach (var type in requestTypes)
         {
             var request = (FrontEndRequest)Activator.CreateInstance(type)!;

@@ -36,7 +36,7 @@ public static class TestbedCommand
             .Option("subnet", "Second octet of the switch network 10.N.0.0/16", "N", "77")
             .Option("data-root", "Directory for the servers' data, configs and logs", "DIR")
             .Option("frontend-port", "TCP port of every server's front-end", "PORT", "7070")
-            .Option("web-port", "TCP port of every server's live web view (plain HTTP; 0: none); 'camdoop web' prints how to log in", "PORT", "7080")
+            .Option("web-port", "TCP port of every server's live web view (HTTPS; 0: none); 'camdoop web' prints how to log in", "PORT", "7080")
             .Option("beacon-interval", "Liveness beacon interval", "DURATION", "100ms")
             .Option("beacon-misses", "Silent intervals before a link is declared down (3 s: 27 nodes sharing a few cores stall for over a second at times)", "N", "30")
             .Option("timeout", "How long to wait for every server to be up", "DURATION", "180s")
@@ -209,7 +209,7 @@ public static class TestbedCommand
             Console.Out.WriteLine($"front-end: {state.FrontEnd}");
             if (state.Web is { } web)
             {
-                Console.Out.WriteLine($"web view: {web} (log in with the token 'camdoop web --prefix {prefix}' prints)");
+                Console.Out.WriteLine($"web view: {web} (log in with the link 'camdoop web --prefix {prefix}' prints)");
             }
             Console.Out.WriteLine($"job assemblies: {state.JobAssemblyDirectory} (copy MyJobs.dll there, then submit --job MyJobs.dll#Namespace.Type)");
         }

@@ -22,9 +22,12 @@ public static class FrontEndAddress
     }
 
     /// <summary>Connects and authenticates (<see cref="ClientCredentials"/>), turning an unreachable front-end or a refused certificate into one clear line.</summary>
-    public static FrontEndClient Connect(ParsedArguments args)
+    public static FrontEndClient Connect(ParsedArguments args) => Connect(args, Resolve(args));
+
+    /// <summary>Connects to <paramref name="address"/> (a front-end the command chose itself) as <see cref="Connect(ParsedArguments)"/> does.</summary>
+    public static FrontEndClient Connect(ParsedArguments args, string address)
     {
-        string address = Resolve(args);
+        ArgumentNullException.ThrowIfNull(address);
         var credentials = ClientCredentials.Resolve(args, address);
         try
         {

@@ -5,17 +5,17 @@ namespace Camdoop.FrontEnd.Web;
 /// <summary>The page's files, embedded in the assembly (Web/Assets): nothing is fetched from anywhere else.</summary>
 public static class WebAssets
 {
-    private static readonly FrozenDictionary<string, HttpResponse> Files = new[]
+    private static readonly FrozenDictionary<string, WebViewResponse> Files = new[]
     {
         ("index.html", "text/html; charset=utf-8"),
         ("login.html", "text/html; charset=utf-8"),
         ("app.js", "text/javascript; charset=utf-8"),
         ("login.js", "text/javascript; charset=utf-8"),
         ("style.css", "text/css; charset=utf-8"),
-    }.ToFrozenDictionary(f => f.Item1, f => new HttpResponse(200, f.Item2, Load(f.Item1)), StringComparer.Ordinal);
+    }.ToFrozenDictionary(f => f.Item1, f => new WebViewResponse(200, f.Item2, Load(f.Item1)), StringComparer.Ordinal);
 
     /// <summary>The file as a 200 response.</summary>
-    public static HttpResponse Get(string name) => Files[name];
+    public static WebViewResponse Get(string name) => Files[name];
 
     private static byte[] Load(string name)
     {

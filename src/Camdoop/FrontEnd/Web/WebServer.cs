@@ -1,51 +1,108 @@
 using System.Net;
-using System.Net.Sockets;
+using System.Net.Security;
+using System.Security.Authentication;
+using System.Security.Cryptography.X509Certificates;
 using Camdoop.FrontEnd.Wire;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.AspNetCore.Server.Kestrel.Https;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 
 namespace Camdoop.FrontEnd.Web;
 
-/// <summary>Limits of the web view's HTTP server.</summary>
+/// <summary>Limits of the web view's HTTPS server (Kestrel's, set from these).</summary>
 public sealed record WebServerOptions
 {
-    /// <summary>Request line and headers together, at most (431 beyond).</summary>
-    public int MaxHeadBytes { get; init; } = 8 * 1024;
+    /// <summary>The request line, at most (414 beyond).</summary>
+    public int MaxRequestLineBytes { get; init; } = 4 * 1024;
+
+    /// <summary>The request's headers together, at most (431 beyond).</summary>
+    public int MaxHeaderBytes { get; init; } = 8 * 1024;
+
+    /// <summary>Headers of one request, at most (431 beyond).</summary>
+    public int MaxHeaderCount { get; init; } = 32;
 
     /// <summary>A request body, at most (413 beyond): the login form is the only one.</summary>
     public int MaxBodyBytes { get; init; } = 4 * 1024;
 
-    /// <summary>Connections served at once; more get 503.</summary>
+    /// <summary>Connections open at once; one more is closed at once.</summary>
     public int MaxConnections { get; init; } = 32;
 
-    /// <summary>How long a client has to send its whole request (408 after).</summary>
-    public TimeSpan RequestTimeout { get; init; } = TimeSpan.FromSeconds(10);
+    /// <summary>How long a client has to complete its TLS handshake.</summary>
+    public TimeSpan HandshakeTimeout { get; init; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>How long a client has to send a request's headers (408 after).</summary>
+    public TimeSpan RequestHeadersTimeout { get; init; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>How long a connection may wait idle for its next request: a page polls every second.</summary>
+    public TimeSpan KeepAliveTimeout { get; init; } = TimeSpan.FromSeconds(15);
 }
 
 /// <summary>
-/// A small HTTP/1.1 server over sockets for the web view: one request per connection (the page polls once a second,
-/// so keep-alive would save little), bounded head and body sizes, a deadline for the whole request, and a cap on
-/// connections. A request it cannot read is answered 400 (or 408, 413, 431) and counted; nothing a client sends
-/// takes it down. Serving is left to the handler; this class only moves bytes. Runs on I/O threads only.
+/// The web view's HTTPS server: Kestrel, HTTP/1.1 over TLS 1.3 (1.2 for a browser without it) and nothing in the
+/// clear, with the server certificate <see cref="Start"/>'s provider gives for each handshake (so that a rotated
+/// certificate is served without a restart). Kestrel's limits bound what a client may send and hold (head and body
+/// sizes, header count, timeouts, connections); a request it cannot read it answers itself (400, 408, 413, 414, 431)
+/// and this class counts. Serving is left to the handler; every response gets the page's security headers. No
+/// ASP.NET Core logging reaches the console: warnings go to the node's log (<see cref="WebServerLog"/>).
 /// </summary>
 public sealed class WebServer : IDisposable
 {
-    private static readonly byte[] HeadEnd = "\r\n\r\n"u8.ToArray();
-    private readonly Func<HttpRequest, CancellationToken, Task<HttpResponse>> _handle;
+    // Everything the page needs comes from this server itself: no inline script, no other origin, no framing.
+    private static readonly (string Name, string Value)[] SecurityHeaders =
+    [
+        ("Cache-Control", "no-store"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+    ];
+
+    /// <summary>
+    /// TLS 1.3's suites, and for TLS 1.2 only the ECDHE ones with AEAD ciphers (forward secrecy, no CBC); the cluster's
+    /// certificates have ECDSA keys. Set where the platform allows it (OpenSSL).
+    /// </summary>
+    private static readonly CipherSuitesPolicy? CipherSuites = OperatingSystem.IsLinux()
+        ? new CipherSuitesPolicy(
+        [
+            TlsCipherSuite.TLS_AES_128_GCM_SHA256,
+            TlsCipherSuite.TLS_AES_256_GCM_SHA384,
+            TlsCipherSuite.TLS_CHACHA20_POLY1305_SHA256,
+            TlsCipherSuite.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+            TlsCipherSuite.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+            TlsCipherSuite.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+        ])
+        : null;
+
+    private readonly Func<HttpContext, Task> _handle;
+    private readonly Func<X509Certificate2> _certificate;
     private readonly WebServerOptions _options;
     private readonly Action<string> _log;
-    private readonly CancellationTokenSource _stop = new();
-    private TcpListener? _listener;
-    private Task? _acceptLoop;
-    private int _active;
+    private WebApplication? _app;
+    private WebServerLog? _serverLog;
     private long _requests;
     private long _badRequests;
     private long _refused;
     private long _failures;
+    private long _handshakeFailures;
 
-    public WebServer(IPEndPoint endpoint, Func<HttpRequest, CancellationToken, Task<HttpResponse>> handle, WebServerOptions? options = null, Action<string>? log = null)
+    /// <param name="endpoint">Where to listen (port 0: any free port, <see cref="EndPoint"/> says which after <see cref="Start"/>).</param>
+    /// <param name="certificate">The server certificate with its private key, asked for at every handshake.</param>
+    /// <param name="handle">Serves one request.</param>
+    /// <param name="options">Limits (null: the defaults).</param>
+    /// <param name="log">Where the server's warnings go.</param>
+    public WebServer(IPEndPoint endpoint, Func<X509Certificate2> certificate, Func<HttpContext, Task> handle, WebServerOptions? options = null, Action<string>? log = null)
     {
         ArgumentNullException.ThrowIfNull(endpoint);
+        ArgumentNullException.ThrowIfNull(certificate);
         ArgumentNullException.ThrowIfNull(handle);
         EndPoint = endpoint;
+        _certificate = certificate;
         _handle = handle;
         _options = options ?? new WebServerOptions();
         _log = log ?? (_ => { });
@@ -57,208 +114,182 @@ public sealed class WebServer : IDisposable
     /// <summary>Requests read in full and handed to the handler.</summary>
     public long Requests => Interlocked.Read(ref _requests);
 
-    /// <summary>Requests refused unread: malformed, too large or too slow.</summary>
+    /// <summary>Requests refused unread or half read: malformed, too large or too slow.</summary>
     public long BadRequests => Interlocked.Read(ref _badRequests);
 
-    /// <summary>Connections refused for want of a free slot.</summary>
+    /// <summary>Connections closed at once for want of a free slot.</summary>
     public long Refused => Interlocked.Read(ref _refused);
 
     /// <summary>Requests whose handler failed (answered 500).</summary>
     public long Failures => Interlocked.Read(ref _failures);
 
-    /// <summary>Binds and starts accepting; throws <see cref="FrontEndException"/> when the address cannot be bound.</summary>
+    /// <summary>TLS handshakes that failed here: plain HTTP sent to this port, a connection dropped or too slow in its handshake.</summary>
+    public long HandshakeFailures => Interlocked.Read(ref _handshakeFailures);
+
+    /// <summary>
+    /// Binds and starts serving; throws <see cref="FrontEndException"/> when the address cannot be bound or the
+    /// certificate cannot serve (no private key).
+    /// </summary>
     public void Start()
     {
-        var listener = ListenerBinding.Start(EndPoint, "web view");
-        _listener = listener;
-        EndPoint = (IPEndPoint)listener.LocalEndpoint;
-        _acceptLoop = Task.Run(AcceptLoopAsync);
+        // Checked here so that a node without a usable certificate says so when it starts, not at the first browser.
+        var first = _certificate();
+        if (!first.HasPrivateKey)
+        {
+            throw new FrontEndException($"the web view's certificate {first.Subject} has no private key");
+        }
+        _serverLog = new WebServerLog(_log, Count);
+        var app = Build(_serverLog);
+        bool started = false;
+        try
+        {
+            app.StartAsync().GetAwaiter().GetResult();
+            started = true;
+        }
+        catch (Exception e) when (e is IOException or System.Net.Sockets.SocketException)
+        {
+            throw new FrontEndException($"web view cannot listen on {EndPoint}: {e.Message}", e);
+        }
+        finally
+        {
+            if (!started)
+            {
+                ((IDisposable)app).Dispose();
+                _serverLog.Dispose();
+            }
+        }
+        _app = app;
+        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+        EndPoint = new IPEndPoint(EndPoint.Address, new Uri(address).Port);
     }
 
     public void Dispose()
     {
-        if (!_stop.IsCancellationRequested)
+        if (_app is { } app)
         {
-            _stop.Cancel();
-            _listener?.Stop();
-            _acceptLoop?.Wait(TimeSpan.FromSeconds(5));
+            _app = null;
+            // Open connections (a page polling) are closed after a moment, not waited for.
+            app.StopAsync(TimeSpan.FromSeconds(2)).GetAwaiter().GetResult();
+            ((IDisposable)app).Dispose();
         }
-        _listener?.Dispose();
+        _serverLog?.Dispose();
     }
 
-    private async Task AcceptLoopAsync()
+    private WebApplication Build(WebServerLog serverLog)
     {
-        while (!_stop.IsCancellationRequested)
+        // The empty builder reads no configuration (files, environment variables, arguments): nothing outside the
+        // node's config changes what this server does.
+        var builder = WebApplication.CreateEmptyBuilder(new WebApplicationOptions { EnvironmentName = Environments.Production, ApplicationName = "camdoop-web-view" });
+        // The node handles SIGTERM and Ctrl+C itself: the host's console lifetime must not take them.
+        builder.Services.AddSingleton<IHostLifetime, NodeOwnedLifetime>();
+        builder.Logging.ClearProviders();
+        builder.Logging.AddProvider(serverLog);
+        builder.Logging.SetMinimumLevel(LogLevel.Trace);
+        builder.WebHost.UseKestrelCore();
+        builder.WebHost.ConfigureKestrel(kestrel =>
         {
-            Socket socket;
-            try
+            kestrel.AddServerHeader = false;
+            var limits = kestrel.Limits;
+            limits.MaxRequestLineSize = _options.MaxRequestLineBytes;
+            limits.MaxRequestHeadersTotalSize = _options.MaxHeaderBytes;
+            limits.MaxRequestHeaderCount = _options.MaxHeaderCount;
+            limits.MaxRequestBodySize = _options.MaxBodyBytes;
+            limits.MaxRequestBufferSize = _options.MaxHeaderBytes + _options.MaxRequestLineBytes + _options.MaxBodyBytes;
+            limits.MaxConcurrentConnections = _options.MaxConnections;
+            limits.MaxConcurrentUpgradedConnections = 0;
+            limits.RequestHeadersTimeout = _options.RequestHeadersTimeout;
+            limits.KeepAliveTimeout = _options.KeepAliveTimeout;
+            kestrel.Listen(EndPoint, listen =>
             {
-                socket = await _listener!.AcceptSocketAsync(_stop.Token).ConfigureAwait(false);
-            }
-            catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException)
-            {
-                return;
-            }
-            catch (SocketException e)
-            {
-                _log($"web view: accept failed: {e.Message}");
-                continue;
-            }
-            if (Interlocked.Increment(ref _active) > _options.MaxConnections)
-            {
-                Interlocked.Decrement(ref _active);
-                Interlocked.Increment(ref _refused);
-                _ = Task.Run(() => AnswerAndCloseAsync(socket, HttpResponse.Error(503, "the web view is serving its maximum of connections; try again"), _stop.Token));
-                continue;
-            }
-            _ = Task.Run(async () =>
-            {
-                try
-                {
-                    await ServeAsync(socket).ConfigureAwait(false);
-                }
-                finally
-                {
-                    Interlocked.Decrement(ref _active);
-                }
+                // HTTP/1.1 only: the page makes a request or two a second, for which multiplexing buys nothing.
+                listen.Protocols = HttpProtocols.Http1;
+                listen.UseHttps(HttpsOptions());
             });
+        });
+        var app = builder.Build();
+        app.Run(ServeAsync);
+        return app;
+    }
+
+    private HttpsConnectionAdapterOptions HttpsOptions() => new()
+    {
+        ServerCertificateSelector = (_, _) => _certificate(),
+        SslProtocols = SslProtocols.Tls13 | SslProtocols.Tls12,
+        ClientCertificateMode = ClientCertificateMode.NoCertificate,
+        HandshakeTimeout = _options.HandshakeTimeout,
+        CheckCertificateRevocation = false,
+        OnAuthenticate = (_, ssl) =>
+        {
+            if (OperatingSystem.IsLinux())
+            {
+                ssl.CipherSuitesPolicy = CipherSuites;
+            }
+        },
+    };
+
+    private async Task ServeAsync(HttpContext context)
+    {
+        Interlocked.Increment(ref _requests);
+        var response = context.Response;
+        foreach (var (name, value) in SecurityHeaders)
+        {
+            response.Headers[name] = value;
+        }
+        try
+        {
+            await _handle(context).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (context.RequestAborted.IsCancellationRequested)
+        {
+            // The client went away; nothing to answer.
+        }
+        catch (Microsoft.AspNetCore.Http.BadHttpRequestException e)
+        {
+            // A body over the limit, or one too slow, found while the handler read it (Kestrel logs it: counted there).
+            await AnswerIfPossibleAsync(context, WebViewResponse.Error(e.StatusCode, e.Message)).ConfigureAwait(false);
+        }
+        // a failing handler is answered 500 and logged; the server serves on
+        catch (Exception e)
+        {
+            Interlocked.Increment(ref _failures);
+            _serverLog?.Write($"{context.Request.Method} {context.Request.Path.Value} failed: {e.Message}");
+            await AnswerIfPossibleAsync(context, WebViewResponse.Error(500, "internal error")).ConfigureAwait(false);
         }
     }
 
-    private async Task ServeAsync(Socket socket)
+    private static Task AnswerIfPossibleAsync(HttpContext context, WebViewResponse answer)
     {
-        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token);
-        deadline.CancelAfter(_options.RequestTimeout);
-        HttpResponse response;
-        try
+        if (context.Response.HasStarted)
         {
-            var (request, refusal) = await ReadRequestAsync(socket, deadline.Token).ConfigureAwait(false);
-            if (request is null)
-            {
-                if (refusal is null)
-                {
-                    socket.Dispose();
-                    return;
-                }
+            context.Abort();
+            return Task.CompletedTask;
+        }
+        context.Response.Headers.Remove("Set-Cookie");
+        context.Response.Headers.Remove("Location");
+        return answer.WriteAsync(context.Response, context.RequestAborted);
+    }
+
+    private void Count(WebServerEvent counted)
+    {
+        switch (counted)
+        {
+            case WebServerEvent.BadRequest:
                 Interlocked.Increment(ref _badRequests);
-                response = refusal;
-            }
-            else
-            {
-                Interlocked.Increment(ref _requests);
-                try
-                {
-                    response = await _handle(request, _stop.Token).ConfigureAwait(false);
-                }
-                catch (Exception e) when (e is not OperationCanceledException)
-                {
-                    Interlocked.Increment(ref _failures);
-                    _log($"web view: {request.Method} {request.Path} failed: {e.Message}");
-                    response = HttpResponse.Error(500, "internal error");
-                }
-            }
+                break;
+            case WebServerEvent.ConnectionRefused:
+                Interlocked.Increment(ref _refused);
+                break;
+            case WebServerEvent.HandshakeFailed:
+                Interlocked.Increment(ref _handshakeFailures);
+                break;
         }
-        catch (OperationCanceledException) when (!_stop.IsCancellationRequested)
-        {
-            Interlocked.Increment(ref _badRequests);
-            response = HttpResponse.Error(408, $"the request did not arrive within {_options.RequestTimeout.TotalSeconds:0} s");
-        }
-        catch (Exception e) when (e is OperationCanceledException or SocketException or ObjectDisposedException)
-        {
-            socket.Dispose();
-            return;
-        }
-        await AnswerAndCloseAsync(socket, response, _stop.Token, drain: response.Status >= 400).ConfigureAwait(false);
     }
 
-    /// <summary>
-    /// Reads one request: the head up to the blank line, then the body its Content-Length announces. Returns the
-    /// request, or null with the response refusing it (null too when the client left without a word).
-    /// </summary>
-    private async Task<(HttpRequest? Request, HttpResponse? Refusal)> ReadRequestAsync(Socket socket, CancellationToken cancellation)
+    /// <summary>A host lifetime that waits for nothing and listens to no signal: the node starts and stops this server.</summary>
+    private sealed class NodeOwnedLifetime : IHostLifetime
     {
-        var buffer = new byte[_options.MaxHeadBytes + _options.MaxBodyBytes];
-        int filled = 0;
-        int headEnd;
-        while ((headEnd = buffer.AsSpan(0, filled).IndexOf(HeadEnd)) < 0)
-        {
-            if (filled >= _options.MaxHeadBytes)
-            {
-                return (null, HttpResponse.Error(431, $"the request line and headers exceed {_options.MaxHeadBytes} bytes"));
-            }
-            int n = await socket.ReceiveAsync(buffer.AsMemory(filled, _options.MaxHeadBytes - filled), cancellation).ConfigureAwait(false);
-            if (n == 0)
-            {
-                return (null, filled == 0 ? null : HttpResponse.Error(400, "the connection closed before the end of the request's headers"));
-            }
-            filled += n;
-        }
-        if (!HttpRequest.TryParseHead(buffer.AsSpan(0, headEnd), out var request, out string error))
-        {
-            return (null, HttpResponse.Error(400, error));
-        }
-        int length = request!.ContentLength;
-        if (length > _options.MaxBodyBytes)
-        {
-            return (null, HttpResponse.Error(413, $"a request body may have at most {_options.MaxBodyBytes} bytes"));
-        }
-        int bodyStart = headEnd + HeadEnd.Length;
-        int need = bodyStart + length;
-        if (filled > need)
-        {
-            return (null, HttpResponse.Error(400, "more bytes arrived than the request's Content-Length (pipelining is not supported)"));
-        }
-        while (filled < need)
-        {
-            int n = await socket.ReceiveAsync(buffer.AsMemory(filled, need - filled), cancellation).ConfigureAwait(false);
-            if (n == 0)
-            {
-                return (null, HttpResponse.Error(400, "the connection closed before the end of the request's body"));
-            }
-            filled += n;
-        }
-        request.Body = buffer.AsMemory(bodyStart, length);
-        return (request, null);
-    }
+        public Task WaitForStartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
-    /// <summary>
-    /// Sends the response and closes. With <paramref name="drain"/> (a request refused before it was read in full)
-    /// the rest of what the client sends is read and dropped for a moment first: closing on unread bytes would reset
-    /// the connection, and the client might never see why it was refused.
-    /// </summary>
-    private static async Task AnswerAndCloseAsync(Socket socket, HttpResponse response, CancellationToken cancellation, bool drain = false)
-    {
-        try
-        {
-            await socket.SendAsync(response.Head(), cancellation).ConfigureAwait(false);
-            if (!response.Body.IsEmpty)
-            {
-                await socket.SendAsync(response.Body, cancellation).ConfigureAwait(false);
-            }
-            socket.Shutdown(SocketShutdown.Send);
-            if (drain)
-            {
-                using var linger = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
-                linger.CancelAfter(TimeSpan.FromSeconds(1));
-                var sink = new byte[4096];
-                for (int total = 0; total < 256 * 1024;)
-                {
-                    int n = await socket.ReceiveAsync(sink, linger.Token).ConfigureAwait(false);
-                    if (n == 0)
-                    {
-                        break;
-                    }
-                    total += n;
-                }
-            }
-        }
-        catch (Exception e) when (e is SocketException or OperationCanceledException or ObjectDisposedException)
-        {
-            // The client went away; nothing to tell it.
-        }
-        finally
-        {
-            socket.Dispose();
-        }
+        public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
     }
 }

@@ -109,7 +109,9 @@ public sealed class FrontEndOperations
         .Add<RmRequest>()
         .Add<QueryRequest>()
         .Add<LimitRequest>()
-        .Add<LimitsRequest>();
+        .Add<LimitsRequest>()
+        .Add<WebLoginRequest>()
+        .Add<WebRevokeRequest>();
 
     public FrontEndOperations Add<T>()
         where T : FrontEndRequest, new()

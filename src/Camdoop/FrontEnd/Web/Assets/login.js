@@ -1,12 +1,12 @@
-// A link of the form http://HOST:PORT/#token=... (as `camdoop web` prints) logs in at once. The token travels in
-// the fragment, which the browser never sends, and is posted to /login only; the fragment is cleared at once.
+// The login form takes the code that `camdoop web` prints, or the whole link it prints (.../login?code=...): the
+// code is taken out of a pasted link before the form is posted.
 "use strict";
 (function () {
-  const match = /^#token=([0-9a-fA-F]{64})$/.exec(window.location.hash);
-  if (!match) {
-    return;
-  }
-  history.replaceState(null, "", window.location.pathname);
-  document.getElementById("token").value = match[1];
-  document.getElementById("login").submit();
+  const form = document.getElementById("login");
+  const input = document.getElementById("code");
+  input.focus();
+  form.addEventListener("submit", () => {
+    const match = /[?&]code=([0-9a-fA-F]{64})/.exec(input.value);
+    input.value = match ? match[1] : input.value.trim();
+  });
 })();

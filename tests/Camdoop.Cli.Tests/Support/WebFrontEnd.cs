@@ -1,0 +1,97 @@
+using System.Net;
+using System.Net.Security;
+using System.Security.Cryptography.X509Certificates;
+using System.Text.Json;
+using Camdoop.ChunkStore;
+using Camdoop.FrontEnd;
+using Camdoop.KeyRouting;
+using Camdoop.Monitoring.Service;
+using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Hosting;
+using Camdoop.Runtime.Node;
+using Camdoop.Runtime.Security;
+using Camdoop.Runtime.Topology;
+
+namespace Camdoop.Cli.Tests.Support;
+
+/// <summary>
+/// One server's front-end and web view in this process, on loopback, without links: a cluster CA made in a temporary
+/// directory, the node certificate it signed for the front-end and the web view, a client certificate for the CLI,
+/// and an HTTPS client that trusts that CA only.
+/// </summary>
+internal sealed class WebFrontEnd : IDisposable
+{
+    private readonly string _directory = Directory.CreateTempSubdirectory("camdoop-web-frontend-").FullName;
+    private readonly NodeEventLoop _loop;
+    private readonly ClusterCredentials _credentials;
+    private readonly FrontEndServer _frontEnd;
+
+    public WebFrontEnd()
+    {
+        ClientCerts = Path.Combine(_directory, "client");
+        ClusterAuthority.Init(Path.Combine(_directory, "ca"), "web-command-test", TimeSpan.FromDays(1)).Dispose();
+        using (var authority = ClusterAuthority.Load(Path.Combine(_directory, "ca")))
+        {
+            ClusterAuthority.Issue(authority, CertificateRole.Node, "0,0,0", [IPAddress.Loopback], TimeSpan.FromDays(1), Path.Combine(_directory, "node")).Dispose();
+            ClusterAuthority.Issue(authority, CertificateRole.Client, "web-test", [], TimeSpan.FromDays(1), ClientCerts).Dispose();
+        }
+        _credentials = ClusterCredentials.Load(Path.Combine(_directory, "node"), CertificateRole.Node);
+        string data = Path.Combine(_directory, "data");
+        _loop = new NodeEventLoop(driver => new NodeHost(new Coordinate(0, 0, 0), new Torus(2, 2, 2), driver, new FramePool(), new NodeOptions { DataDirectory = data }));
+        KeyRoutingService.Install(_loop.Host);
+        PingService.Install(_loop.Host);
+        ChunkStoreService.Install(_loop.Host);
+        _loop.Host.Register(new MonitorService(jobs: null));
+        _loop.Start();
+        var node = new FrontEndNode(_loop, () => Task.FromResult(JsonSerializer.SerializeToElement(new { })));
+        View = new Camdoop.FrontEnd.Web.WebView(node);
+        _frontEnd = new FrontEndServer(new IPEndPoint(IPAddress.Loopback, 0), new CredentialsSource(Path.Combine(_directory, "node"), CertificateRole.Node), () => new FrontEndSession(node, web: View));
+        _frontEnd.Start();
+        View.Start(new IPEndPoint(IPAddress.Loopback, 0), () => _credentials.Certificate);
+    }
+
+    /// <summary>The front-end's address, HOST:PORT.</summary>
+    public string FrontEnd => _frontEnd.EndPoint.ToString();
+
+    /// <summary>The client credentials directory the CLI connects with (--certs).</summary>
+    public string ClientCerts { get; }
+
+    public Camdoop.FrontEnd.Web.WebView View { get; }
+
+    /// <summary>The web view's address, as `camdoop web` prints it.</summary>
+    public string Url => $"https://{View.Server!.EndPoint}/";
+
+    /// <summary>An HTTPS client that trusts this cluster's CA, keeps no cookies and follows no redirect.</summary>
+    public HttpClient Browser() => new(new SocketsHttpHandler
+    {
+        UseCookies = false,
+        AllowAutoRedirect = false,
+        SslOptions = new SslClientAuthenticationOptions { RemoteCertificateValidationCallback = (_, certificate, _, errors) => Trusts(certificate, errors) },
+    })
+    {
+        Timeout = TimeSpan.FromSeconds(30),
+    };
+
+    public void Dispose()
+    {
+        _frontEnd.Dispose();
+        View.Dispose();
+        _loop.Dispose();
+        _credentials.Dispose();
+        Directory.Delete(_directory, recursive: true);
+    }
+
+    private bool Trusts(X509Certificate? certificate, SslPolicyErrors errors)
+    {
+        if (certificate is null || errors.HasFlag(SslPolicyErrors.RemoteCertificateNameMismatch))
+        {
+            return false;
+        }
+        using var chain = new X509Chain();
+        chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
+        chain.ChainPolicy.CustomTrustStore.Add(_credentials.Authority);
+        chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
+        using var presented = X509CertificateLoader.LoadCertificate(certificate.GetRawCertData());
+        return chain.Build(presented);
+    }
+}

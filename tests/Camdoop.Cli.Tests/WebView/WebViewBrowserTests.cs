@@ -1,0 +1,62 @@
+using System.Text.Json.Nodes;
+using Camdoop.Cli.Tests.Support;
+
+namespace Camdoop.Cli.Tests.WebView;
+
+/// <summary>
+/// The web view of one server in this process, over HTTPS, in headless Chromium: the link `camdoop web` prints logs
+/// the browser in (a Secure cookie, so only over TLS), the login form takes a pasted link, and the page falls back to
+/// the login form when the session ends, by Log out or by `camdoop web --revoke`.
+/// </summary>
+public sealed class WebViewBrowserTests : IDisposable
+{
+    private const string ServersDrawn = "document.querySelectorAll('#cube circle.server').length";
+    private const string LoginForm = "document.getElementById('code') !== null";
+    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);
+
+    private readonly WebFrontEnd _server = new();
+
+    [BrowserFact]
+    public void TheLinkLogsInAndLogOutOrRevokeEndsTheSession()
+    {
+        using var browser = HeadlessChromium.Start();
+        browser.Navigate(LoginUrl());
+        // The 2x2x2 torus's eight servers, drawn from the page's first /api/state.
+        browser.WaitFor(ServersDrawn, v => v?.GetValue<int>() == 8, Patience, "the page's 8 servers");
+        Assert.Equal(_server.Url, browser.Evaluate("location.href")!.GetValue<string>());
+        Assert.Equal("", browser.Evaluate("document.cookie")!.GetValue<string>());
+        Assert.Equal(1, _server.View.Logins);
+
+        browser.Evaluate("document.querySelector('form.logout').submit(); 0");
+        browser.WaitFor(LoginForm, v => v?.GetValue<bool>() == true, Patience, "the login form after Log out");
+        Assert.Equal(_server.Url + "login", browser.Evaluate("location.href")!.GetValue<string>());
+        Assert.Equal(0, _server.View.Sessions.Count);
+
+        browser.Navigate(LoginUrl());
+        browser.WaitFor(ServersDrawn, v => v?.GetValue<int>() == 8, Patience, "the page again");
+        var revoke = CliRunner.Run("web", "--frontend", _server.FrontEnd, "--certs", _server.ClientCerts, "--revoke");
+        Assert.True(revoke.ExitCode == 0, revoke.ToString());
+        // The page's next poll is refused: it reloads, and the page is the login form.
+        browser.WaitFor(LoginForm, v => v?.GetValue<bool>() == true, Patience, "the login form after the revocation");
+    }
+
+    [BrowserFact]
+    public void TheLoginFormTakesAPastedLink()
+    {
+        using var browser = HeadlessChromium.Start();
+        browser.Navigate(_server.Url);
+        browser.WaitFor(LoginForm, v => v?.GetValue<bool>() == true, Patience, "the login form");
+        browser.Evaluate($"document.getElementById('code').value = '  {LoginUrl()} '; document.getElementById('login').requestSubmit(); 0");
+        browser.WaitFor(ServersDrawn, v => v?.GetValue<int>() == 8, Patience, "the page after the login form");
+        Assert.Equal(_server.Url, browser.Evaluate("location.href")!.GetValue<string>());
+    }
+
+    public void Dispose() => _server.Dispose();
+
+    private string LoginUrl()
+    {
+        var result = CliRunner.Run("web", "--frontend", _server.FrontEnd, "--certs", _server.ClientCerts, "--json");
+        Assert.True(result.ExitCode == 0, result.ToString());
+        return JsonNode.Parse(result.Stdout)!["loginUrl"]!.GetValue<string>();
+    }
+}
