@@ -7,7 +7,7 @@ namespace Camdoop.Runtime.Security;
 /// <summary>
 /// The cluster's own certificate authority, made and used with the framework's X509 classes (no external tool): a
 /// self-signed CA, and node and client certificates it signs. Keys are ECDSA P-256 (cheap handshakes, as every TCP
-/// connection of the cube has one). Every file is PEM; a private key is written mode 0600 from the moment it exists.
+/// connection of the cube has one). Every file is PEM, written mode 0600 from the moment it exists.
 /// </summary>
 public static class ClusterAuthority
 {
@@ -40,8 +40,8 @@ public static class ClusterAuthority
         request.CertificateExtensions.Add(new X509SubjectKeyIdentifierExtension(request.PublicKey, critical: false));
         var now = DateTimeOffset.UtcNow;
         var authority = request.CreateSelfSigned(now.AddMinutes(-5), now + validity);
-        WriteKey(keyPath, key.ExportPkcs8PrivateKeyPem());
-        File.WriteAllText(certificatePath, authority.ExportCertificatePem() + "\n");
+        WritePrivate(keyPath, key.ExportPkcs8PrivateKeyPem());
+        WritePrivate(certificatePath, authority.ExportCertificatePem());
         return authority;
     }
 
@@ -93,14 +93,17 @@ public static class ClusterAuthority
         using var signed = request.Create(authority, now.AddMinutes(-5), notAfter, RandomNumberGenerator.GetBytes(16));
         var certificate = signed.CopyWithPrivateKey(key);
         Directory.CreateDirectory(outputDirectory);
-        WriteKey(Path.Combine(outputDirectory, CertificateFiles.Key(role)), key.ExportPkcs8PrivateKeyPem());
-        File.WriteAllText(Path.Combine(outputDirectory, CertificateFiles.Certificate(role)), certificate.ExportCertificatePem() + "\n");
-        File.WriteAllText(Path.Combine(outputDirectory, CertificateFiles.AuthorityCertificate), authority.ExportCertificatePem() + "\n");
+        WritePrivate(Path.Combine(outputDirectory, CertificateFiles.Key(role)), key.ExportPkcs8PrivateKeyPem());
+        WritePrivate(Path.Combine(outputDirectory, CertificateFiles.Certificate(role)), certificate.ExportCertificatePem());
+        WritePrivate(Path.Combine(outputDirectory, CertificateFiles.AuthorityCertificate), authority.ExportCertificatePem());
         return certificate;
     }
 
-    /// <summary>Writes a private key readable by its owner only, from the moment the file exists; replaces any file there.</summary>
-    private static void WriteKey(string path, string pem)
+    /// <summary>
+    /// Writes a PEM file readable by its owner only, from the moment it exists, replacing any file there: keys must be,
+    /// and certificates are too, so that a credentials directory is private as a whole (its owner may share ca.crt).
+    /// </summary>
+    private static void WritePrivate(string path, string pem)
     {
         string temporary = path + ".tmp";
         File.Delete(temporary);

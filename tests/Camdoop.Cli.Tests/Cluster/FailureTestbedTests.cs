@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
 using Camdoop.Cli.Testbed;
@@ -83,7 +84,14 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
             Assert.Equal(FrontEndServer, first.RootElement.GetProperty("coordinator").GetString());
         }
         string firstFrontEnd = cube.FrontEnd;
+        long connected = cube.NodeStatusOf(FrontEndServer).Counters["frontEnd"]["authenticated"];
         var waiting = Task.Run(() => CliRunner.Run(TimeSpan.FromMinutes(2), "status", jobId, "--wait", "--frontend", firstFrontEnd));
+        // The kill must find the client waiting on its connection, not still starting or shaking hands.
+        var patience = Stopwatch.StartNew();
+        while (cube.NodeStatusOf(FrontEndServer).Counters["frontEnd"]["authenticated"] <= connected && patience.Elapsed < TimeSpan.FromSeconds(30) && !waiting.IsCompleted)
+        {
+            Thread.Sleep(100);
+        }
         Thread.Sleep(500);
         var kill = CliRunner.Run("testbed", "kill", FrontEndServer, "--prefix", Prefix);
         Assert.True(kill.ExitCode == 0, kill.ToString());
