@@ -51,6 +51,13 @@ public sealed class ChunkStoreCounters
 
     public Dictionary<string, long> ToDictionary() => new(StringComparer.Ordinal)
     {
+        ["serversLost"] = ServersLost,
+        ["replicasCopied"] = ReplicasCopied,
+        ["replicaBytesCopied"] = ReplicaBytesCopied,
+        ["replicasConfirmed"] = ReplicasConfirmed,
+        ["replicaCopiesFailed"] = ReplicaCopiesFailed,
+        ["replicasDropped"] = ReplicasDropped,
+        ["replicaCopiesPending"] = ReplicaCopiesPending,
         ["transfersStarted"] = TransfersStarted,
         ["transfersSucceeded"] = TransfersSucceeded,
         ["transfersFailed"] = TransfersFailed,

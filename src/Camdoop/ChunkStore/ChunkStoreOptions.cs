@@ -39,6 +39,13 @@ public sealed record ChunkStoreOptions
     public int ListAttempts { get; init; } = 6;
 
     /// <summary>
+    /// Whether this server restores and moves the replicas it holds as servers come and go (re-replication and
+    /// reconciliation). Every node does; simulated experiments leave it off, so that their results stay those of the
+    /// job alone, and the tests of it turn it on.
+    /// </summary>
+    public bool KeepReplicas { get; init; }
+
+    /// <summary>
     /// How long a server must have been unreachable before the copies it held are made again elsewhere (HDFS waits
     /// about ten minutes too): a server that reboots or loses a link for a moment costs no copying.
     /// </summary>

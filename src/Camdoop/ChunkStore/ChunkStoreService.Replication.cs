@@ -39,6 +39,10 @@ public sealed partial class ChunkStoreService
     /// <summary>Runs every second from the sweep: notices servers lost and back, and keeps the copies going.</summary>
     private void KeepReplicas(long now)
     {
+        if (!Options.KeepReplicas)
+        {
+            return;
+        }
         if (_startedAt < 0)
         {
             _startedAt = now;

@@ -18,6 +18,7 @@ public sealed class ReReplicationTests : IDisposable
 
     private static readonly ChunkStoreOptions Fast = new()
     {
+        KeepReplicas = true,
         ReReplicateAfter = 3_000 * Ms,
         ReplicationStartDelay = 1_000 * Ms,
         ReplicationScanInterval = 600_000 * Ms,
@@ -36,6 +37,8 @@ public sealed class ReReplicationTests : IDisposable
         var held = chunks.Where(c => Holders(cube, c.Id).Contains(lost)).ToList();
         Assert.NotEmpty(held);
         cube.Sim.FailServer(lost, cube.Sim.Now);
+        cube.Settle(100 * Ms);
+        Assert.Contains(chunks, c => Holders(cube, c.Id).Count < ChunkPlacement.Replicas);
         // Within the grace, nothing is copied...
         cube.Settle(2_000 * Ms);
         Assert.All(Cube.All().Where(s => s != lost), s => Assert.Equal(0, cube.Store(s).Counters.ReplicasCopied));
@@ -66,6 +69,7 @@ public sealed class ReReplicationTests : IDisposable
         var chunks = WriteChunks(cube);
         var away = new Coordinate(2, 0, 1);
         cube.Sim.FailServer(away, cube.Sim.Now);
+        cube.Settle(100 * Ms);
         WaitUntil(cube, () => chunks.All(c => Holders(cube, c.Id).Count(h => h != away) == ChunkPlacement.Replicas), "three live replicas of every chunk");
         cube.Sim.RestoreServer(away, cube.Sim.Now);
         cube.Settle(100 * Ms);
@@ -101,6 +105,32 @@ public sealed class ReReplicationTests : IDisposable
         {
             Assert.Equal(ReplicaHealth.Good, cube.Store(replaced).Local.Verify(c.Id));
         }
+    }
+
+    [Fact]
+    public void On8x8x8ALostServersReplicasAreMadeAgain()
+    {
+        var big = new Torus(8, 8, 8);
+        using var cube = new StoreCube(big, dataRoot: _data, options: Fast);
+        var lost = new Coordinate(3, 4, 5);
+        var ids = new List<Key>();
+        for (int i = 0; i < 24; i++)
+        {
+            // Chunks whose primary is the server about to be lost, or one of its neighbours.
+            var id = ChunkPlacement.ChunkId(big, "big", i, nonce: (ulong)big.IndexOf(lost) - 2);
+            var bytes = new byte[30_000];
+            new Random(i).NextBytes(bytes);
+            Assert.True(cube.Write(big.CoordinateOf(i * 17 % big.Count), StoreCube.MetaFor(id, bytes, "big", i, 24), bytes).Ok);
+            ids.Add(id);
+        }
+        bool Restored() => ids.All(id => big.All().Count(s => !cube.Sim.IsServerFailed(s) && cube.Store(s).Local.TryGet(id, out _)) == ChunkPlacement.Replicas);
+        int held = ids.Count(id => cube.Store(lost).Local.TryGet(id, out _));
+        Assert.True(held > 0);
+        cube.Sim.FailServer(lost, cube.Sim.Now);
+        cube.Settle(100 * Ms);
+        Assert.False(Restored());
+        WaitUntil(cube, Restored, "three live replicas of every chunk on 8x8x8");
+        Assert.Equal(held, big.All().Where(s => s != lost).Sum(s => cube.Store(s).Counters.ReplicasCopied));
     }
 
     private sealed record Written(Key Id, byte[] Bytes);
