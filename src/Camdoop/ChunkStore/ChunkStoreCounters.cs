@@ -3,6 +3,25 @@ namespace Camdoop.ChunkStore;
 /// <summary>What the chunk store of one server did. Written on the event loop; read for status.</summary>
 public sealed class ChunkStoreCounters
 {
+    /// <summary>Servers this one has seen unreachable past the grace period (their replicas made again elsewhere).</summary>
+    public long ServersLost;
+
+    /// <summary>Replica copies sent to restore a chunk's replicas or move it to where it belongs.</summary>
+    public long ReplicasCopied;
+
+    public long ReplicaBytesCopied;
+
+    /// <summary>Copies found unneeded: the target already held a good replica.</summary>
+    public long ReplicasConfirmed;
+
+    public long ReplicaCopiesFailed;
+
+    /// <summary>Replicas this server dropped because three good ones are held where they belong.</summary>
+    public long ReplicasDropped;
+
+    /// <summary>Copies waiting to be sent now.</summary>
+    public long ReplicaCopiesPending;
+
     public long TransfersStarted;
     public long TransfersSucceeded;
     public long TransfersFailed;
@@ -32,6 +51,13 @@ public sealed class ChunkStoreCounters
 
     public Dictionary<string, long> ToDictionary() => new(StringComparer.Ordinal)
     {
+        ["serversLost"] = ServersLost,
+        ["replicasCopied"] = ReplicasCopied,
+        ["replicaBytesCopied"] = ReplicaBytesCopied,
+        ["replicasConfirmed"] = ReplicasConfirmed,
+        ["replicaCopiesFailed"] = ReplicaCopiesFailed,
+        ["replicasDropped"] = ReplicasDropped,
+        ["replicaCopiesPending"] = ReplicaCopiesPending,
         ["transfersStarted"] = TransfersStarted,
         ["transfersSucceeded"] = TransfersSucceeded,
         ["transfersFailed"] = TransfersFailed,

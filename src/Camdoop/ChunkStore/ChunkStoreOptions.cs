@@ -38,6 +38,31 @@ public sealed record ChunkStoreOptions
 
     public int ListAttempts { get; init; } = 6;
 
+    /// <summary>
+    /// Whether this server restores and moves the replicas it holds as servers come and go (re-replication and
+    /// reconciliation). Every node does; simulated experiments leave it off, so that their results stay those of the
+    /// job alone, and the tests of it turn it on.
+    /// </summary>
+    public bool KeepReplicas { get; init; }
+
+    /// <summary>
+    /// How long a server must have been unreachable before the copies it held are made again elsewhere (HDFS waits
+    /// about ten minutes too): a server that reboots or loses a link for a moment costs no copying.
+    /// </summary>
+    public long ReReplicateAfter { get; init; } = 600_000 * NodeOptions.Millisecond;
+
+    /// <summary>How long a server waits after it starts before it checks where its replicas belong (its routing settles first).</summary>
+    public long ReplicationStartDelay { get; init; } = 30_000 * NodeOptions.Millisecond;
+
+    /// <summary>How often a server checks all its replicas again even when no server came or went (copies that failed are tried again).</summary>
+    public long ReplicationScanInterval { get; init; } = 300_000 * NodeOptions.Millisecond;
+
+    /// <summary>Bytes a second a server sends to restore or move replicas, on average (0: no cap); running jobs keep the rest of its links.</summary>
+    public long ReReplicateBytesPerSecond { get; init; } = 50L << 20;
+
+    /// <summary>Replica copies a server sends at once.</summary>
+    public int ReReplicateConcurrency { get; init; } = 2;
+
     /// <summary>Frames the chunk store may queue per port in the runtime.</summary>
     public int QueueFrames { get; init; } = 128;
 }

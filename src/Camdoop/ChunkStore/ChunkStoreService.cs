@@ -291,6 +291,13 @@ public sealed partial class ChunkStoreService : IService
             AcceptReadResponse(peer, peerIndex, id, meta!);
             return;
         }
+        if (IsReceiving(meta!.Id))
+        {
+            // Two holders restoring the same replica at once: one copy is enough; the other asks again later.
+            Counters.Busy++;
+            SendOfferReply(peer, id, OfferStatus.Busy);
+            return;
+        }
         var store = Local;
         if (store.TryGet(meta!.Id, out var held) && held.Meta.Checksum == meta.Checksum && held.Meta.Length == meta.Length
             && (purpose == TransferPurpose.Store ? !held.Corrupt : store.Verify(meta.Id) == ReplicaHealth.Good))
@@ -470,6 +477,7 @@ public sealed partial class ChunkStoreService : IService
                 _inbound.Remove(key);
             }
         }
+        KeepReplicas(now);
         if (!_stopped)
         {
             Context.SetTimer(NodeOptions.Millisecond * 1000, _sweep!);

@@ -275,6 +275,17 @@ public sealed class LocalChunkStore
         return removed;
     }
 
+    /// <summary>Forgets one replica (held three times elsewhere) on the loop; the caller deletes its files off it.</summary>
+    public bool Forget(in Key id, out StoredChunk chunk)
+    {
+        if (!_chunks.Remove(id, out chunk!))
+        {
+            return false;
+        }
+        BytesStored -= chunk.Meta.Length;
+        return true;
+    }
+
     /// <summary>
     /// Deletes a removed replica's files: the metadata first, so a crash in between leaves data without metadata,
     /// which <see cref="Open"/> removes. Safe off the loop.

@@ -156,6 +156,7 @@ public sealed class CamdoopNode : IDisposable
             JobControl = new JobControlOptions { Jobs = JobCatalog.ForServer(_settings.JobAssemblyDirectory) },
             Streams = OpenStreams(),
             ProcessStats = _processStats,
+            ChunkStore = _settings.ChunkStore,
         });
     }
 

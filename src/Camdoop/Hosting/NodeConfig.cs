@@ -114,6 +114,15 @@ public sealed record NodeConfig
     /// <summary>How often each link's I/O thread checks the interface's carrier and kernel drop counter, in milliseconds.</summary>
     public int CarrierPollMs { get; init; } = 100;
 
+    /// <summary>
+    /// Seconds a server must be unreachable before the replicas it held are made again on other servers (default ten
+    /// minutes, as HDFS waits).
+    /// </summary>
+    public double ReReplicateAfterSeconds { get; init; } = 600;
+
+    /// <summary>Bytes a second each server sends, on average, to restore or move replicas (0: no cap).</summary>
+    public long ReReplicateBytesPerSecond { get; init; } = 50L << 20;
+
     /// <summary>How often status.json in the data directory is rewritten, in milliseconds.</summary>
     public int StatusIntervalMs { get; init; } = 1000;
 
@@ -273,6 +282,14 @@ public sealed record NodeConfig
         {
             throw new NodeConfigException("node config: 'carrierPollMs' must be between 1 and 60000");
         }
+        if (!(ReReplicateAfterSeconds is >= 1 and <= 7 * 86_400))
+        {
+            throw new NodeConfigException("node config: 'reReplicateAfterSeconds' must be between 1 and 604800 (a week)");
+        }
+        if (ReReplicateBytesPerSecond < 0)
+        {
+            throw new NodeConfigException("node config: 'reReplicateBytesPerSecond' must be 0 (no cap) or more");
+        }
         if (QueueCapacity is < 1 or > 65536)
         {
             throw new NodeConfigException("node config: 'queueCapacity' must be between 1 and 65536");
@@ -333,6 +350,12 @@ public sealed record NodeConfig
             LinkDriver = driver,
             JobAssemblyDirectory = JobAssemblyDirectory is null ? null : Path.GetFullPath(JobAssemblyDirectory),
             WarmUp = WarmUp,
+            ChunkStore = new ChunkStore.ChunkStoreOptions
+            {
+                KeepReplicas = true,
+                ReReplicateAfter = (long)(ReReplicateAfterSeconds * 1e9),
+                ReReplicateBytesPerSecond = ReReplicateBytesPerSecond,
+            },
         };
     }
 
@@ -416,6 +439,9 @@ public sealed record NodeSettings
     public LogLevel LogLevel { get; init; } = LogLevel.Info;
 
     /// <summary>See <see cref="NodeConfig.WarmUp"/>.</summary>
+    /// <summary>The chunk store's settings: when replicas of a lost server are made again, and how fast.</summary>
+    public ChunkStore.ChunkStoreOptions ChunkStore { get; init; } = new();
+
     public bool WarmUp { get; init; } = true;
 
     public required NodeOptions Node { get; init; }

@@ -12,13 +12,13 @@ internal sealed class StoreCube : IDisposable
 {
     public const long Ms = SimTime.Millisecond;
 
-    public StoreCube(Torus torus, double lossRate = 0, ulong seed = 1, string? dataRoot = null)
+    public StoreCube(Torus torus, double lossRate = 0, ulong seed = 1, string? dataRoot = null, ChunkStoreOptions? options = null)
     {
         Torus = torus;
         Sim = new Simulation(new SimulationOptions { Torus = torus, Seed = seed, LossRate = lossRate, DataRoot = dataRoot, Node = SimulationOptions.DefaultNodeOptions with { BeaconInterval = 50 * Ms } }, host =>
         {
             KeyRoutingService.Install(host);
-            ChunkStoreService.Install(host);
+            ChunkStoreService.Install(host, options);
         });
         Sim.Start();
     }

@@ -40,6 +40,7 @@ public static class TestbedCommand
             .Option("beacon-interval", "Liveness beacon interval", "DURATION", "100ms")
             .Option("beacon-misses", "Silent intervals before a link is declared down (3 s: 27 nodes sharing a few cores stall for over a second at times)", "N", "30")
             .Option("timeout", "How long to wait for every server to be up", "DURATION", "180s")
+            .Option("rereplicate-after", "How long a server must be unreachable before its replicas are made again on others", "DURATION", "600s")
             .Flag("no-warm-up", "Start the nodes without warming their job code paths up (the first job is then slower)")
             .Option("receive-buffer", "Kernel receive buffer of the links (tests make it tiny so that the kernel drops frames)", "SIZE")
             .Option("receive-buffer-at", "Apply --receive-buffer only to this server", "X,Y,Z")
@@ -167,6 +168,7 @@ public static class TestbedCommand
             ReceiveBufferBytes = receiveBuffers,
             LinkDriver = driver,
             WarmUp = !args.Flag("no-warm-up"),
+            ReReplicateAfterSeconds = Math.Max(1, args.Nanoseconds("rereplicate-after") / 1e9),
         };
         if (options.WebPort == options.FrontEndPort)
         {

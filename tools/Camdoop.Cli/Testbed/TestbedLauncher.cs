@@ -28,6 +28,9 @@ public sealed record TestbedNodeOptions
 
     public int CarrierPollMs { get; init; } = 250;
 
+    /// <summary>Seconds a server must be unreachable before its replicas are made again (<see cref="NodeConfig.ReReplicateAfterSeconds"/>).</summary>
+    public double ReReplicateAfterSeconds { get; init; } = 600;
+
     public string LogLevel { get; init; } = "info";
 
     /// <summary>Nodes warm their job code paths up before they start (<see cref="NodeConfig.WarmUp"/>).</summary>
@@ -80,6 +83,7 @@ public static class TestbedLauncher
                 BeaconMisses = options.BeaconMisses,
                 StatusIntervalMs = options.StatusIntervalMs,
                 CarrierPollMs = options.CarrierPollMs,
+                ReReplicateAfterSeconds = options.ReReplicateAfterSeconds,
                 ReceiveBufferBytes = options.ReceiveBufferBytes.TryGetValue(c, out int rcv) ? rcv : null,
                 LinkDriver = options.LinkDriver.Name(),
                 JobAssemblyDirectory = jobAssemblies,
