@@ -27,6 +27,7 @@ public sealed partial class ChunkStoreService
     private int _copiesRunning;
     private long _rateDebt;
     private long _rateAt;
+    private bool _joined;
 
     /// <summary>Servers this one takes for lost (unreachable past the grace period).</summary>
     public IEnumerable<Coordinate> LostServers => _lost?.Members().Select(Context.Torus.CoordinateOf) ?? [];
@@ -48,9 +49,15 @@ public sealed partial class ChunkStoreService
             _startedAt = now;
             _lost = new ServerSet(Context.Torus.Count);
         }
-        if (now - _startedAt < Options.ReplicationStartDelay)
+        // A short grace (a test's, a small cube's) need not wait for the whole start delay either.
+        if (now - _startedAt < Math.Min(Options.ReplicationStartDelay, Options.ReReplicateAfter))
         {
             return;
+        }
+        if (!_joined)
+        {
+            _joined = true;
+            AnnounceJoined();
         }
         _rescan |= TrackMembership(now);
         if (_rescan || now >= _nextScanAt)
@@ -100,6 +107,27 @@ public sealed partial class ChunkStoreService
             }
         }
         return changed;
+    }
+
+    /// <summary>Tells every other server this one has started: it may be back with an empty disk.</summary>
+    private void AnnounceJoined()
+    {
+        foreach (var server in Context.Torus.All())
+        {
+            if (server != Context.Self)
+            {
+                SendControl(server, ChunkWire.WriteHeader(_frame, ChunkMessage.Joined, 0));
+            }
+        }
+    }
+
+    private void OnJoined(int server)
+    {
+        if (Options.KeepReplicas && _lost is not null)
+        {
+            Forget(server);
+            _rescan = true;
+        }
     }
 
     /// <summary>Forgets what <paramref name="server"/> was known to hold.</summary>

@@ -206,6 +206,9 @@ public sealed partial class ChunkStoreService : IService
             case ChunkMessage.DeleteReply:
                 OnDeleteReply(peerIndex, id, payload);
                 break;
+            case ChunkMessage.Joined:
+                OnJoined(peerIndex);
+                break;
         }
     }
 

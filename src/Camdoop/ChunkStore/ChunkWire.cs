@@ -47,6 +47,12 @@ public enum ChunkMessage : byte
 
     /// <summary>Server to deleter: id | replicas deleted (4) | their bytes (8).</summary>
     DeleteReply = 12,
+
+    /// <summary>
+    /// A server that started to every other: id (0). It may be back with an empty disk, so what it was known to hold
+    /// is asked again (re-replication).
+    /// </summary>
+    Joined = 13,
 }
 
 public enum TransferPurpose : byte

@@ -17,6 +17,7 @@ public static class TestbedCommand
             .Add(StatusCommand())
             .Add(Kill())
             .Add(Start())
+            .Add(Replace())
             .Add(Link())
             .Add(Down())
             .Add(TestbedBenchCommand.Create());
@@ -74,6 +75,18 @@ public static class TestbedCommand
             .Option("prefix", "Namespace prefix", "NAME", TestbedState.DefaultPrefix)
             .Option("timeout", "How long to wait for the server to be up", "DURATION", "60s")
             .Handle(RunStart);
+
+    private static Command Replace() =>
+        new Command("replace", "Replace a server's disk: stop its node, empty its data directory, start it again; it receives its share back.")
+        {
+            Details = "Needs root. Everything in the server's data directory goes but its node config and its certificates (what\n" +
+                      "an operator installs on a new disk). The other servers notice it is back and send it the replicas it\n" +
+                      "should hold; 'camdoop fsck' shows when they are all there. Waits until it hears its six neighbours.",
+        }
+            .Argument("server", "The server, X,Y,Z")
+            .Option("prefix", "Namespace prefix", "NAME", TestbedState.DefaultPrefix)
+            .Option("timeout", "How long to wait for the server to be up", "DURATION", "60s")
+            .Handle(RunReplace);
 
     private static Command Link() =>
         new Command("link", "Pull (down) or replug (up) the cable on one port of a server: both ends of that torus link.")
@@ -273,6 +286,25 @@ public static class TestbedCommand
         TestbedLauncher.WaitUntilUp(updated, [started], timeout);
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"server {server.Coordinate} of testbed '{state.Prefix}' started (pid {started.Pid}) on {server.DataDirectory}"));
+        return 0;
+    }
+
+    private static int RunReplace(ParsedArguments args)
+    {
+        var (state, server) = LoadWithServer(args, "replace");
+        var timeout = TimeSpan.FromTicks(args.Nanoseconds("timeout") / 100);
+        TestbedLauncher.StopNodes([server], TimeSpan.FromSeconds(15));
+        if (TestbedLauncher.IsAlive(server.Pid) && !TestbedLauncher.Kill(server.Pid))
+        {
+            throw new CliException($"could not stop server {server.Coordinate} (pid {server.Pid})");
+        }
+        int removed = TestbedDataRoot.EmptyServerDirectory(server.DataDirectory, keep: ["node.json", "certs"]);
+        var started = server with { Pid = TestbedLauncher.Restart(server) };
+        var updated = state with { Servers = [.. state.Servers.Select(s => s.Coordinate == server.Coordinate ? started : s)] };
+        updated.Save();
+        TestbedLauncher.WaitUntilUp(updated, [started], timeout);
+        Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"server {server.Coordinate} of testbed '{state.Prefix}' replaced (pid {started.Pid}): {removed} files removed from {server.DataDirectory}; the other servers send it its share"));
         return 0;
     }
 

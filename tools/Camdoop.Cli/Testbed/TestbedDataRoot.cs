@@ -40,6 +40,33 @@ public static class TestbedDataRoot
         CheckPrivate(path, "the data root");
     }
 
+    /// <summary>
+    /// Empties a stopped server's data directory as a new disk would be, but for the entries named in
+    /// <paramref name="keep"/> (its config and certificates); returns the files removed. Links are removed, not followed.
+    /// </summary>
+    public static int EmptyServerDirectory(string directory, IReadOnlyCollection<string> keep)
+    {
+        int removed = 0;
+        foreach (var entry in new DirectoryInfo(directory).EnumerateFileSystemInfos())
+        {
+            if (keep.Contains(entry.Name))
+            {
+                continue;
+            }
+            if (entry is DirectoryInfo dir && dir.LinkTarget is null)
+            {
+                removed += dir.EnumerateFiles("*", SearchOption.AllDirectories).Count();
+                dir.Delete(recursive: true);
+            }
+            else
+            {
+                entry.Delete();
+                removed++;
+            }
+        }
+        return removed;
+    }
+
     /// <summary>Creates <paramref name="path"/> (a directory inside a data root) mode 0700.</summary>
     public static void CreateDirectory(string path)
     {
