@@ -5,7 +5,8 @@ using Camdoop.JobControl.Wire;
 
 namespace Camdoop.FrontEnd;
 
-// Operator requests: list the jobs coordinated here, kill one, delete a dataset, rate limits (FrontEndSession.Limits.cs).
+// Operator requests: list the jobs coordinated here, kill one, delete a dataset, rate limits (FrontEndSession.Limits.cs),
+// fsck (FrontEndSession.Fsck.cs).
 public sealed partial class FrontEndSession
 {
     private Task HandleOperatorAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation) => request switch
@@ -15,6 +16,7 @@ public sealed partial class FrontEndSession
         RmRequest rm => RmAsync(rm, replies, cancellation),
         LimitRequest limit => LimitAsync(limit, replies, cancellation),
         LimitsRequest => LimitsAsync(replies, cancellation),
+        FsckRequest fsck => FsckAsync(fsck, replies, cancellation),
         _ => throw new FrontEndException($"unknown operation '{request.Op}'"),
     };
 

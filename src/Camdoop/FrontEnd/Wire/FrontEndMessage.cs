@@ -109,7 +109,8 @@ public sealed class FrontEndOperations
         .Add<RmRequest>()
         .Add<QueryRequest>()
         .Add<LimitRequest>()
-        .Add<LimitsRequest>();
+        .Add<LimitsRequest>()
+        .Add<FsckRequest>();
 
     public FrontEndOperations Add<T>()
         where T : FrontEndRequest, new()
