@@ -36,24 +36,48 @@ public sealed partial class ChunkStoreService
         list.Start();
     }
 
-    /// <summary>This server's replicas of <paramref name="dataset"/> (null: all) after <paramref name="after"/>, in id order, one reply's worth.</summary>
-    private List<(Key Chunk, ReplicaState State)> LocalReplicas(string? dataset, Key? after, int most, out bool more)
+    /// <summary>
+    /// This server's replicas of <paramref name="dataset"/> (null: all) after <paramref name="after"/>, in id order, at
+    /// most <paramref name="most"/>; <paramref name="done"/> gets them on the loop, and whether more follow. Each file
+    /// is looked for off the loop: a replica whose file is gone is reported <see cref="ReplicaState.Missing"/>.
+    /// </summary>
+    private void LocalReplicas(string? dataset, Key? after, int most, Action<List<(Key Chunk, ReplicaState State)>, bool> done)
     {
-        var held = new List<(Key Chunk, ReplicaState State)>();
+        var held = new List<StoredChunk>();
         foreach (var c in Local.All)
         {
             if ((dataset is null || c.Meta.Dataset == dataset) && (after is not { } a || c.Meta.Id > a))
             {
-                held.Add((c.Meta.Id, c.State));
+                held.Add(c);
             }
         }
-        held.Sort(static (x, y) => x.Chunk.CompareTo(y.Chunk));
-        more = held.Count > most;
+        held.Sort(static (x, y) => x.Meta.Id.CompareTo(y.Meta.Id));
+        bool more = held.Count > most;
         if (more)
         {
             held.RemoveRange(most, held.Count - most);
         }
-        return held;
+        var page = held.Select(c => (Chunk: c.Meta.Id, c.State)).ToList();
+        var gone = new bool[held.Count];
+        Context.RunOffLoop(
+            () =>
+            {
+                for (int i = 0; i < held.Count; i++)
+                {
+                    gone[i] = !File.Exists(held[i].DataPath);
+                }
+            },
+            () =>
+            {
+                for (int i = 0; i < page.Count; i++)
+                {
+                    if (gone[i])
+                    {
+                        page[i] = (page[i].Chunk, ReplicaState.Missing);
+                    }
+                }
+                done(page, more);
+            });
     }
 
     private void OnReplicaRequest(Coordinate peer, ulong id, ReadOnlySpan<byte> payload)
@@ -63,8 +87,13 @@ public sealed partial class ChunkStoreService
             Counters.Malformed++;
             return;
         }
-        var page = LocalReplicas(dataset, after, ChunkWire.MaxReplicaEntries, out bool more);
-        SendControl(peer, ChunkWire.WriteReplicaReply(_frame, id, more, page));
+        LocalReplicas(dataset, after, ChunkWire.MaxReplicaEntries, (page, more) =>
+        {
+            if (!_stopped)
+            {
+                SendControl(peer, ChunkWire.WriteReplicaReply(_frame, id, more, page));
+            }
+        });
     }
 
     private void OnReplicaReply(int peerIndex, ulong id, ReadOnlySpan<byte> payload)
@@ -87,6 +116,7 @@ public sealed partial class ChunkStoreService
         private readonly Action<ReplicaListResult> _done;
         private readonly Dictionary<int, PeerState> _peers = [];
         private readonly Dictionary<Key, List<HeldReplica>> _found = [];
+        private bool _localDone;
         private bool _finished;
 
         public ReplicaListOperation(ChunkStoreService service, ulong id, string? dataset, List<Coordinate> servers, Action<ReplicaListResult> done)
@@ -106,10 +136,15 @@ public sealed partial class ChunkStoreService
         public void Start()
         {
             var self = _service.Context.Self;
-            foreach (var (chunk, state) in _service.LocalReplicas(_dataset, null, int.MaxValue, out _))
+            _service.LocalReplicas(_dataset, null, int.MaxValue, (page, _) =>
             {
-                Add(chunk, new HeldReplica(self, state));
-            }
+                foreach (var (chunk, state) in page)
+                {
+                    Add(chunk, new HeldReplica(self, state));
+                }
+                _localDone = true;
+                Check();
+            });
             foreach (var peer in _peers.Values)
             {
                 if (_service.IsReachable(peer.Server))
@@ -201,7 +236,7 @@ public sealed partial class ChunkStoreService
 
         private void Check()
         {
-            if (_peers.Values.All(p => p.Done || p.GaveUp))
+            if (_localDone && !_finished && _peers.Values.All(p => p.Done || p.GaveUp))
             {
                 Finish();
             }

@@ -494,7 +494,7 @@ public static class ChunkWire
         for (int i = 0; i < count; i++, p += ReplicaEntrySize)
         {
             byte state = payload[p + Key.Size];
-            if (state > (byte)ReplicaState.Corrupt)
+            if (state > (byte)ReplicaState.Missing)
             {
                 return false;
             }

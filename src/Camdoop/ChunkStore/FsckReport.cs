@@ -9,15 +9,15 @@ namespace Camdoop.ChunkStore;
 /// </summary>
 public sealed record FsckChunk(Key Id, int Index, IReadOnlyList<HeldReplica> Replicas, IReadOnlyList<Coordinate> Placement)
 {
-    /// <summary>Live replicas not known to be corrupt.</summary>
-    public int Good => Replicas.Count(r => r.State != ReplicaState.Corrupt);
+    /// <summary>Live replicas not known to be corrupt (checked good, or not checked since their server started).</summary>
+    public int Good => Replicas.Count(r => r.State is ReplicaState.Good or ReplicaState.Unchecked);
 
     public bool IsManifest => Index < 0;
 }
 
 /// <summary>
 /// One dataset's health. <see cref="Chunks"/> counts its data chunks; <see cref="Replicas"/> their replicas on the
-/// servers that answered, corrupt ones included; <see cref="UnderReplicated"/> the chunks with fewer good live
+/// servers that answered, corrupt ones included (not those whose file is gone, <see cref="ReplicaState.Missing"/>); <see cref="UnderReplicated"/> the chunks with fewer good live
 /// replicas than <see cref="FsckReport.Required"/>, <see cref="Missing"/> (a subset) those with none, and
 /// <see cref="Corrupt"/> the live replicas whose last check found them bad. The manifest is not among the chunks: its
 /// good live replicas are <see cref="ManifestReplicas"/>, and it is listed in <see cref="Problems"/> when short.
@@ -97,7 +97,7 @@ public sealed record FsckReport(IReadOnlyList<FsckDataset> Datasets, IReadOnlyLi
             {
                 var id = manifest.Chunks[i].Id;
                 var held = LiveReplicas(id);
-                count += held.Count;
+                count += held.Count(r => r.State != ReplicaState.Missing);
                 corrupt += held.Count(r => r.State == ReplicaState.Corrupt);
                 var chunk = new FsckChunk(id, i, held, placement(id));
                 int good = chunk.Good;
@@ -109,7 +109,7 @@ public sealed record FsckReport(IReadOnlyList<FsckDataset> Datasets, IReadOnlyLi
                 }
                 else if (good < held.Count)
                 {
-                    problems.Add(chunk); // enough good replicas, and a corrupt one besides: still worth naming
+                    problems.Add(chunk); // enough good replicas, and a corrupt or lost one besides: still worth naming
                 }
             }
             result.Add(new FsckDataset(input.Name, manifest.Chunks.Count, count, under, missing, corrupt, manifestChunk.Good, problems));

@@ -34,6 +34,9 @@ public enum ReplicaState : byte
     Unchecked = 0,
     Good = 1,
     Corrupt = 2,
+
+    /// <summary>Still in the server's index, but its data file is gone (found when fsck asked): no replica at all.</summary>
+    Missing = 3,
 }
 
 /// <summary>

@@ -56,6 +56,7 @@ public sealed partial class FrontEndSession
     {
         ReplicaState.Good => "good",
         ReplicaState.Corrupt => "corrupt",
+        ReplicaState.Missing => "missing",
         _ => "unchecked",
     };
 }

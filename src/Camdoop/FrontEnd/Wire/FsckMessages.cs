@@ -124,7 +124,10 @@ public sealed class FsckReplicaInfo
     [Key("server")]
     public string Server { get; set; } = "";
 
-    /// <summary>"good", "corrupt" or "unchecked" (not checked since the server started; presumed good).</summary>
+    /// <summary>
+    /// "good", "corrupt", "unchecked" (not checked since the server started; presumed good) or "missing" (the server
+    /// lists it, but its file is gone).
+    /// </summary>
     [Key("state")]
     public string State { get; set; } = "";
 }
