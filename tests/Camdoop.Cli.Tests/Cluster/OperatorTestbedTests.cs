@@ -12,7 +12,7 @@ namespace Camdoop.Cli.Tests.Cluster;
 /// commands refuse what they cannot do in one line.
 /// </summary>
 [Collection(TestbedCollection.Name)]
-public sealed class OperatorTestbedTests(OperatorCube cube, ITestOutputHelper output) : IClassFixture<OperatorCube>
+public sealed partial class OperatorTestbedTests(OperatorCube cube, ITestOutputHelper output) : IClassFixture<OperatorCube>
 {
     [RootFact]
     public void TwoJobsSubmittedAtOnceBothFinishWithExactOutput()
