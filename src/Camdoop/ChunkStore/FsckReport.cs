@@ -99,17 +99,17 @@ public sealed record FsckReport(IReadOnlyList<FsckDataset> Datasets, IReadOnlyLi
                 var held = LiveReplicas(id);
                 count += held.Count(r => r.State != ReplicaState.Missing);
                 corrupt += held.Count(r => r.State == ReplicaState.Corrupt);
-                var chunk = new FsckChunk(id, i, held, placement(id));
-                int good = chunk.Good;
+                int good = held.Count(r => r.State is ReplicaState.Good or ReplicaState.Unchecked);
                 if (good < required)
                 {
                     under++;
                     missing += good == 0 ? 1 : 0;
-                    problems.Add(chunk);
                 }
-                else if (good < held.Count)
+                // Enough good replicas and a corrupt or lost one besides is still worth naming. Placement is looked up
+                // for these alone: it costs a pass over the servers.
+                if (good < held.Count || good < required)
                 {
-                    problems.Add(chunk); // enough good replicas, and a corrupt or lost one besides: still worth naming
+                    problems.Add(new FsckChunk(id, i, held, placement(id)));
                 }
             }
             result.Add(new FsckDataset(input.Name, manifest.Chunks.Count, count, under, missing, corrupt, manifestChunk.Good, problems));
