@@ -36,7 +36,7 @@ public static class ScrubCostBenchmark
                 File.WriteAllBytes(path, bytes);
             }
             var buffer = new byte[LocalChunkStore.CheckBufferBytes];
-            output.WriteLine("files,round,gb,wall_s,cpu_s,cpu_s_per_gb,gb_per_wall_s");
+            output.WriteLine("pages,round,gb,wall_s,cpu_s,cpu_s_per_gb,gb_per_wall_s");
             foreach (bool evict in new[] { false, true })
             {
                 for (int round = 0; round < Rounds; round++)
