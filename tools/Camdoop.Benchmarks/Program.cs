@@ -1,4 +1,5 @@
 using BenchmarkDotNet.Running;
+using Camdoop.Benchmarks.ChunkStore;
 using Camdoop.Benchmarks.Links;
 using Camdoop.Benchmarks.Simulator;
 
@@ -10,7 +11,8 @@ public static class Program
     /// BenchmarkDotNet benchmarks (e.g. --filter '*FrameCodec*'), or `link-probe [options]` for the raw-Ethernet
     /// link throughput probe, which needs two network namespaces and so cannot run under BenchmarkDotNet, or
     /// `switch-speed [torus] [MB] [min RTO ms]` for the speed of the switched simulation under TCP incast and permutation,
-    /// or `shuffle-energy [torus] [job] [KB] [models]` for one job's network energy on the torus and behind a switch.
+    /// `shuffle-energy [torus] [job] [KB] [models]` for one job's network energy on the torus and behind a switch, or
+    /// `scrub-cost [GB] [chunk MB] [directory]` for the CPU the chunk store's scrubber spends per GB it checks.
     /// </summary>
     public static int Main(string[] args)
     {
@@ -21,6 +23,10 @@ public static class Program
         if (args.Length > 0 && args[0] == "switch-speed")
         {
             return SwitchedSpeedBenchmark.Run(args[1..], Console.Out);
+        }
+        if (args.Length > 0 && args[0] == "scrub-cost")
+        {
+            return ScrubCostBenchmark.Run(args[1..], Console.Out);
         }
         if (args.Length > 0 && args[0] == "shuffle-energy")
         {

@@ -48,6 +48,16 @@ public sealed class ChunkStoreCounters
     public long RepairsCompleted;
     public long StorageErrors;
     public long DiskFull;
+    /// <summary>Replicas the scrubber checked, and their bytes.</summary>
+    public long ScrubChunks;
+    public long ScrubBytes;
+    /// <summary>Replicas the scrubber found corrupt (or whose file was gone), repaired from another, or could not repair.</summary>
+    public long ScrubCorrupt;
+    public long ScrubRepaired;
+    public long ScrubUnrepairable;
+    public long ScrubPasses;
+    /// <summary>When the last full scrub pass ended, Unix milliseconds; 0: none yet.</summary>
+    public long ScrubLastPassEnd;
 
     public Dictionary<string, long> ToDictionary() => new(StringComparer.Ordinal)
     {
@@ -83,5 +93,12 @@ public sealed class ChunkStoreCounters
         ["repairsCompleted"] = RepairsCompleted,
         ["storageErrors"] = StorageErrors,
         ["diskFull"] = DiskFull,
+        ["scrubChunks"] = ScrubChunks,
+        ["scrubBytes"] = ScrubBytes,
+        ["scrubCorrupt"] = ScrubCorrupt,
+        ["scrubRepaired"] = ScrubRepaired,
+        ["scrubUnrepairable"] = ScrubUnrepairable,
+        ["scrubPasses"] = ScrubPasses,
+        ["scrubLastPassEnd"] = ScrubLastPassEnd,
     };
 }

@@ -63,6 +63,18 @@ public sealed record ChunkStoreOptions
     /// <summary>Replica copies a server sends at once.</summary>
     public int ReReplicateConcurrency { get; init; } = 2;
 
+    /// <summary>
+    /// How fast the scrubber re-reads this server's replicas to check their checksums, bytes per second: low enough
+    /// that the disk stays free for jobs (a scrubbed chunk waits its share of a second before the next starts).
+    /// </summary>
+    public long ScrubBytesPerSecond { get; init; } = 20_000_000;
+
+    /// <summary>
+    /// Time from the end of one scrub pass over every replica to the start of the next; 0 turns scrubbing off. A
+    /// server's first pass starts one interval after the last pass it recorded ended (or after it starts, if none).
+    /// </summary>
+    public long ScrubInterval { get; init; } = 24 * 3600 * 1000 * NodeOptions.Millisecond;
+
     /// <summary>Frames the chunk store may queue per port in the runtime.</summary>
     public int QueueFrames { get; init; } = 128;
 }

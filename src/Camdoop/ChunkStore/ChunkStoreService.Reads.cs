@@ -222,8 +222,11 @@ public sealed partial class ChunkStoreService
         transfer.Begin();
     }
 
-    /// <summary>Sends good bytes to a replica server whose copy was corrupt or missing.</summary>
-    private void Repair(Coordinate target, ChunkMeta meta, byte[] bytes)
+    /// <summary>
+    /// Sends good bytes to a replica server whose copy was corrupt or missing. <paramref name="done"/>, when given, runs
+    /// on the loop with whether the repaired replica is durable (for this server's own replica only).
+    /// </summary>
+    private void Repair(Coordinate target, ChunkMeta meta, byte[] bytes, Action<string?>? done = null)
     {
         Counters.RepairsStarted++;
         if (target == Context.Self)
@@ -235,6 +238,7 @@ public sealed partial class ChunkStoreService
                     Counters.RepairsCompleted++;
                     Context.Log(LogLevel.Info, $"chunk store: local replica of chunk {meta.Id} ({meta.Dataset}) repaired");
                 }
+                done?.Invoke(error);
             });
             return;
         }

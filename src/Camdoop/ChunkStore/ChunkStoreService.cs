@@ -92,6 +92,7 @@ public sealed partial class ChunkStoreService : IService
         }
         _sweep = Sweep;
         context.SetTimer(NodeOptions.Millisecond * 1000, _sweep);
+        StartScrubbing();
     }
 
     public void Stop()
@@ -117,6 +118,10 @@ public sealed partial class ChunkStoreService : IService
         foreach (var delete in _deletes.Values.ToList())
         {
             delete.Finish();
+        }
+        foreach (var replicas in _replicaLists.Values.ToList())
+        {
+            replicas.Finish();
         }
     }
 
@@ -208,6 +213,12 @@ public sealed partial class ChunkStoreService : IService
                 break;
             case ChunkMessage.Joined:
                 OnJoined(peerIndex);
+                break;
+            case ChunkMessage.ReplicaRequest:
+                OnReplicaRequest(peer, id, payload);
+                break;
+            case ChunkMessage.ReplicaReply:
+                OnReplicaReply(peerIndex, id, payload);
                 break;
         }
     }

@@ -49,10 +49,19 @@ public enum ChunkMessage : byte
     DeleteReply = 12,
 
     /// <summary>
+    /// Lister to server (fsck): id | from the start (1) | after chunk id (20) | name (2 + UTF-8; empty: every
+    /// dataset). Asks which replicas the server holds, in chunk id order, after the given id.
+    /// </summary>
+    ReplicaRequest = 13,
+
+    /// <summary>Server to lister: id | more (1) | count (2) | count x [chunk id (20) | <see cref="ReplicaState"/> (1)].</summary>
+    ReplicaReply = 14,
+
+    /// <summary>
     /// A server that started to every other: id (0). It may be back with an empty disk, so what it was known to hold
     /// is asked again (re-replication).
     /// </summary>
-    Joined = 13,
+    Joined = 15,
 }
 
 public enum TransferPurpose : byte
@@ -122,7 +131,7 @@ public static class ChunkWire
     {
         kind = 0;
         id = 0;
-        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.DeleteReply)
+        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.Joined)
         {
             return false;
         }
@@ -399,5 +408,105 @@ public static class ChunkWire
         replicas = BinaryPrimitives.ReadInt32BigEndian(payload[HeaderSize..]);
         bytes = BinaryPrimitives.ReadInt64BigEndian(payload[(HeaderSize + 4)..]);
         return replicas >= 0 && bytes >= 0;
+    }
+
+    /// <summary>Bytes of one replica in a <see cref="ChunkMessage.ReplicaReply"/>.</summary>
+    public const int ReplicaEntrySize = Key.Size + 1;
+
+    /// <summary>Replicas one reply carries at most.</summary>
+    public const int MaxReplicaEntries = (FrameLayout.MaxPayload - HeaderSize - 3) / ReplicaEntrySize;
+
+    /// <summary><paramref name="after"/> null: from the first replica; <paramref name="dataset"/> null: every dataset.</summary>
+    public static int WriteReplicaRequest(Span<byte> destination, ulong id, Key? after, string? dataset)
+    {
+        int p = WriteHeader(destination, ChunkMessage.ReplicaRequest, id);
+        destination[p++] = (byte)(after is null ? 1 : 0);
+        (after ?? Key.Zero).Write(destination[p..]);
+        p += Key.Size;
+        int n = dataset is null ? 0 : System.Text.Encoding.UTF8.GetBytes(dataset, destination[(p + 2)..]);
+        BinaryPrimitives.WriteUInt16BigEndian(destination[p..], (ushort)n);
+        return p + 2 + n;
+    }
+
+    /// <summary>A replica request; <paramref name="dataset"/> null for every dataset, else a valid name.</summary>
+    public static bool TryReadReplicaRequest(ReadOnlySpan<byte> payload, out Key? after, out string? dataset)
+    {
+        after = null;
+        dataset = null;
+        const int fixedSize = HeaderSize + 1 + Key.Size + 2;
+        if (payload.Length < fixedSize || payload[HeaderSize] > 1)
+        {
+            return false;
+        }
+        if (payload[HeaderSize] == 0)
+        {
+            after = Key.Read(payload[(HeaderSize + 1)..]);
+        }
+        int n = BinaryPrimitives.ReadUInt16BigEndian(payload[(HeaderSize + 1 + Key.Size)..]);
+        var bytes = payload[fixedSize..];
+        if (bytes.Length != n || n > ChunkMeta.MaxNameBytes || !System.Text.Unicode.Utf8.IsValid(bytes))
+        {
+            return false;
+        }
+        if (n > 0)
+        {
+            string name = System.Text.Encoding.UTF8.GetString(bytes);
+            if (!ChunkMeta.IsValidName(name))
+            {
+                return false;
+            }
+            dataset = name;
+        }
+        return true;
+    }
+
+    /// <summary>Writes <paramref name="replicas"/> (at most <see cref="MaxReplicaEntries"/>).</summary>
+    public static int WriteReplicaReply(Span<byte> destination, ulong id, bool more, IReadOnlyList<(Key Chunk, ReplicaState State)> replicas)
+    {
+        ArgumentNullException.ThrowIfNull(replicas);
+        if (replicas.Count > MaxReplicaEntries)
+        {
+            throw new ArgumentException($"a reply carries at most {MaxReplicaEntries} replicas", nameof(replicas));
+        }
+        int p = WriteHeader(destination, ChunkMessage.ReplicaReply, id);
+        destination[p++] = (byte)(more ? 1 : 0);
+        BinaryPrimitives.WriteUInt16BigEndian(destination[p..], (ushort)replicas.Count);
+        p += 2;
+        foreach (var (chunk, state) in replicas)
+        {
+            chunk.Write(destination[p..]);
+            destination[p + Key.Size] = (byte)state;
+            p += ReplicaEntrySize;
+        }
+        return p;
+    }
+
+    public static bool TryReadReplicaReply(ReadOnlySpan<byte> payload, out bool more, out List<(Key Chunk, ReplicaState State)>? replicas)
+    {
+        more = false;
+        replicas = null;
+        if (payload.Length < HeaderSize + 3 || payload[HeaderSize] > 1)
+        {
+            return false;
+        }
+        more = payload[HeaderSize] == 1;
+        int count = BinaryPrimitives.ReadUInt16BigEndian(payload[(HeaderSize + 1)..]);
+        int p = HeaderSize + 3;
+        if (count > MaxReplicaEntries || payload.Length != p + (count * ReplicaEntrySize))
+        {
+            return false;
+        }
+        var list = new List<(Key, ReplicaState)>(count);
+        for (int i = 0; i < count; i++, p += ReplicaEntrySize)
+        {
+            byte state = payload[p + Key.Size];
+            if (state > (byte)ReplicaState.Missing)
+            {
+                return false;
+            }
+            list.Add((Key.Read(payload[p..]), (ReplicaState)state));
+        }
+        replicas = list;
+        return true;
     }
 }

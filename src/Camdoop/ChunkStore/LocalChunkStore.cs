@@ -14,8 +14,29 @@ public enum ReplicaHealth
 /// <summary>A replica this server holds.</summary>
 public sealed record StoredChunk(ChunkMeta Meta, string DataPath)
 {
-    /// <summary>Set when a read found the bytes do not match the checksum; cleared by a repair.</summary>
+    /// <summary>Set when a read or the scrubber found the bytes do not match the checksum; cleared by a repair.</summary>
     public bool Corrupt { get; set; }
+
+    /// <summary>
+    /// Whether the bytes were checked against the checksum since this server started: written (a write checks before
+    /// it commits), read or scrubbed. <see cref="Corrupt"/> is the result of the last check.
+    /// </summary>
+    public bool Checked { get; set; }
+
+    /// <summary>What the last check found: what fsck reports of this replica.</summary>
+    public ReplicaState State => Corrupt ? ReplicaState.Corrupt : Checked ? ReplicaState.Good : ReplicaState.Unchecked;
+}
+
+/// <summary>A held replica as its last check left it (fsck's view; <see cref="ChunkWire"/> carries it as a byte).</summary>
+public enum ReplicaState : byte
+{
+    /// <summary>Not checked since the server started (loaded from disk, not yet scrubbed or read): presumed good.</summary>
+    Unchecked = 0,
+    Good = 1,
+    Corrupt = 2,
+
+    /// <summary>Still in the server's index, but its data file is gone (found when fsck asked): no replica at all.</summary>
+    Missing = 3,
 }
 
 /// <summary>
@@ -32,7 +53,11 @@ public sealed class LocalChunkStore
     private const string TempSuffix = ".part";
 
     private readonly Dictionary<Key, StoredChunk> _chunks = [];
+    private readonly byte[] _verifyBuffer = new byte[CheckBufferBytes];
     private long _tempCounter;
+
+    /// <summary>The block size <see cref="CheckFile"/> reads in.</summary>
+    public const int CheckBufferBytes = 256 * 1024;
 
     public LocalChunkStore(string dataDirectory)
     {
@@ -142,7 +167,8 @@ public sealed class LocalChunkStore
         {
             BytesStored -= old.Meta.Length;
         }
-        var stored = new StoredChunk(meta, DataPath(meta.Id));
+        // Its bytes were checked against the checksum on their way in (a transfer, or WriteFiles).
+        var stored = new StoredChunk(meta, DataPath(meta.Id)) { Checked = true };
         _chunks[meta.Id] = stored;
         BytesStored += meta.Length;
         return stored;
@@ -217,23 +243,43 @@ public sealed class LocalChunkStore
         return true;
     }
 
-    /// <summary>Reads the whole replica and checks it against its checksum; a mismatch marks it corrupt.</summary>
+    /// <summary>Reads the whole replica and checks it against its checksum; a mismatch marks it corrupt (on the loop).</summary>
     public ReplicaHealth Verify(in Key id)
     {
         if (!_chunks.TryGetValue(id, out var chunk))
         {
             return ReplicaHealth.Missing;
         }
+        var health = CheckFile(chunk.DataPath, chunk.Meta, _verifyBuffer);
+        if (health == ReplicaHealth.Missing)
+        {
+            _chunks.Remove(id);
+            BytesStored -= chunk.Meta.Length;
+            return ReplicaHealth.Missing;
+        }
+        chunk.Corrupt = health == ReplicaHealth.Corrupt;
+        chunk.Checked = true;
+        return health;
+    }
+
+    /// <summary>
+    /// Reads the file <paramref name="path"/> block by block into <paramref name="buffer"/> and checks it against
+    /// <paramref name="meta"/>'s length and checksum. Touches no state of the store: safe off the loop (the scrubber).
+    /// Missing when the file is gone; Corrupt when it differs or cannot be read.
+    /// </summary>
+    public static ReplicaHealth CheckFile(string path, ChunkMeta meta, byte[] buffer)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        ArgumentNullException.ThrowIfNull(meta);
+        ArgumentNullException.ThrowIfNull(buffer);
         try
         {
-            using var source = new FileChunkSource(chunk.DataPath);
-            if (source.Length != chunk.Meta.Length)
+            using var source = new FileChunkSource(path);
+            if (source.Length != meta.Length)
             {
-                chunk.Corrupt = true;
                 return ReplicaHealth.Corrupt;
             }
             var hash = new XxHash64();
-            var buffer = new byte[256 * 1024];
             long offset = 0;
             while (offset < source.Length)
             {
@@ -245,19 +291,16 @@ public sealed class LocalChunkStore
                 hash.Append(buffer.AsSpan(0, n));
                 offset += n;
             }
-            chunk.Corrupt = offset != chunk.Meta.Length || hash.GetDigest() != chunk.Meta.Checksum;
+            return offset == meta.Length && hash.GetDigest() == meta.Checksum ? ReplicaHealth.Good : ReplicaHealth.Corrupt;
         }
-        catch (FileNotFoundException)
+        catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
         {
-            _chunks.Remove(id);
-            BytesStored -= chunk.Meta.Length;
             return ReplicaHealth.Missing;
         }
-        catch (IOException)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            chunk.Corrupt = true;
+            return ReplicaHealth.Corrupt;
         }
-        return chunk.Corrupt ? ReplicaHealth.Corrupt : ReplicaHealth.Good;
     }
 
     /// <summary>

@@ -6,7 +6,7 @@ using Camdoop.JobControl.Wire;
 namespace Camdoop.FrontEnd;
 
 // Operator requests: list the jobs coordinated here, kill one, delete a dataset, rate limits (FrontEndSession.Limits.cs),
-// the web view's logins (FrontEndSession.Web.cs).
+// the web view's logins (FrontEndSession.Web.cs), and fsck (FrontEndSession.Fsck.cs).
 public sealed partial class FrontEndSession
 {
     private Task HandleOperatorAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation) => request switch
@@ -16,6 +16,7 @@ public sealed partial class FrontEndSession
         RmRequest rm => RmAsync(rm, replies, cancellation),
         LimitRequest limit => LimitAsync(limit, replies, cancellation),
         LimitsRequest => LimitsAsync(replies, cancellation),
+        FsckRequest fsck => FsckAsync(fsck, replies, cancellation),
         _ => HandleWebAsync(request, replies, cancellation),
     };
 

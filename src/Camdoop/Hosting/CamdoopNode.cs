@@ -154,9 +154,9 @@ public sealed class CamdoopNode : IDisposable
         Stack = ServerStack.OnTorus(Loop.Host, new ServerStackOptions
         {
             JobControl = new JobControlOptions { Jobs = JobCatalog.ForServer(_settings.JobAssemblyDirectory) },
+            ChunkStore = _settings.ChunkStore,
             Streams = OpenStreams(),
             ProcessStats = _processStats,
-            ChunkStore = _settings.ChunkStore,
         });
     }
 

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Net;
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.Runtime.Frames;
@@ -140,6 +141,15 @@ public sealed record NodeConfig
 
     /// <summary>"pcap" (libpcap through SharpPcap) or "afpacket" (AF_PACKET sockets); null: the runtime's default.</summary>
     public string? LinkDriver { get; init; }
+
+    /// <summary>
+    /// Seconds from the end of one scrub pass (every replica here read again and checked against its checksum) to the
+    /// start of the next; 0 turns scrubbing off.
+    /// </summary>
+    public int ScrubIntervalSeconds { get; init; } = 86_400;
+
+    /// <summary>How fast the scrubber reads replicas, bytes per second: low enough to leave the disk to jobs.</summary>
+    public long ScrubBytesPerSecond { get; init; } = 20_000_000;
 
     /// <summary>
     /// The only directory user job assemblies load from, each named by its file name; null: built-in jobs only.
@@ -311,6 +321,14 @@ public sealed record NodeConfig
         {
             throw new NodeConfigException($"node config: 'jobAssemblyDirectory' {Show(JobAssemblyDirectory)} must be an absolute path");
         }
+        if (ScrubIntervalSeconds is < 0 or > MaxScrubIntervalSeconds)
+        {
+            throw new NodeConfigException($"node config: 'scrubIntervalSeconds' must be between 0 (no scrubbing) and {MaxScrubIntervalSeconds}");
+        }
+        if (ScrubBytesPerSecond is < MinScrubBytesPerSecond or > MaxScrubBytesPerSecond)
+        {
+            throw new NodeConfigException($"node config: 'scrubBytesPerSecond' must be between {MinScrubBytesPerSecond} and {MaxScrubBytesPerSecond}");
+        }
         string data = Path.GetFullPath(DataDirectory);
         return new NodeSettings
         {
@@ -350,14 +368,23 @@ public sealed record NodeConfig
             LinkDriver = driver,
             JobAssemblyDirectory = JobAssemblyDirectory is null ? null : Path.GetFullPath(JobAssemblyDirectory),
             WarmUp = WarmUp,
-            ChunkStore = new ChunkStore.ChunkStoreOptions
+            ChunkStore = new ChunkStoreOptions
             {
                 KeepReplicas = true,
                 ReReplicateAfter = (long)(ReReplicateAfterSeconds * 1e9),
                 ReReplicateBytesPerSecond = ReReplicateBytesPerSecond,
+                ScrubInterval = ScrubIntervalSeconds * 1000L * NodeOptions.Millisecond,
+                ScrubBytesPerSecond = ScrubBytesPerSecond,
             },
         };
     }
+
+    /// <summary>A year.</summary>
+    private const int MaxScrubIntervalSeconds = 31_536_000;
+
+    private const long MinScrubBytesPerSecond = 1_000;
+
+    private const long MaxScrubBytesPerSecond = 100_000_000_000;
 
     /// <summary>A connection must be able to hold a whole message and the chunk part it carries.</summary>
     private const long MinBytesInFlight = 2L * MessageFraming.DefaultMaxMessageBytes;
@@ -439,9 +466,6 @@ public sealed record NodeSettings
     public LogLevel LogLevel { get; init; } = LogLevel.Info;
 
     /// <summary>See <see cref="NodeConfig.WarmUp"/>.</summary>
-    /// <summary>The chunk store's settings: when replicas of a lost server are made again, and how fast.</summary>
-    public ChunkStore.ChunkStoreOptions ChunkStore { get; init; } = new();
-
     public bool WarmUp { get; init; } = true;
 
     public required NodeOptions Node { get; init; }
@@ -458,6 +482,11 @@ public sealed record NodeSettings
 
     /// <summary>Where job assemblies load from (full path); null: built-in jobs only.</summary>
     public string? JobAssemblyDirectory { get; init; }
+
+    /// <summary>
+    /// The chunk store's settings the config sets (re-replication's and the scrubber's); the rest take their defaults.
+    /// </summary>
+    public ChunkStoreOptions ChunkStore { get; init; } = new();
 }
 
 /// <summary>A node config that cannot be used; the message is one line naming the problem.</summary>

@@ -7,14 +7,17 @@ namespace Camdoop.Cli.Tests.Cluster;
 
 /// <summary>
 /// A 3x3x3 testbed of its own (prefix "cdk", subnet 213) for the operator commands, with two datasets stored: 5 MB of
-/// sort records ("records") and 5 MB of text ("corpus").
+/// sort records ("records") and 5 MB of text ("corpus"). Its servers scrub their replicas every
+/// <see cref="ScrubIntervalSeconds"/> seconds, so that a damaged replica is found within a test.
 /// </summary>
 public sealed class OperatorCube : EmulatedCube
 {
     public const string Prefix = "cdk";
 
+    public const int ScrubIntervalSeconds = 10;
+
     public OperatorCube()
-        : base(Prefix, 213, "--torus", "3x3x3")
+        : base(Prefix, 213, "--torus", "3x3x3", "--scrub-interval", $"{ScrubIntervalSeconds}s")
     {
         var records = new DatasetGenerator(new DatasetOptions { Kind = DatasetKind.Sort, Servers = 27, BytesPerServer = 200_000, Seed = 5 });
         Records = Enumerable.Range(0, 27).SelectMany(records.GenerateServer).ToArray();

@@ -8,11 +8,12 @@ namespace Camdoop.Cli.Tests.Cluster;
 
 /// <summary>
 /// An operator on the real cube, through the CLI: two jobs at once both finish exact, killing one of two running jobs
-/// leaves the other exact and frees the killed one on every server, `rm` deletes a dataset from every disk, and the
-/// commands refuse what they cannot do in one line.
+/// leaves the other exact and frees the killed one on every server, `rm` deletes a dataset from every disk, the
+/// commands refuse what they cannot do in one line, and a damaged replica is found by the scrubber, reported by
+/// `fsck` and repaired (OperatorTestbedTests.Scrub.cs).
 /// </summary>
 [Collection(TestbedCollection.Name)]
-public sealed class OperatorTestbedTests(OperatorCube cube, ITestOutputHelper output) : IClassFixture<OperatorCube>
+public sealed partial class OperatorTestbedTests(OperatorCube cube, ITestOutputHelper output) : IClassFixture<OperatorCube>
 {
     [RootFact]
     public void TwoJobsSubmittedAtOnceBothFinishWithExactOutput()

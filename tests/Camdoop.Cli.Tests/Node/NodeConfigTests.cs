@@ -36,6 +36,18 @@ public class NodeConfigTests
         Assert.Equal("/opt/jobs", (Valid with { JobAssemblyDirectory = "/opt/jobs/" }).Validate().JobAssemblyDirectory!.TrimEnd('/'));
     }
 
+    [Fact]
+    public void TheScrubbersIntervalAndRateReachTheChunkStore()
+    {
+        var defaults = Valid.Validate().ChunkStore;
+        Assert.Equal(24L * 3600 * 1_000_000_000, defaults.ScrubInterval); // a pass a day
+        Assert.Equal(20_000_000, defaults.ScrubBytesPerSecond);
+        var set = (Valid with { ScrubIntervalSeconds = 90, ScrubBytesPerSecond = 5_000_000 }).Validate().ChunkStore;
+        Assert.Equal(90L * 1_000_000_000, set.ScrubInterval);
+        Assert.Equal(5_000_000, set.ScrubBytesPerSecond);
+        Assert.Equal(0, (Valid with { ScrubIntervalSeconds = 0 }).Validate().ChunkStore.ScrubInterval); // no scrubbing
+    }
+
     [Theory]
     [InlineData("coordinate", "must be a server of the 3x3x3 torus")]
     [InlineData("torus", "every dimension must be an integer")]
@@ -52,6 +64,8 @@ public class NodeConfigTests
     [InlineData("queries", "'frontEndMaxQueries' must be between 1 and 64 (the front-end's connections)")]
     [InlineData("perClient", "'frontEndMaxQueriesPerClient' must be between 1 and 'frontEndMaxQueries' (32)")]
     [InlineData("jobs", "'jobAssemblyDirectory' 'jobs' must be an absolute path")]
+    [InlineData("scrubInterval", "'scrubIntervalSeconds' must be between 0 (no scrubbing) and 31536000")]
+    [InlineData("scrubRate", "'scrubBytesPerSecond' must be between 1000 and 100000000000")]
     public void BadFieldsAreNamedInOneLine(string field, string expected)
     {
         var config = field switch
@@ -70,6 +84,8 @@ public class NodeConfigTests
             "queries" => Valid with { FrontEndMaxQueries = 65 },
             "perClient" => Valid with { FrontEndMaxQueriesPerClient = 33 },
             "jobs" => Valid with { JobAssemblyDirectory = "jobs" },
+            "scrubInterval" => Valid with { ScrubIntervalSeconds = -1 },
+            "scrubRate" => Valid with { ScrubBytesPerSecond = 999 },
             _ => Valid with { DataDirectory = null },
         };
         var e = Assert.Throws<NodeConfigException>(config.Validate);

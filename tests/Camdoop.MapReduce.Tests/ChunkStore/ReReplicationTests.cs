@@ -94,12 +94,12 @@ public sealed class ReReplicationTests : IDisposable
         int share = chunks.Count(c => Holders(cube, c.Id).Contains(replaced));
         Assert.True(share > 0);
         cube.Sim.FailServer(replaced, cube.Sim.Now);
-        cube.Settle(500 * Ms);
+        // Away for 50 ms only: the others learn it is back from their routing, or from its Joined.
+        cube.Settle(50 * Ms);
         cube.Sim.RestoreServer(replaced, cube.Sim.Now, wipeData: true);
         cube.Settle(100 * Ms);
         Assert.Equal(0, cube.Store(replaced).Local.Count);
-        // Back within the grace, with nothing: the servers that saw it go ask it again what it holds, and send it
-        // its share.
+        // Back within the grace, with nothing: the others ask it again what it holds, and send it its share.
         WaitUntil(cube, () => cube.Store(replaced).Local.Count == share, "the replaced server to hold its share");
         foreach (var c in chunks.Where(c => Holders(cube, c.Id).Contains(replaced)))
         {

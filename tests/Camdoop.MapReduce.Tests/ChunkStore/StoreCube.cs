@@ -65,6 +65,35 @@ internal sealed class StoreCube : IDisposable
         return result!;
     }
 
+    public FsckResult Fsck(Coordinate checker, string? dataset = null, long limit = 60_000 * Ms)
+    {
+        FsckResult? result = null;
+        Store(checker).Fsck(dataset, r => result = r);
+        Assert.True(Sim.RunUntil(() => result is not null, Sim.Now + limit), "fsck did not finish");
+        return result!;
+    }
+
+    /// <summary>Stores dataset <paramref name="name"/> of <paramref name="chunks"/> random chunks and its manifest; returns the chunks.</summary>
+    public List<ManifestChunk> Put(string name, int chunks, int chunkBytes = 1000, ulong nonce = 1)
+    {
+        var entries = new List<ManifestChunk>();
+        for (int i = 0; i < chunks; i++)
+        {
+            var bytes = new byte[chunkBytes + i];
+            new Random(i).NextBytes(bytes);
+            var meta = MetaFor(ChunkPlacement.ChunkId(Torus, name, i, nonce), bytes, name, i, chunks);
+            var write = Write(new Coordinate(0, 0, 0), meta, bytes);
+            Assert.True(write.Ok, write.Error);
+            entries.Add(new ManifestChunk(meta.Id, meta.Length, meta.Checksum));
+        }
+        var (m, b) = new DatasetManifest { Name = name, TotalBytes = entries.Sum(e => e.Length), Chunks = entries }.ToChunk();
+        Assert.True(Write(new Coordinate(0, 0, 0), m, b).Ok);
+        return entries;
+    }
+
+    /// <summary>The servers holding a replica of <paramref name="chunk"/> in their index.</summary>
+    public List<Coordinate> Holders(Key chunk) => [.. Torus.All().Where(c => Store(c).Local.TryGet(chunk, out _))];
+
     /// <summary>Lets in-flight work (repairs, lingering transfers) settle.</summary>
     public void Settle(long duration = 2_000 * Ms) => Sim.RunUntil(Sim.Now + duration);
 

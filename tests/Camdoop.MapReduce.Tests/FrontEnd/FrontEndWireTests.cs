@@ -105,6 +105,38 @@ public class FrontEndWireTests
             Servers = 26,
             ServersInCube = 27,
         };
+        yield return new FsckRequest { Id = 30, Name = "wiki" };
+        yield return new FsckReply
+        {
+            Id = 30,
+            Chunks = 27,
+            Replicas = 80,
+            UnderReplicated = 1,
+            Missing = 1,
+            Corrupt = 2,
+            Required = 3,
+            LiveServers = 26,
+            Unanswered = ["1,1,1"],
+            Datasets =
+            [
+                new FsckDatasetInfo
+                {
+                    Name = "wiki",
+                    Chunks = 27,
+                    Replicas = 80,
+                    UnderReplicated = 1,
+                    Missing = 1,
+                    Corrupt = 2,
+                    ManifestReplicas = 3,
+                    Error = "damaged",
+                    ProblemCount = 1,
+                    Problems = [new FsckChunkInfo { Chunk = new string('e', 40), Index = 4, Good = 0, Replicas = [new FsckReplicaInfo { Server = "1,0,0", State = "corrupt" }], Placement = ["1,0,0", "2,0,0", "1,1,0"] }],
+                },
+            ],
+        };
+        yield return new FsckDatasetInfo { Name = "x", Chunks = 1, Replicas = 3, ManifestReplicas = 2, ProblemCount = 7 };
+        yield return new FsckChunkInfo { Chunk = new string('f', 40), Index = -1, Good = 2, Placement = ["0,0,0"] };
+        yield return new FsckReplicaInfo { Server = "2,2,2", State = "unchecked" };
         yield return new RmRequest { Id = 18, Name = "corpus" };
         yield return new RmReply { Id = 18, Name = "corpus", Replicas = 84, Bytes = 1L << 33, Unanswered = ["2,2,2"] };
         yield return new QueryRequest { Id = 19, Query = "select port, sum(bytes_sent) from links group by port every 1s", Rounds = 3 };
@@ -192,7 +224,7 @@ public class FrontEndWireTests
         var requestTypes = typeof(FrontEndRequest).Assembly.GetTypes()
             .Where(t => typeof(FrontEndRequest).IsAssignableFrom(t) && !t.IsAbstract)
             .ToList();
-        Assert.Equal(20, requestTypes.Count);
+        Assert.Equal(21, requestTypes.Count);
         foreach (var type in requestTypes)
         {
             var request = (FrontEndRequest)Activator.CreateInstance(type)!;

@@ -46,6 +46,9 @@ internal sealed class OneServerFrontEnd : IDisposable
 
     public FrontEndServerOptions Options { get; }
 
+    /// <summary>Where the server's chunk store keeps its replicas.</summary>
+    public string ChunksDirectory => Path.Combine(_data, "chunks");
+
     public FrontEndServer Server { get; }
 
     public FrontEndMemoryBudget Budget { get; }

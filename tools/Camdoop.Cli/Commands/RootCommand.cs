@@ -21,6 +21,7 @@ public static class RootCommand
         root.Add(GetCommand.Create());
         root.Add(LsCommand.Create());
         root.Add(RmCommand.Create());
+        root.Add(FsckCommand.Create());
         root.Add(PingCommand.Create());
         root.Add(QueryCommand.Create());
         root.Add(WebCommand.Create());

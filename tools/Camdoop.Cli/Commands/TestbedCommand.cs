@@ -45,6 +45,7 @@ public static class TestbedCommand
             .Flag("no-warm-up", "Start the nodes without warming their job code paths up (the first job is then slower)")
             .Option("receive-buffer", "Kernel receive buffer of the links (tests make it tiny so that the kernel drops frames)", "SIZE")
             .Option("receive-buffer-at", "Apply --receive-buffer only to this server", "X,Y,Z")
+            .Option("scrub-interval", "Time between the end of one scrub pass over a server's replicas and the next, whole seconds (0: no scrubbing; default: the node's, 86400s)", "DURATION")
             .Flag("json", "Print the testbed as JSON")
             .Handle(RunUp);
 
@@ -172,6 +173,16 @@ public static class TestbedCommand
                 }
             }
         }
+        int? scrubInterval = null;
+        if (args.Has("scrub-interval"))
+        {
+            long ns = args.Nanoseconds("scrub-interval");
+            if (ns < 0 || ns % 1_000_000_000 != 0 || ns / 1_000_000_000 > 31_536_000)
+            {
+                throw CliException.Usage("testbed up: --scrub-interval must be whole seconds, from 0s (no scrubbing) to 31536000s");
+            }
+            scrubInterval = (int)(ns / 1_000_000_000);
+        }
         var options = new TestbedNodeOptions
         {
             FrontEndPort = args.Int("frontend-port", 1, 65535),
@@ -182,6 +193,7 @@ public static class TestbedCommand
             LinkDriver = driver,
             WarmUp = !args.Flag("no-warm-up"),
             ReReplicateAfterSeconds = Math.Max(1, args.Nanoseconds("rereplicate-after") / 1e9),
+            ScrubIntervalSeconds = scrubInterval,
         };
         if (options.WebPort == options.FrontEndPort)
         {

@@ -41,6 +41,9 @@ public sealed record TestbedNodeOptions
 
     /// <summary>Per-server overrides of the kernel receive buffer (tests provoke drops with a tiny one).</summary>
     public IReadOnlyDictionary<Coordinate, int> ReceiveBufferBytes { get; init; } = new Dictionary<Coordinate, int>();
+
+    /// <summary>Every node's scrub interval in seconds (<see cref="NodeConfig.ScrubIntervalSeconds"/>); null: the node's default.</summary>
+    public int? ScrubIntervalSeconds { get; init; }
 }
 
 /// <summary>
@@ -88,6 +91,7 @@ public static class TestbedLauncher
                 LinkDriver = options.LinkDriver.Name(),
                 JobAssemblyDirectory = jobAssemblies,
                 WarmUp = options.WarmUp,
+                ScrubIntervalSeconds = options.ScrubIntervalSeconds ?? new NodeConfig().ScrubIntervalSeconds,
             };
             string configPath = Path.Combine(dir, "node.json");
             config.Save(configPath);

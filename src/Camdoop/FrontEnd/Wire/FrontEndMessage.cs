@@ -111,7 +111,8 @@ public sealed class FrontEndOperations
         .Add<LimitRequest>()
         .Add<LimitsRequest>()
         .Add<WebLoginRequest>()
-        .Add<WebRevokeRequest>();
+        .Add<WebRevokeRequest>()
+        .Add<FsckRequest>();
 
     public FrontEndOperations Add<T>()
         where T : FrontEndRequest, new()
