@@ -58,6 +58,16 @@ public sealed class ReReplicationTestbedTests(ITestOutputHelper output)
             Assert.Equal(0, CliRunner.Run("testbed", "kill", Lost, "--prefix", Prefix).ExitCode);
             HashSet<string> dead = [Lost];
             WaitFor(() => Holdings(state, dead).Values.All(h => h.Count == ChunkPlacement.Replicas), "three live replicas of every chunk");
+            // fsck, through a live front-end, agrees: the lost server does not answer, and nothing is under-replicated.
+            var live = state.Servers.First(s => s.Coordinate != Lost);
+            var fsck = CliRunner.Run("fsck", "--json", "--frontend", $"{live.Address}:{state.FrontEndPort}");
+            Assert.True(fsck.ExitCode == 0, fsck.ToString());
+            using (var report = JsonDocument.Parse(fsck.Stdout))
+            {
+                Assert.Equal(before.Count, report.RootElement.GetProperty("chunks").GetInt64() + report.RootElement.GetProperty("datasets").GetArrayLength()); // one manifest each
+                Assert.Equal(0, report.RootElement.GetProperty("underReplicated").GetInt64());
+                Assert.Equal(0, report.RootElement.GetProperty("missing").GetInt64());
+            }
 
             // Two more die: the other two servers that held a chunk of the lost one when it died.
             var victim = before.First(c => c.Value.Contains(Lost));
