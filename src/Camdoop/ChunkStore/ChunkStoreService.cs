@@ -212,7 +212,14 @@ public sealed partial class ChunkStoreService : IService
                 OnDeleteReply(peerIndex, id, payload);
                 break;
             case ChunkMessage.Joined:
-                OnJoined(peerIndex);
+                if (payload.Length != ChunkWire.HeaderSize)
+                {
+                    Counters.Malformed++;
+                }
+                else
+                {
+                    OnJoined(peerIndex);
+                }
                 break;
             case ChunkMessage.ReplicaRequest:
                 OnReplicaRequest(peer, id, payload);
