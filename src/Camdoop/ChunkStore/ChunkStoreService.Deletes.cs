@@ -108,127 +108,45 @@ public sealed partial class ChunkStoreService
         }
     }
 
-    private sealed class DeleteOperation
+    /// <summary>A delete: every peer is asked once this server's replicas are gone, so that its own count comes first.</summary>
+    private sealed class DeleteOperation(ChunkStoreService service, ulong id, string dataset, List<Coordinate> servers, Action<DeleteResult> done)
+        : EveryServerOperation<int>(service, id, servers, $"deleting '{dataset}'")
     {
-        private readonly ChunkStoreService _service;
-        private readonly string _dataset;
-        private readonly Action<DeleteResult> _done;
-        private readonly Dictionary<int, PeerState> _peers = [];
-        private bool _localDone;
         private bool _started;
-        private bool _finished;
         private int _deleted;
         private long _bytes;
 
-        public DeleteOperation(ChunkStoreService service, ulong id, string dataset, List<Coordinate> servers, Action<DeleteResult> done)
-        {
-            _service = service;
-            Id = id;
-            _dataset = dataset;
-            _done = done;
-            foreach (var s in servers)
-            {
-                _peers[service.Context.Torus.IndexOf(s)] = new PeerState(s);
-            }
-        }
-
-        public ulong Id { get; }
-
-        /// <summary>The local replicas are gone: ask every other server (after, so this server's count is in first).</summary>
+        /// <summary>The local replicas are gone: ask every other server.</summary>
         public void OnLocal(int replicas, long bytes)
         {
             _deleted += replicas;
             _bytes += bytes;
-            _localDone = true;
             if (_started)
             {
                 return;
             }
             _started = true;
-            foreach (var peer in _peers.Values)
-            {
-                Send(peer);
-            }
-            Check();
-            if (!_finished)
-            {
-                _service.Context.SetTimer(_service.Options.ListTimeout, OnTimer);
-            }
+            AskAll();
+            LocalDone();
         }
 
         public void OnReply(int peerIndex, int replicas, long bytes)
         {
-            if (_finished || !_peers.TryGetValue(peerIndex, out var peer) || peer.Done)
+            if (!TryAwaiting(peerIndex, out var peer))
             {
                 return;
             }
-            peer.Done = true;
             _deleted += replicas;
             _bytes += bytes;
-            Check();
+            Received(peer, more: false);
         }
 
-        public void Finish()
-        {
-            if (_finished)
-            {
-                return;
-            }
-            _finished = true;
-            _service._deletes.Remove(Id);
-            var unanswered = _peers.Values.Where(p => !p.Done || p.GaveUp).Select(p => p.Server).ToList();
-            if (unanswered.Count > 0)
-            {
-                _service.Context.Log(LogLevel.Warning, $"chunk store: deleting '{_dataset}' without answers from {string.Join(' ', unanswered.Select(c => c.Name))}");
-            }
-            _done(new DeleteResult(_deleted, _bytes, _peers.Count + 1, unanswered));
-        }
+        protected override void Send(Peer peer) =>
+            Service.SendControl(peer.Server, ChunkWire.WriteDeleteRequest(Service._frame, Id, dataset));
 
-        private void OnTimer()
-        {
-            if (_finished)
-            {
-                return;
-            }
-            foreach (var peer in _peers.Values.Where(p => !p.Done))
-            {
-                if (++peer.Attempts >= _service.Options.ListAttempts || !_service.IsReachable(peer.Server))
-                {
-                    peer.Done = true;
-                    peer.GaveUp = true;
-                }
-                else
-                {
-                    Send(peer);
-                }
-            }
-            Check();
-            if (!_finished)
-            {
-                _service.Context.SetTimer(_service.Options.ListTimeout, OnTimer);
-            }
-        }
+        protected override void Forget() => Service._deletes.Remove(Id);
 
-        private void Check()
-        {
-            if (_localDone && _peers.Values.All(p => p.Done))
-            {
-                Finish();
-            }
-        }
-
-        private void Send(PeerState peer) =>
-            _service.SendControl(peer.Server, ChunkWire.WriteDeleteRequest(_service._frame, Id, _dataset));
-
-        private sealed class PeerState(Coordinate server)
-        {
-            public Coordinate Server { get; } = server;
-
-            public int Attempts { get; set; }
-
-            public bool Done { get; set; }
-
-            public bool GaveUp { get; set; }
-        }
+        protected override void Complete(List<Coordinate> answered, List<Coordinate> unanswered) =>
+            done(new DeleteResult(_deleted, _bytes, ServersAsked, unanswered));
     }
 }

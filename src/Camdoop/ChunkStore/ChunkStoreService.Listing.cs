@@ -1,4 +1,3 @@
-using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.ChunkStore;
@@ -47,122 +46,36 @@ public sealed partial class ChunkStoreService
         }
     }
 
-    private sealed class ListOperation
+    private sealed class ListOperation(ChunkStoreService service, ulong id, List<Coordinate> servers, Action<ListResult> done)
+        : EveryServerOperation<int>(service, id, servers, "listing")
     {
-        private readonly ChunkStoreService _service;
-        private readonly Action<ListResult> _done;
-        private readonly Dictionary<int, PeerState> _peers = [];
         private readonly SortedDictionary<string, ChunkMeta> _found = new(StringComparer.Ordinal);
-        private bool _finished;
-
-        public ListOperation(ChunkStoreService service, ulong id, List<Coordinate> servers, Action<ListResult> done)
-        {
-            _service = service;
-            Id = id;
-            _done = done;
-            foreach (var s in servers)
-            {
-                _peers[service.Context.Torus.IndexOf(s)] = new PeerState(s);
-            }
-            ServersAsked = servers.Count + 1;
-        }
-
-        public ulong Id { get; }
-
-        private int ServersAsked { get; }
 
         public void Start()
         {
-            Add(_service.Local.Manifests());
-            foreach (var peer in _peers.Values)
-            {
-                Send(peer);
-            }
-            Check();
-            if (!_finished)
-            {
-                _service.Context.SetTimer(_service.Options.ListTimeout, OnTimer);
-            }
+            Add(Service.Local.Manifests());
+            AskAll();
+            LocalDone();
         }
 
         public void OnReply(int peerIndex, bool more, List<ChunkMeta> manifests)
         {
-            if (_finished || !_peers.TryGetValue(peerIndex, out var peer) || peer.Done)
+            if (!TryAwaiting(peerIndex, out var peer))
             {
                 return;
             }
             Add(manifests);
-            peer.Skip += manifests.Count;
-            peer.Attempts = 0;
-            if (more && manifests.Count > 0)
-            {
-                Send(peer);
-            }
-            else
-            {
-                peer.Done = true;
-                Check();
-            }
+            peer.Cursor += manifests.Count;
+            Received(peer, more && manifests.Count > 0);
         }
 
-        public void Finish()
-        {
-            if (_finished)
-            {
-                return;
-            }
-            _finished = true;
-            _service._lists.Remove(Id);
-            var unanswered = _peers.Values.Where(p => !p.Done).Select(p => p.Server).ToList();
-            if (unanswered.Count > 0)
-            {
-                _service.Context.Log(LogLevel.Warning, $"chunk store: listing without answers from {string.Join(' ', unanswered.Select(c => c.Name))}");
-            }
-            _done(new ListResult([.. _found.Values], ServersAsked, unanswered));
-        }
+        protected override void Send(Peer peer) =>
+            Service.SendControl(peer.Server, ChunkWire.WriteListRequest(Service._frame, Id, peer.Cursor));
 
-        private void OnTimer()
-        {
-            if (_finished)
-            {
-                return;
-            }
-            foreach (var peer in _peers.Values)
-            {
-                if (!peer.Done)
-                {
-                    if (++peer.Attempts >= _service.Options.ListAttempts || !_service.IsReachable(peer.Server))
-                    {
-                        peer.Done = true;
-                        peer.GaveUp = true;
-                    }
-                    else
-                    {
-                        Send(peer);
-                    }
-                }
-            }
-            Check();
-            if (!_finished)
-            {
-                _service.Context.SetTimer(_service.Options.ListTimeout, OnTimer);
-            }
-        }
+        protected override void Forget() => Service._lists.Remove(Id);
 
-        private void Check()
-        {
-            if (_peers.Values.All(p => p.Done))
-            {
-                foreach (var p in _peers.Values)
-                {
-                    p.Done = !p.GaveUp;
-                }
-                Finish();
-            }
-        }
-
-        private void Send(PeerState peer) =>
-            _service.SendControl(peer.Server, ChunkWire.WriteListRequest(_service._frame, Id, peer.Skip));
+        protected override void Complete(List<Coordinate> answered, List<Coordinate> unanswered) =>
+            done(new ListResult([.. _found.Values], ServersAsked, unanswered));
 
         private void Add(IEnumerable<ChunkMeta> manifests)
         {
@@ -170,19 +83,6 @@ public sealed partial class ChunkStoreService
             {
                 _found.TryAdd(m.Dataset, m);
             }
-        }
-
-        private sealed class PeerState(Coordinate server)
-        {
-            public Coordinate Server { get; } = server;
-
-            public int Skip { get; set; }
-
-            public int Attempts { get; set; }
-
-            public bool Done { get; set; }
-
-            public bool GaveUp { get; set; }
         }
     }
 }

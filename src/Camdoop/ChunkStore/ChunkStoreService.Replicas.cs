@@ -1,5 +1,4 @@
 using Camdoop.KeyRouting;
-using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.ChunkStore;
@@ -109,63 +108,28 @@ public sealed partial class ChunkStoreService
         }
     }
 
-    private sealed class ReplicaListOperation
+    private sealed class ReplicaListOperation(ChunkStoreService service, ulong id, string? dataset, List<Coordinate> servers, Action<ReplicaListResult> done)
+        : EveryServerOperation<Key?>(service, id, servers, "replica listing")
     {
-        private readonly ChunkStoreService _service;
-        private readonly string? _dataset;
-        private readonly Action<ReplicaListResult> _done;
-        private readonly Dictionary<int, PeerState> _peers = [];
         private readonly Dictionary<Key, List<HeldReplica>> _found = [];
-        private bool _localDone;
-        private bool _finished;
-
-        public ReplicaListOperation(ChunkStoreService service, ulong id, string? dataset, List<Coordinate> servers, Action<ReplicaListResult> done)
-        {
-            _service = service;
-            Id = id;
-            _dataset = dataset;
-            _done = done;
-            foreach (var s in servers)
-            {
-                _peers[service.Context.Torus.IndexOf(s)] = new PeerState(s);
-            }
-        }
-
-        public ulong Id { get; }
 
         public void Start()
         {
-            var self = _service.Context.Self;
-            _service.LocalReplicas(_dataset, null, int.MaxValue, (page, _) =>
+            var self = Service.Context.Self;
+            Service.LocalReplicas(dataset, null, int.MaxValue, (page, _) =>
             {
                 foreach (var (chunk, state) in page)
                 {
                     Add(chunk, new HeldReplica(self, state));
                 }
-                _localDone = true;
-                Check();
+                LocalDone();
             });
-            foreach (var peer in _peers.Values)
-            {
-                if (_service.IsReachable(peer.Server))
-                {
-                    Send(peer);
-                }
-                else
-                {
-                    peer.GaveUp = true; // no path to it: it cannot answer
-                }
-            }
-            Check();
-            if (!_finished)
-            {
-                _service.Context.SetTimer(_service.Options.ListTimeout, OnTimer);
-            }
+            AskAll();
         }
 
         public void OnReply(int peerIndex, bool more, List<(Key Chunk, ReplicaState State)> replicas)
         {
-            if (_finished || !_peers.TryGetValue(peerIndex, out var peer) || peer.Done || peer.GaveUp)
+            if (!TryAwaiting(peerIndex, out var peer))
             {
                 return;
             }
@@ -173,77 +137,21 @@ public sealed partial class ChunkStoreService
             foreach (var (chunk, state) in replicas)
             {
                 Add(chunk, new HeldReplica(peer.Server, state));
-                if (peer.After is not { } after || chunk > after)
+                if (peer.Cursor is not { } after || chunk > after)
                 {
-                    peer.After = chunk;
+                    peer.Cursor = chunk;
                 }
             }
-            peer.Attempts = 0;
-            if (more && replicas.Count > 0)
-            {
-                Send(peer);
-            }
-            else
-            {
-                peer.Done = true;
-                Check();
-            }
+            Received(peer, more && replicas.Count > 0);
         }
 
-        public void Finish()
-        {
-            if (_finished)
-            {
-                return;
-            }
-            _finished = true;
-            _service._replicaLists.Remove(Id);
-            var answered = _peers.Values.Where(p => p.Done).Select(p => p.Server).Prepend(_service.Context.Self).ToList();
-            var unanswered = _peers.Values.Where(p => !p.Done).Select(p => p.Server).ToList();
-            if (unanswered.Count > 0)
-            {
-                _service.Context.Log(LogLevel.Warning, $"chunk store: replica listing without answers from {string.Join(' ', unanswered.Select(c => c.Name))}");
-            }
-            _done(new ReplicaListResult(_found, answered, unanswered));
-        }
+        protected override void Send(Peer peer) =>
+            Service.SendControl(peer.Server, ChunkWire.WriteReplicaRequest(Service._frame, Id, peer.Cursor, dataset));
 
-        private void OnTimer()
-        {
-            if (_finished)
-            {
-                return;
-            }
-            foreach (var peer in _peers.Values)
-            {
-                if (!peer.Done && !peer.GaveUp)
-                {
-                    if (++peer.Attempts >= _service.Options.ListAttempts || !_service.IsReachable(peer.Server))
-                    {
-                        peer.GaveUp = true;
-                    }
-                    else
-                    {
-                        Send(peer);
-                    }
-                }
-            }
-            Check();
-            if (!_finished)
-            {
-                _service.Context.SetTimer(_service.Options.ListTimeout, OnTimer);
-            }
-        }
+        protected override void Forget() => Service._replicaLists.Remove(Id);
 
-        private void Check()
-        {
-            if (_localDone && !_finished && _peers.Values.All(p => p.Done || p.GaveUp))
-            {
-                Finish();
-            }
-        }
-
-        private void Send(PeerState peer) =>
-            _service.SendControl(peer.Server, ChunkWire.WriteReplicaRequest(_service._frame, Id, peer.After, _dataset));
+        protected override void Complete(List<Coordinate> answered, List<Coordinate> unanswered) =>
+            done(new ReplicaListResult(_found, answered, unanswered));
 
         private void Add(Key chunk, HeldReplica replica)
         {
@@ -255,20 +163,6 @@ public sealed partial class ChunkStoreService
             {
                 holders.Add(replica);
             }
-        }
-
-        private sealed class PeerState(Coordinate server)
-        {
-            public Coordinate Server { get; } = server;
-
-            /// <summary>The last chunk id received: the next page starts after it.</summary>
-            public Key? After { get; set; }
-
-            public int Attempts { get; set; }
-
-            public bool Done { get; set; }
-
-            public bool GaveUp { get; set; }
         }
     }
 }
