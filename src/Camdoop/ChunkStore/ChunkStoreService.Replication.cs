@@ -18,8 +18,8 @@ public sealed partial class ChunkStoreService
     private readonly Queue<ReplicaCopy> _copies = new();
     private readonly HashSet<(Key Chunk, int Server)> _queued = [];
     private readonly HashSet<(Key Chunk, int Server)> _confirmed = [];
-    private readonly Dictionary<Key, int> _confirmedCount = [];
-    private readonly Dictionary<Key, int> _confirmationsNeeded = [];
+    // Chunks held here but placed elsewhere, and the positions that must confirm a good replica before it is dropped.
+    private readonly Dictionary<Key, int[]> _placedElsewhere = [];
     private ServerSet? _lost;
     private long _startedAt = -1;
     private long _nextScanAt;
@@ -131,18 +131,7 @@ public sealed partial class ChunkStoreService
     }
 
     /// <summary>Forgets what <paramref name="server"/> was known to hold.</summary>
-    private void Forget(int server)
-    {
-        _confirmed.RemoveWhere(c =>
-        {
-            if (c.Server != server)
-            {
-                return false;
-            }
-            _confirmedCount[c.Chunk]--;
-            return true;
-        });
-    }
+    private void Forget(int server) => _confirmed.RemoveWhere(c => c.Server == server);
 
     /// <summary>Queues a copy for every replica position of every chunk held here that may lack it.</summary>
     private void Scan()
@@ -153,7 +142,7 @@ public sealed partial class ChunkStoreService
             view.Remove(lost);
         }
         int self = Context.Torus.IndexOf(Context.Self);
-        _confirmationsNeeded.Clear();
+        _placedElsewhere.Clear();
         foreach (var chunk in Local.All)
         {
             if (chunk.Corrupt)
@@ -163,7 +152,7 @@ public sealed partial class ChunkStoreService
             var id = chunk.Meta.Id;
             var targets = ChunkPlacement.Targets(_routing.Mapper, id, view);
             bool placedHere = false;
-            int needed = 0;
+            bool positionAway = false;
             foreach (var target in targets)
             {
                 int t = Context.Torus.IndexOf(target);
@@ -174,22 +163,18 @@ public sealed partial class ChunkStoreService
                 }
                 if (!_routing.IsReachable(target))
                 {
-                    needed = -1; // a position whose server is away (within its grace): nothing can be confirmed there
+                    positionAway = true; // its server is away (within its grace): nothing can be confirmed there
                     continue;
-                }
-                if (needed >= 0)
-                {
-                    needed++;
                 }
                 if (!_confirmed.Contains((id, t)) && _queued.Add((id, t)))
                 {
                     _copies.Enqueue(new ReplicaCopy(id, t));
                 }
             }
-            if (!placedHere && needed == targets.Count && needed >= ChunkPlacement.Replicas)
+            if (!placedHere && !positionAway && targets.Count >= ChunkPlacement.Replicas)
             {
                 // Held here but placed elsewhere: dropped once every position confirms a good replica.
-                _confirmationsNeeded[id] = needed;
+                _placedElsewhere[id] = [.. targets.Select(Context.Torus.IndexOf)];
                 DropIfPlacedElsewhere(id);
             }
         }
@@ -236,10 +221,7 @@ public sealed partial class ChunkStoreService
                 _copiesRunning--;
                 if (outcome.Ok)
                 {
-                    if (_confirmed.Add((meta.Id, copy.Target)))
-                    {
-                        _confirmedCount[meta.Id] = _confirmedCount.GetValueOrDefault(meta.Id) + 1;
-                    }
+                    _confirmed.Add((meta.Id, copy.Target));
                     if (outcome.AlreadyStored)
                     {
                         Counters.ReplicasConfirmed++;
@@ -263,11 +245,12 @@ public sealed partial class ChunkStoreService
     /// <summary>Drops this server's replica of <paramref name="id"/> once every replica position confirmed a good one.</summary>
     private void DropIfPlacedElsewhere(Key id)
     {
-        if (!_confirmationsNeeded.TryGetValue(id, out int needed) || _confirmedCount.GetValueOrDefault(id) < needed)
+        // Only the positions as placed now count: a server confirmed before it was lost no longer holds a position.
+        if (!_placedElsewhere.TryGetValue(id, out var positions) || !positions.All(t => _confirmed.Contains((id, t))))
         {
             return;
         }
-        _confirmationsNeeded.Remove(id);
+        _placedElsewhere.Remove(id);
         if (!Local.Forget(id, out var chunk))
         {
             return;
