@@ -1,5 +1,6 @@
 using Camdoop.KeyRouting;
 using Camdoop.Runtime.Logging;
+using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.ChunkStore;
@@ -238,7 +239,7 @@ public sealed partial class ChunkStoreService
                 {
                     Counters.ReplicaCopiesFailed++; // tried again at the next scan
                 }
-            });
+            }, lane: WellKnownServices.ReReplication);
         }
     }
 

@@ -52,6 +52,9 @@ internal sealed class OutboundTransfer
 
     public TransferPurpose Purpose { get; }
 
+    /// <summary>The service whose queues carry the data frames: the chunk store's, or re-replication's own lane.</summary>
+    public byte Lane { get; init; } = WellKnownServices.ChunkStore;
+
     public ChunkMeta Meta { get; }
 
     public IChunkSource Source { get; }
@@ -145,6 +148,9 @@ internal sealed class OutboundTransfer
                 break;
             case OfferStatus.DiskFull:
                 Finish(TransferOutcome.Failure(DiskFullError()));
+                break;
+            case OfferStatus.Removed:
+                Finish(TransferOutcome.Failure($"chunk {Meta.Id} belongs to dataset '{Meta.Dataset}', which was removed"));
                 break;
             default:
                 Finish(TransferOutcome.Failure($"server {Peer.Name} refused the {Purpose.ToString().ToLowerInvariant()} of chunk {Meta.Id}"));

@@ -84,6 +84,7 @@ public sealed class ServerStack
         host.Register(ping);
         var store = new ChunkStoreService(routing, options.ChunkStore);
         host.Register(store, store.Options.QueueFrames);
+        host.Register(new ReReplicationService(store), store.Options.QueueFrames);
         var camdoop = new CamdoopService(routing, options.Camdoop);
         host.Register(camdoop, camdoop.Options.Shuffle.RuntimeQueueFrames);
         var direct = options.Streams is { } streams ? new DirectShuffleService(host, streams, options.Direct, options.Servers) : null;

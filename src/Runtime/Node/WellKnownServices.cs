@@ -11,4 +11,5 @@ public static class WellKnownServices
     public const byte JobControl = 5;
     public const byte Tcp = 6;
     public const byte Monitoring = 7;
+    public const byte ReReplication = 8;
 }
