@@ -22,6 +22,18 @@ public sealed class ChunkStoreCounters
     /// <summary>Copies waiting to be sent now.</summary>
     public long ReplicaCopiesPending;
 
+    /// <summary>Removals this server made while some server was away: it kept a tombstone.</summary>
+    public long TombstonesKept;
+
+    /// <summary>Tombstones sent to a server that had not applied them.</summary>
+    public long TombstonesSent;
+
+    /// <summary>Replicas this server dropped because a tombstone named them.</summary>
+    public long TombstoneReplicasDropped;
+
+    /// <summary>Offers of a replica a tombstone here names: refused.</summary>
+    public long RemovedOffersRefused;
+
     public long TransfersStarted;
     public long TransfersSucceeded;
     public long TransfersFailed;
@@ -68,6 +80,10 @@ public sealed class ChunkStoreCounters
         ["replicaCopiesFailed"] = ReplicaCopiesFailed,
         ["replicasDropped"] = ReplicasDropped,
         ["replicaCopiesPending"] = ReplicaCopiesPending,
+        ["tombstonesKept"] = TombstonesKept,
+        ["tombstonesSent"] = TombstonesSent,
+        ["tombstoneReplicasDropped"] = TombstoneReplicasDropped,
+        ["removedOffersRefused"] = RemovedOffersRefused,
         ["transfersStarted"] = TransfersStarted,
         ["transfersSucceeded"] = TransfersSucceeded,
         ["transfersFailed"] = TransfersFailed,

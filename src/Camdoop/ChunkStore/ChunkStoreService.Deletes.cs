@@ -22,17 +22,41 @@ public sealed partial class ChunkStoreService
     {
         ArgumentNullException.ThrowIfNull(dataset);
         ArgumentNullException.ThrowIfNull(done);
-        var context = Context;
-        var servers = context.Torus.All().Where(c => c != context.Self && IsReachable(c)).ToList();
-        var delete = new DeleteOperation(this, NewId(), dataset, servers, done);
-        _deletes[delete.Id] = delete;
-        DeleteLocal(dataset, (replicas, bytes) => delete.OnLocal(replicas, bytes));
+        // The manifest first: it names the replicas a tombstone must cover if some server is away.
+        Read(ChunkPlacement.ManifestId(dataset), read =>
+        {
+            DatasetManifest? manifest = null;
+            if (read.Ok)
+            {
+                try
+                {
+                    manifest = DatasetManifest.Decode(read.Bytes);
+                }
+                catch (InvalidDataException)
+                {
+                    // Removed all the same; with no list of its chunks, no tombstone can name them.
+                }
+            }
+            var context = Context;
+            var servers = context.Torus.All().Where(c => c != context.Self && IsReachable(c)).ToList();
+            var delete = new DeleteOperation(this, NewId(), dataset, servers, result =>
+            {
+                if (manifest is not null)
+                {
+                    KeepTombstone(manifest, read.Meta!.Checksum, servers.Except(result.Unanswered));
+                }
+                done(result);
+            });
+            _deletes[delete.Id] = delete;
+            DeleteLocal(dataset, (replicas, bytes) => delete.OnLocal(replicas, bytes));
+        });
     }
 
     /// <summary>Drops this server's replicas of <paramref name="dataset"/> now; deletes their files off the loop, then calls back.</summary>
     private void DeleteLocal(string dataset, Action<int, long> done)
     {
         var removed = Local.RemoveDataset(dataset);
+        AbandonSending(meta => meta.Dataset == dataset, $"dataset '{dataset}' was removed");
         if (removed.Count == 0)
         {
             done(0, 0);
@@ -64,6 +88,18 @@ public sealed partial class ChunkStoreService
                 Context.Log(LogLevel.Info, $"chunk store: deleted {removed.Count} replicas of dataset '{dataset}'");
                 done(removed.Count, removed.Sum(c => c.Meta.Length));
             });
+    }
+
+    /// <summary>
+    /// Stops the copies of replicas just removed here: a copy keeps its file open, so one still offering to a server
+    /// that is away would bring the replica back when that server returns.
+    /// </summary>
+    private void AbandonSending(Func<ChunkMeta, bool> removed, string why)
+    {
+        foreach (var transfer in _outbound.Values.Where(t => t.Purpose != TransferPurpose.ReadResponse && removed(t.Meta)).ToList())
+        {
+            transfer.Abandon(why);
+        }
     }
 
     private void OnDeleteRequest(Coordinate peer, int peerIndex, ulong id, ReadOnlySpan<byte> payload)

@@ -54,6 +54,7 @@ public sealed partial class ChunkStoreService : IService
             ?? throw new InvalidOperationException("the chunk store needs the key-routing service registered first");
         var service = new ChunkStoreService(routing, options);
         host.Register(service, service.Options.QueueFrames);
+        host.Register(new ReReplicationService(service), service.Options.QueueFrames);
         return service;
     }
 
@@ -83,6 +84,7 @@ public sealed partial class ChunkStoreService : IService
         _store = new LocalChunkStore(context.DataDirectory);
         _store.Open();
         _writes = new ReplicaWriteQueue(context);
+        LoadTombstones();
         // Transfer ids: this server's index, a boot counter kept on disk (ids never repeat across restarts, so a
         // peer's memory of an old transfer cannot be mistaken for a new one), and a counter.
         _idBase = ((ulong)(uint)context.Torus.IndexOf(context.Self) << 48) | ((ulong)(NextBoot() & 0xFFFF) << 32);
@@ -227,6 +229,12 @@ public sealed partial class ChunkStoreService : IService
             case ChunkMessage.ReplicaReply:
                 OnReplicaReply(peerIndex, id, payload);
                 break;
+            case ChunkMessage.Tombstone:
+                OnTombstone(peer, peerIndex, payload);
+                break;
+            case ChunkMessage.TombstoneApplied:
+                OnTombstoneApplied(peerIndex, payload);
+                break;
         }
     }
 
@@ -254,9 +262,10 @@ public sealed partial class ChunkStoreService : IService
     private ulong NewId() => _idBase | ++_nextId;
 
     /// <summary>Starts sending a chunk to <paramref name="peer"/>; <paramref name="done"/> runs on the loop when it ends.</summary>
-    private void StartOutbound(Coordinate peer, TransferPurpose purpose, ChunkMeta meta, IChunkSource source, Action<TransferOutcome> done, ulong? id = null)
+    private void StartOutbound(Coordinate peer, TransferPurpose purpose, ChunkMeta meta, IChunkSource source, Action<TransferOutcome> done, ulong? id = null,
+        byte lane = WellKnownServices.ChunkStore)
     {
-        var transfer = new OutboundTransfer(this, peer, id ?? NewId(), purpose, meta, source, done);
+        var transfer = new OutboundTransfer(this, peer, id ?? NewId(), purpose, meta, source, done) { Lane = lane };
         _outbound[(Context.Torus.IndexOf(peer), transfer.Id)] = transfer;
         Counters.TransfersStarted++;
         transfer.Start();
@@ -310,6 +319,15 @@ public sealed partial class ChunkStoreService : IService
         if (purpose == TransferPurpose.ReadResponse)
         {
             AcceptReadResponse(peer, peerIndex, id, meta!);
+            return;
+        }
+        if (TombstoneOf(meta!) is { } tombstone)
+        {
+            // A replica of a removed dataset (a server back from away offers what it still holds): refused, and the
+            // offerer is told why, so it drops its own.
+            Counters.RemovedOffersRefused++;
+            SendOfferReply(peer, id, OfferStatus.Removed);
+            SendTombstone(tombstone, peer);
             return;
         }
         if (IsReceiving(meta!.Id))
@@ -499,6 +517,7 @@ public sealed partial class ChunkStoreService : IService
             }
         }
         KeepReplicas(now);
+        SendTombstones(now);
         if (!_stopped)
         {
             Context.SetTimer(NodeOptions.Millisecond * 1000, _sweep!);
@@ -511,7 +530,7 @@ public sealed partial class ChunkStoreService : IService
     {
         int header = ChunkWire.WriteDataHeader(_frame, transfer.Id, offset);
         int n = transfer.Source.Read(offset, _frame.AsSpan(header, length));
-        var status = _routing.RouteTo(Id, transfer.Peer, _frame.AsSpan(0, header + n), out port);
+        var status = _routing.RouteTo(transfer.Lane, transfer.Peer, _frame.AsSpan(0, header + n), out port);
         if (status == SendStatus.Queued)
         {
             Counters.DataFramesSent++;

@@ -62,6 +62,15 @@ public enum ChunkMessage : byte
     /// is asked again (re-replication).
     /// </summary>
     Joined = 15,
+
+    /// <summary>
+    /// A server that holds a tombstone to one that has not applied it (or offered a removed replica): id (0) | one
+    /// part of the tombstone (<see cref="TombstoneWire"/>). The receiver drops the replicas it names.
+    /// </summary>
+    Tombstone = 16,
+
+    /// <summary>Answer to a <see cref="Tombstone"/> part: id (0) | manifest checksum | part | name.</summary>
+    TombstoneApplied = 17,
 }
 
 public enum TransferPurpose : byte
@@ -91,6 +100,9 @@ public enum OfferStatus : byte
 
     /// <summary>The receiver's disk has no room for the chunk.</summary>
     DiskFull = 4,
+
+    /// <summary>The chunk belongs to a removed dataset (the receiver holds its tombstone and sends it along).</summary>
+    Removed = 5,
 }
 
 public enum DoneStatus : byte
@@ -131,7 +143,7 @@ public static class ChunkWire
     {
         kind = 0;
         id = 0;
-        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.Joined)
+        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.TombstoneApplied)
         {
             return false;
         }
@@ -178,7 +190,7 @@ public static class ChunkWire
     {
         status = 0;
         window = 0;
-        if (payload.Length != HeaderSize + 5 || payload[HeaderSize] > (byte)OfferStatus.DiskFull)
+        if (payload.Length != HeaderSize + 5 || payload[HeaderSize] > (byte)OfferStatus.Removed)
         {
             return false;
         }

@@ -73,6 +73,14 @@ internal sealed class StoreCube : IDisposable
         return result!;
     }
 
+    public DeleteResult Delete(Coordinate deleter, string dataset, long limit = 60_000 * Ms)
+    {
+        DeleteResult? result = null;
+        Store(deleter).DeleteDataset(dataset, r => result = r);
+        Assert.True(Sim.RunUntil(() => result is not null, Sim.Now + limit), "the delete did not finish");
+        return result!;
+    }
+
     /// <summary>Stores dataset <paramref name="name"/> of <paramref name="chunks"/> random chunks and its manifest; returns the chunks.</summary>
     public List<ManifestChunk> Put(string name, int chunks, int chunkBytes = 1000, ulong nonce = 1)
     {
