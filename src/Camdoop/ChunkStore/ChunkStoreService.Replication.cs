@@ -142,6 +142,10 @@ public sealed partial class ChunkStoreService
         {
             view.Remove(lost);
         }
+        foreach (int set in _decommissioned)
+        {
+            view.Remove(set);
+        }
         int self = Context.Torus.IndexOf(Context.Self);
         _placedElsewhere.Clear();
         foreach (var chunk in Local.All)

@@ -85,6 +85,7 @@ public sealed partial class ChunkStoreService : IService
         _store.Open();
         _writes = new ReplicaWriteQueue(context);
         LoadTombstones();
+        LoadDecommissioned();
         // Transfer ids: this server's index, a boot counter kept on disk (ids never repeat across restarts, so a
         // peer's memory of an old transfer cannot be mistaken for a new one), and a counter.
         _idBase = ((ulong)(uint)context.Torus.IndexOf(context.Self) << 48) | ((ulong)(NextBoot() & 0xFFFF) << 32);
@@ -125,10 +126,15 @@ public sealed partial class ChunkStoreService : IService
         {
             replicas.Finish();
         }
+        foreach (var decommission in _decommissions.Values.ToList())
+        {
+            decommission.Finish();
+        }
     }
 
     /// <summary>The replica servers of <paramref name="chunk"/> in this server's current view, primary first.</summary>
-    public IReadOnlyList<Coordinate> PlacementOf(in Key chunk) => ChunkPlacement.Targets(_routing, chunk);
+    public IReadOnlyList<Coordinate> PlacementOf(in Key chunk) =>
+        _decommissioned.Count == 0 ? ChunkPlacement.Targets(_routing, chunk) : ChunkPlacement.Targets(_routing.Mapper, chunk, PlacementView());
 
     public bool IsReachable(Coordinate server) => _routing.IsReachable(server);
 
@@ -234,6 +240,12 @@ public sealed partial class ChunkStoreService : IService
                 break;
             case ChunkMessage.TombstoneApplied:
                 OnTombstoneApplied(peerIndex, payload);
+                break;
+            case ChunkMessage.DecommissionRequest:
+                OnDecommissionRequest(peer, id, payload);
+                break;
+            case ChunkMessage.DecommissionReply:
+                OnDecommissionReply(peerIndex, id, payload);
                 break;
         }
     }

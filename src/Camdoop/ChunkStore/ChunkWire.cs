@@ -71,6 +71,15 @@ public enum ChunkMessage : byte
 
     /// <summary>Answer to a <see cref="Tombstone"/> part: id (0) | manifest checksum | part | name.</summary>
     TombstoneApplied = 17,
+
+    /// <summary>
+    /// Decommissioner to server: id | decommission (1) or recommission (0) | count (2) | server indices (2 each).
+    /// Answered with a <see cref="DecommissionReply"/> once applied.
+    /// </summary>
+    DecommissionRequest = 18,
+
+    /// <summary>Answer to a <see cref="DecommissionRequest"/>: id.</summary>
+    DecommissionReply = 19,
 }
 
 public enum TransferPurpose : byte
@@ -143,7 +152,7 @@ public static class ChunkWire
     {
         kind = 0;
         id = 0;
-        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.TombstoneApplied)
+        if (payload.Length < HeaderSize || payload[0] is 0 or > (byte)ChunkMessage.DecommissionReply)
         {
             return false;
         }

@@ -228,7 +228,7 @@ internal sealed class FrameFuzzer
                     byte[] payload = r.Next(3) switch
                     {
                         0 => RandomPayload(r.Next(0, 9)),
-                        1 => WithKind(RandomPayload(r.Next(9, 100)), r.Next(2) == 0 ? (byte)0 : (byte)r.Next((int)Camdoop.ChunkStore.ChunkMessage.TombstoneApplied + 1, 256)),
+                        1 => WithKind(RandomPayload(r.Next(9, 100)), r.Next(2) == 0 ? (byte)0 : (byte)r.Next((int)Camdoop.ChunkStore.ChunkMessage.DecommissionReply + 1, 256)),
                         _ => WrongSize(),
                     };
                     return Real(frame, 4, FrameFlags.CoordinateRouted, 64, _neighbour, _target, payload);
