@@ -11,6 +11,7 @@ using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Security;
 using Camdoop.Runtime.Topology;
+using Camdoop.Server;
 
 namespace Camdoop.Cli.Tests.Support;
 
@@ -40,8 +41,8 @@ internal sealed class WebFrontEnd : IDisposable
         _loop = new NodeEventLoop(driver => new NodeHost(new Coordinate(0, 0, 0), new Torus(2, 2, 2), driver, new FramePool(), new NodeOptions { DataDirectory = data }));
         KeyRoutingService.Install(_loop.Host);
         PingService.Install(_loop.Host);
-        ChunkStoreService.Install(_loop.Host);
-        _loop.Host.Register(new MonitorService(jobs: null));
+        var store = ChunkStoreService.Install(_loop.Host);
+        _loop.Host.Register(new MonitorService(jobs: null, storage: new ChunkStoreStorageSource(store)));
         _loop.Start();
         var node = new FrontEndNode(_loop, () => Task.FromResult(JsonSerializer.SerializeToElement(new { })));
         View = new Camdoop.FrontEnd.Web.WebView(node);

@@ -11,6 +11,7 @@ namespace Camdoop.Cli.Tests.WebView;
 public sealed class WebViewBrowserTests : IDisposable
 {
     private const string ServersDrawn = "document.querySelectorAll('#cube circle.server').length";
+    private const string StorageAnswered = "document.getElementById('storage-answered').textContent";
     private const string LoginForm = "document.getElementById('code') !== null";
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);
 
@@ -23,6 +24,11 @@ public sealed class WebViewBrowserTests : IDisposable
         browser.Navigate(LoginUrl());
         // The 2x2x2 torus's eight servers, drawn from the page's first /api/state.
         browser.WaitFor(ServersDrawn, v => v?.GetValue<int>() == 8, Patience, "the page's 8 servers");
+        // The storage panel, once its query's first round is in: the one server answers, with an empty store.
+        browser.WaitFor(StorageAnswered, v => v?.GetValue<string>() == "servers answered: 1", Patience, "the storage panel's first round");
+        Assert.Equal("0", browser.Evaluate("document.getElementById('storage-replicas').textContent")!.GetValue<string>());
+        Assert.Equal("0 B", browser.Evaluate("document.getElementById('storage-bytes').textContent")!.GetValue<string>());
+        Assert.Equal("0 / 0", browser.Evaluate("document.getElementById('storage-corrupt').textContent")!.GetValue<string>());
         Assert.Equal(_server.Url, browser.Evaluate("location.href")!.GetValue<string>());
         Assert.Equal("", browser.Evaluate("document.cookie")!.GetValue<string>());
         Assert.Equal(1, _server.View.Logins);

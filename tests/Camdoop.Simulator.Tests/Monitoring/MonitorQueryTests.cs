@@ -163,6 +163,15 @@ public sealed class MonitorQueryTests
         Assert.True(top.BytesAtRoot < all.BytesAtRoot);
     }
 
+    [Fact]
+    public void ServersWithoutAChunkStoreHaveNoStorageRows()
+    {
+        // AskOnce's servers run monitoring only: every one answers, none has a store to show.
+        var round = AskOnce("select server, replicas from storage every 10ms", combine: true).Round;
+        Assert.Equal(Cube.Count, round.Servers);
+        Assert.Empty(round.Rows);
+    }
+
     private static List<string> Rows(QueryRound round) => [.. round.Rows.Select(r => string.Join("|", r.Select(v => v.ToString())))];
 
     /// <summary>Asks one round of <paramref name="text"/> from 0,0,0 on an idle simulated cube (only liveness beacons move).</summary>

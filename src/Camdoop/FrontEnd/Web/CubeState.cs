@@ -4,8 +4,8 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.FrontEnd.Web;
 
 /// <summary>
-/// What /api/state returns: the cube's servers, links and jobs as the web view's three standing queries last saw
-/// them. Counters become rates over the time between a query's two latest rounds (the asking server's clock).
+/// What /api/state returns: the cube's servers, links, jobs and storage as the web view's four standing queries last
+/// saw them. Counters become rates over the time between a query's two latest rounds (the asking server's clock).
 /// </summary>
 public sealed record CubeState
 {
@@ -18,6 +18,15 @@ public sealed record CubeState
     public const string JobsQuery =
         "select job, name, state, max(reduce_tasks) as reduce_tasks, sum(vertices) as vertices, sum(vertices_done) as vertices_done, " +
         "sum(reduce_tasks_done) as reduce_tasks_done, sum(bytes_in) as bytes_in, sum(bytes_out) as bytes_out from jobs group by job, name, state every 1s";
+
+    /// <summary>
+    /// Aggregated without groups, so servers combine it on the way up and one row reaches the front-end. Lost servers
+    /// are the most any one server takes for lost: every live server counts the same lost ones, so a sum would not do.
+    /// </summary>
+    public const string StorageQuery =
+        "select sum(replicas) as replicas, sum(bytes_stored) as bytes_stored, sum(copies_pending) as copies_pending, " +
+        "sum(bytes_copied) as bytes_copied, max(servers_lost) as servers_lost, sum(corrupt_found) as corrupt_found, " +
+        "sum(repaired) as repaired from storage every 1s";
 
     public required string Torus { get; init; }
 
@@ -45,13 +54,16 @@ public sealed record CubeState
 
     public required IReadOnlyList<JobProgress> Jobs { get; init; }
 
-    /// <summary>Builds the state from the three queries' rounds (any of which may have none yet).</summary>
-    public static CubeState Build(Torus torus, Coordinate askedFrom, RoundPair links, RoundPair servers, RoundPair jobs)
+    public required StorageTotals Storage { get; init; }
+
+    /// <summary>Builds the state from the four queries' rounds (any of which may have none yet).</summary>
+    public static CubeState Build(Torus torus, Coordinate askedFrom, RoundPair links, RoundPair servers, RoundPair jobs, RoundPair storage)
     {
         ArgumentNullException.ThrowIfNull(torus);
         ArgumentNullException.ThrowIfNull(links);
         ArgumentNullException.ThrowIfNull(servers);
         ArgumentNullException.ThrowIfNull(jobs);
+        ArgumentNullException.ThrowIfNull(storage);
         var linkLoads = LinkLoads(links);
         var sent = linkLoads.GroupBy(l => l.Server).ToDictionary(g => g.Key, g => g.Sum(l => l.BytesPerSecond), StringComparer.Ordinal);
         var serverRows = (servers.Latest?.Rows ?? []).ToDictionary(r => r[0].ToString(), StringComparer.Ordinal);
@@ -86,6 +98,7 @@ public sealed record CubeState
             Servers = serverLoads,
             Links = linkLoads,
             Jobs = JobProgress.Merge(jobs.Latest?.Rows ?? []),
+            Storage = StorageTotals.From(storage),
         };
     }
 

@@ -8,11 +8,12 @@ namespace Camdoop.FrontEnd.Web;
 
 /// <summary>
 /// The live web view a front-end serves (its routes): the page and its script and style, a login form, and two JSON
-/// endpoints the page polls every second: /api/state (the cube's servers, links and jobs) and /api/query?q=TEXT (the
-/// latest round of any monitoring query). Every route but the login and its assets needs a live session
-/// (<see cref="WebSessions"/>): a browser opens one with a login code (GET /login?code=C, as `camdoop web` prints, or
-/// the login form) and ends it with POST /logout; a request without one gets 401 and is counted. The data comes from
-/// the monitoring service's cube-wide queries only (<see cref="StandingQueries"/>), asked from this server.
+/// endpoints the page polls every second: /api/state (the cube's servers, links, jobs and storage) and
+/// /api/query?q=TEXT (the latest round of any monitoring query). Every route but the login and its assets needs a
+/// live session (<see cref="WebSessions"/>): a browser opens one with a login code (GET /login?code=C, as
+/// `camdoop web` prints, or the login form) and ends it with POST /logout; a request without one gets 401 and is
+/// counted. The data comes from the monitoring service's cube-wide queries only (<see cref="StandingQueries"/>),
+/// asked from this server.
 /// </summary>
 public sealed class WebView : IWebLogins, IDisposable
 {
@@ -181,8 +182,10 @@ public sealed class WebView : IWebLogins, IDisposable
         var links = _queries.PollAsync(CubeState.LinksQuery);
         var servers = _queries.PollAsync(CubeState.ServersQuery);
         var jobs = _queries.PollAsync(CubeState.JobsQuery);
+        var storage = _queries.PollAsync(CubeState.StorageQuery);
         var host = _node.Loop.Host;
-        var state = CubeState.Build(host.Torus, host.Self, await links.ConfigureAwait(false), await servers.ConfigureAwait(false), await jobs.ConfigureAwait(false));
+        var state = CubeState.Build(host.Torus, host.Self, await links.ConfigureAwait(false), await servers.ConfigureAwait(false),
+            await jobs.ConfigureAwait(false), await storage.ConfigureAwait(false));
         return WebViewResponse.Json(200, state);
     }
 

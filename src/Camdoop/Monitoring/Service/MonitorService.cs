@@ -1,6 +1,7 @@
 using Camdoop.Monitoring.Control;
 using Camdoop.Monitoring.Jobs;
 using Camdoop.Monitoring.Queries;
+using Camdoop.Monitoring.Storage;
 using Camdoop.Monitoring.Tables;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Node;
@@ -23,6 +24,7 @@ public sealed class MonitorService : IService
 {
     private readonly IJobSource? _jobs;
     private readonly IServerStatsSource? _stats;
+    private readonly IStorageSource? _storage;
     private readonly Dictionary<(Coordinate Root, uint Query), CachedPlan> _plans = [];
     private readonly Dictionary<RoundId, PendingRound> _rounds = [];
     private readonly Dictionary<uint, RunningQuery> _asked = [];
@@ -34,12 +36,14 @@ public sealed class MonitorService : IService
 
     /// <summary>
     /// A monitoring service that reads and limits the server's MapReduce jobs through <paramref name="jobs"/> (null
-    /// on a server that runs none) and the process's costs through <paramref name="stats"/> (null where there are none).
+    /// on a server that runs none), the process's costs through <paramref name="stats"/> (null where there are none)
+    /// and the chunk store through <paramref name="storage"/> (null on a server without one).
     /// </summary>
-    public MonitorService(IJobSource? jobs, IServerStatsSource? stats = null)
+    public MonitorService(IJobSource? jobs, IServerStatsSource? stats = null, IStorageSource? storage = null)
     {
         _jobs = jobs;
         _stats = stats;
+        _storage = storage;
         for (int p = 0; p < Ports.Count; p++)
         {
             _unsent[p] = new Queue<byte[]>();
@@ -61,7 +65,7 @@ public sealed class MonitorService : IService
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
-        _tables = new NodeTables(context, _jobs, _stats);
+        _tables = new NodeTables(context, _jobs, _stats, _storage);
     }
 
     /// <summary>This server's table rows now, as a query sees them.</summary>

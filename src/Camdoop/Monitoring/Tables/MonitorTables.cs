@@ -67,7 +67,27 @@ public static class MonitorTables
         Num("service_faults", "service callbacks that failed"),
         Num("jobs_running", "MapReduce jobs running here"));
 
-    public static IReadOnlyList<TableSchema> All { get; } = [Links, Services, Jobs, Servers];
+    public static TableSchema Storage { get; } = new(
+        "storage",
+        "one server's chunk store",
+        Text("server", "the server, x,y,z"),
+        Num("replicas", "chunk replicas held"),
+        Num("bytes_stored", "bytes of those replicas"),
+        Num("copies_pending", "replica copies queued or running to restore replicas or move them where they belong"),
+        Num("replicas_copied", "replica copies sent"),
+        Num("bytes_copied", "bytes of those copies"),
+        Num("replicas_confirmed", "copies found unneeded: the target held a good replica"),
+        Num("replicas_dropped", "replicas dropped because three good ones are held where they belong"),
+        Num("copies_failed", "replica copies that failed (tried again at the next scan)"),
+        Num("servers_lost", "servers this one takes for lost now (unreachable past the grace period)"),
+        Num("scrub_passes", "full scrub passes over the replicas held"),
+        Num("scrubbed_replicas", "replicas the scrubber checked"),
+        Num("scrubbed_bytes", "bytes of those replicas"),
+        Num("corrupt_found", "replicas the scrubber found corrupt or missing"),
+        Num("repaired", "of those, the ones repaired from another replica"),
+        Num("unrepairable", "of those, the ones no good replica could repair"));
+
+    public static IReadOnlyList<TableSchema> All { get; } = [Links, Services, Jobs, Servers, Storage];
 
     public static TableSchema? Find(string name) =>
         All.FirstOrDefault(t => string.Equals(t.Name, name, StringComparison.OrdinalIgnoreCase));

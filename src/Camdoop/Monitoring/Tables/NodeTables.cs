@@ -1,5 +1,6 @@
 using System.Globalization;
 using Camdoop.Monitoring.Jobs;
+using Camdoop.Monitoring.Storage;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
@@ -7,22 +8,25 @@ namespace Camdoop.Monitoring.Tables;
 
 /// <summary>
 /// Reads a server's tables from its own counters when a query asks (once per round, never per frame): the node's
-/// per-port counters, each service queue's counters, the server's MapReduce jobs (<see cref="IJobSource"/>) and the
-/// process's latest costs. Rows are in <see cref="TableSchema.Columns"/> order.
+/// per-port counters, each service queue's counters, the server's MapReduce jobs (<see cref="IJobSource"/>), the
+/// process's latest costs and the chunk store's replicas and counters (<see cref="IStorageSource"/>). Rows are in
+/// <see cref="TableSchema.Columns"/> order.
 /// </summary>
 public sealed class NodeTables
 {
     private readonly INodeContext _context;
     private readonly IJobSource? _jobs;
     private readonly IServerStatsSource? _stats;
+    private readonly IStorageSource? _storage;
     private readonly string _self;
 
-    public NodeTables(INodeContext context, IJobSource? jobs, IServerStatsSource? stats)
+    public NodeTables(INodeContext context, IJobSource? jobs, IServerStatsSource? stats, IStorageSource? storage)
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
         _jobs = jobs;
         _stats = stats;
+        _storage = storage;
         _self = context.Self.Name;
     }
 
@@ -45,6 +49,10 @@ public sealed class NodeTables
         else if (ReferenceEquals(table, MonitorTables.Servers))
         {
             ReadServer(rows);
+        }
+        else if (ReferenceEquals(table, MonitorTables.Storage))
+        {
+            ReadStorage(rows);
         }
         else
         {
@@ -132,6 +140,23 @@ public sealed class NodeTables
         [
             _self, up, stats.CpuMilliseconds, stats.MemoryBytes, stats.DiskFreeBytes, c.FramesForwarded, c.TotalRejected,
             c.QueueFull, c.ServiceFaults, running,
+        ]);
+    }
+
+    private void ReadStorage(List<QueryValue[]> rows)
+    {
+        // Like the jobs table: a server without a chunk store has no row, rather than one of zeros that would
+        // count as a server holding nothing.
+        if (_storage is null)
+        {
+            return;
+        }
+        var s = _storage.Read();
+        rows.Add(
+        [
+            _self, s.Replicas, s.BytesStored, s.CopiesPending, s.ReplicasCopied, s.BytesCopied, s.ReplicasConfirmed,
+            s.ReplicasDropped, s.CopiesFailed, s.ServersLost, s.ScrubPasses, s.ScrubbedReplicas, s.ScrubbedBytes,
+            s.CorruptFound, s.Repaired, s.Unrepairable,
         ]);
     }
 }

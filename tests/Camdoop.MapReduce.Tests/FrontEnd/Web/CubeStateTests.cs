@@ -1,4 +1,5 @@
 using Camdoop.FrontEnd.Web;
+using Camdoop.Monitoring.Queries;
 using Camdoop.Monitoring.Service;
 using Camdoop.Monitoring.Tables;
 using Camdoop.Runtime.Topology;
@@ -18,7 +19,7 @@ public sealed class CubeStateTests
             [["0,0,0", "+X", "1,0,0", 1, 1_000, 0], ["0,0,0", "-X", "1,0,0", 1, 500, 0], ["1,0,0", "+X", "0,0,0", 1, 9_000, 100]]);
         var latest = Round(2, 1_500_000_000, LinkColumns,
             [["0,0,0", "+X", "1,0,0", 1, 3_000, 250_000_000], ["0,0,0", "-X", "1,0,0", 0, 1_000, 0], ["1,0,0", "+X", "0,0,0", 1, 4_000, 100]]);
-        var state = CubeState.Build(Cube, new Coordinate(0, 0, 0), new RoundPair(previous, latest), RoundPair.Empty, RoundPair.Empty);
+        var state = CubeState.Build(Cube, new Coordinate(0, 0, 0), new RoundPair(previous, latest), RoundPair.Empty, RoundPair.Empty, RoundPair.Empty);
 
         var plusX = state.Links.Single(l => l.Server == "0,0,0" && l.Port == "+X");
         Assert.Equal(4_000, plusX.BytesPerSecond, 6);
@@ -40,7 +41,7 @@ public sealed class CubeStateTests
     {
         var only = Round(1, 5, LinkColumns, [["0,0,0", "+Y", "0,1,0", 1, 7_000, 10]]);
         var servers = Round(1, 5, ["server", "links_up", "jobs_running", "cpu_ms", "memory_bytes"], [["1,1,1", 6, 2, 1_500, 1e8]]);
-        var state = CubeState.Build(Cube, new Coordinate(1, 1, 1), new RoundPair(null, only), new RoundPair(null, servers), RoundPair.Empty);
+        var state = CubeState.Build(Cube, new Coordinate(1, 1, 1), new RoundPair(null, only), new RoundPair(null, servers), RoundPair.Empty, RoundPair.Empty);
         Assert.Equal(0, Assert.Single(state.Links).BytesPerSecond);
         Assert.Equal(Cube.All().Select(c => c.Name).Order(), state.Servers.Select(s => s.Server).Order());
         var answered = state.Servers.Single(s => s.Answered);
@@ -49,6 +50,23 @@ public sealed class CubeStateTests
         Assert.Equal(6, answered.LinksUp);
         Assert.Equal(2, answered.JobsRunning);
         Assert.Equal("1,1,1", state.AskedFrom);
+        // No storage round yet: every total is 0.
+        Assert.Equal(StorageTotals.None, state.Storage);
+    }
+
+    [Fact]
+    public void TheStorageQueryTotalsTheServersRowsAndTakesTheMostLostServers()
+    {
+        // Two servers' storage rows, in the table's column order; each takes the same lost server for lost.
+        QueryValue[] a = ["0,0,0", 30, 300_000, 2, 5, 50_000, 1, 0, 0, 1, 1, 30, 300_000, 1, 1, 0];
+        QueryValue[] b = ["1,0,0", 27, 270_000, 1, 3, 30_000, 4, 2, 1, 1, 2, 27, 270_000, 2, 1, 1];
+        var plan = new QueryPlan(QueryParser.Parse(CubeState.StorageQuery));
+        var rows = plan.Finish(plan.Merge(plan.Local([a]), plan.Local([b])));
+        var round = new QueryRound(4, [.. plan.Query.Headings], rows, 7, Cube.Count, 10, 20);
+        var state = CubeState.Build(Cube, new Coordinate(0, 0, 0), RoundPair.Empty, RoundPair.Empty, RoundPair.Empty, new RoundPair(null, round));
+        Assert.Equal(
+            new StorageTotals { Servers = 7, Replicas = 57, BytesStored = 570_000, CopiesPending = 3, BytesCopied = 80_000, ServersLost = 1, CorruptFound = 3, Repaired = 2 },
+            state.Storage);
     }
 
     [Fact]

@@ -5,18 +5,20 @@ using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Web;
 using Camdoop.KeyRouting;
+using Camdoop.MapReduce.Tests.ChunkStore;
 using Camdoop.Monitoring.Service;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
+using Camdoop.Server;
 
 namespace Camdoop.MapReduce.Tests.FrontEnd.Web;
 
 /// <summary>
 /// The web view served over HTTPS by one real server (an event loop with the front-end's services and the monitoring
 /// service, no links), its sessions on a clock the tests move: login codes, the session cookie, 401 without a live
-/// session, logout, revocation and expiry.
+/// session, logout, revocation and expiry; and the state the page draws, its storage panel's totals included.
 /// </summary>
 public sealed class WebViewHttpsTests : IDisposable
 {
@@ -24,6 +26,7 @@ public sealed class WebViewHttpsTests : IDisposable
 
     private readonly string _data = Path.Combine(Path.GetTempPath(), $"camdoop-web-view-{Environment.ProcessId}-{Guid.NewGuid():N}");
     private readonly NodeEventLoop _loop;
+    private readonly ChunkStoreService _store;
     private readonly ManualClock _clock = new();
     private readonly TestAuthority _authority = new();
     private readonly WebView _view;
@@ -34,8 +37,8 @@ public sealed class WebViewHttpsTests : IDisposable
         _loop = new NodeEventLoop(driver => new NodeHost(new Coordinate(0, 0, 0), new Torus(2, 2, 2), driver, new FramePool(), new NodeOptions { DataDirectory = _data }));
         KeyRoutingService.Install(_loop.Host);
         PingService.Install(_loop.Host);
-        ChunkStoreService.Install(_loop.Host);
-        _loop.Host.Register(new MonitorService(jobs: null));
+        _store = ChunkStoreService.Install(_loop.Host);
+        _loop.Host.Register(new MonitorService(jobs: null, storage: new ChunkStoreStorageSource(_store)));
         _loop.Start();
         var node = new FrontEndNode(_loop, () => Task.FromResult(JsonSerializer.SerializeToElement(new { })));
         _view = new WebView(node, new WebSessions(TimeSpan.FromHours(8), _clock));
@@ -64,6 +67,38 @@ public sealed class WebViewHttpsTests : IDisposable
         var json = JsonNode.Parse(await state.Content.ReadAsStringAsync())!;
         Assert.Equal("2x2x2", json["torus"]!.GetValue<string>());
         Assert.Equal(0, _view.Unauthorized);
+    }
+
+    [Fact]
+    public async Task TheStoragePanelShowsTheChunkStoresTotals()
+    {
+        var bytes = new byte[12_345];
+        new Random(3).NextBytes(bytes);
+        var meta = StoreCube.MetaFor(ChunkPlacement.ChunkId(_loop.Host.Torus, "web", 0, nonce: 1), bytes, "web");
+        var stored = new TaskCompletionSource<string?>(TaskCreationOptions.RunContinuationsAsynchronously);
+        _loop.Post(() => _store.StoreLocal(meta, bytes, stored.SetResult));
+        Assert.Null(await stored.Task.WaitAsync(TimeSpan.FromSeconds(30)));
+
+        string session = await LogInAsync();
+        string page = await (await GetAsync("/", session)).Content.ReadAsStringAsync();
+        Assert.Contains("<h2>Storage", page, StringComparison.Ordinal);
+        Assert.Contains("id=\"storage-replicas\"", page, StringComparison.Ordinal);
+        Assert.Contains("updateStorage(state.storage)", await (await GetAsync("/app.js", session)).Content.ReadAsStringAsync(), StringComparison.Ordinal);
+        // The first poll starts the storage query; its rounds come once a second.
+        JsonNode? storage = null;
+        for (int i = 0; i < 100 && storage?["servers"]!.GetValue<int>() != 1; i++)
+        {
+            await Task.Delay(100);
+            var state = await GetAsync("/api/state", session);
+            Assert.Equal(HttpStatusCode.OK, state.StatusCode);
+            storage = JsonNode.Parse(await state.Content.ReadAsStringAsync())!["storage"];
+        }
+        Assert.NotNull(storage);
+        Assert.Equal(1, storage["servers"]!.GetValue<int>());
+        Assert.Equal(1, storage["replicas"]!.GetValue<long>());
+        Assert.Equal(bytes.Length, storage["bytesStored"]!.GetValue<long>());
+        Assert.Equal(0, storage["copiesPending"]!.GetValue<long>());
+        Assert.Equal(0, storage["serversLost"]!.GetValue<long>());
     }
 
     [Fact]

@@ -134,6 +134,17 @@
         s.jobsRunning + " jobs running, CPU " + (s.cpuMs / 1000).toFixed(1) + " s" : "no answer this round");
     }
     updateJobs(state.jobs);
+    updateStorage(state.storage);
+  }
+
+  function updateStorage(s) {
+    text("storage-replicas", String(s.replicas));
+    text("storage-bytes", bytes(s.bytesStored));
+    text("storage-pending", String(s.copiesPending));
+    text("storage-copied", bytes(s.bytesCopied));
+    text("storage-lost", String(s.serversLost));
+    text("storage-corrupt", s.corruptFound + " / " + s.repaired);
+    text("storage-answered", s.servers === 0 ? "waiting for the first round..." : "servers answered: " + s.servers);
   }
 
   function updateJobs(jobs) {
