@@ -6,7 +6,8 @@ using Camdoop.JobControl.Wire;
 namespace Camdoop.FrontEnd;
 
 // Operator requests: list the jobs coordinated here, kill one, delete a dataset, rate limits (FrontEndSession.Limits.cs),
-// the web view's logins (FrontEndSession.Web.cs), and fsck (FrontEndSession.Fsck.cs).
+// the web view's logins (FrontEndSession.Web.cs), fsck (FrontEndSession.Fsck.cs) and decommissioning
+// (FrontEndSession.Decommission.cs).
 public sealed partial class FrontEndSession
 {
     private Task HandleOperatorAsync(FrontEndRequest request, FrontEndReplies replies, CancellationToken cancellation) => request switch
@@ -17,6 +18,7 @@ public sealed partial class FrontEndSession
         LimitRequest limit => LimitAsync(limit, replies, cancellation),
         LimitsRequest => LimitsAsync(replies, cancellation),
         FsckRequest fsck => FsckAsync(fsck, replies, cancellation),
+        DecommissionRequest decommission => DecommissionAsync(decommission, replies, cancellation),
         _ => HandleWebAsync(request, replies, cancellation),
     };
 

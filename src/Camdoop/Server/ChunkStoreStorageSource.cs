@@ -30,6 +30,8 @@ public sealed class ChunkStoreStorageSource(ChunkStoreService store) : IStorageS
             ScrubbedBytes: c.ScrubBytes,
             CorruptFound: c.ScrubCorrupt,
             Repaired: c.ScrubRepaired,
-            Unrepairable: c.ScrubUnrepairable);
+            Unrepairable: c.ScrubUnrepairable,
+            Decommissioned: _store.Decommissioned.Count(),
+            Tombstones: _store.Tombstones.Count());
     }
 }

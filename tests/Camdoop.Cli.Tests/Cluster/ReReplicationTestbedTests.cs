@@ -14,7 +14,8 @@ namespace Camdoop.Cli.Tests.Cluster;
 /// <summary>
 /// Data outlives servers on the real cube: a server whose disk is replaced gets its share back; a server killed for
 /// good has its replicas made again once the grace period is over, so that when two more servers holding copies of
-/// one of its chunks die, the dataset still reads back byte for byte and a job over it gives the reference output.
+/// one of its chunks die, the dataset still reads back byte for byte and a job over it gives the reference output. A
+/// decommissioned server, once said safe, is switched off with every chunk still held three times.
 /// </summary>
 [Collection(TestbedCollection.Name)]
 public sealed class ReReplicationTestbedTests(ITestOutputHelper output)
@@ -53,10 +54,27 @@ public sealed class ReReplicationTestbedTests(ITestOutputHelper output)
             AssertWhole(replaced);
             state = TestbedState.TryLoad(Prefix)!;
 
+            // 0,2,0 is decommissioned: once the command says it is safe, switching it off leaves every chunk held three
+            // times by the others, with no grace to wait for.
+            const string Drained = "0,2,0";
+            Assert.Contains(before.Values, h => h.Contains(Drained));
+            var drain = CliRunner.Run("decommission", Drained, "--timeout", "90s", "--json", "--frontend", frontEnd);
+            Assert.True(drain.ExitCode == 0, drain.ToString());
+            using (var report = JsonDocument.Parse(drain.Stdout))
+            {
+                Assert.True(report.RootElement.GetProperty("safe").GetBoolean(), drain.ToString());
+                Assert.Equal(Drained, Assert.Single(report.RootElement.GetProperty("decommissioned").EnumerateArray()).GetString());
+            }
+            Assert.Equal(0, CliRunner.Run("testbed", "kill", Drained, "--prefix", Prefix).ExitCode);
+            HashSet<string> dead = [Drained];
+            var afterDrain = Holdings(state, dead);
+            Assert.Equal(before.Count, afterDrain.Count);
+            Assert.All(afterDrain.Values, h => Assert.True(h.Count >= ChunkPlacement.Replicas, $"held by {string.Join(' ', h)} only"));
+
             // 2,2,1 dies for good: after the grace, every chunk has three live replicas again.
             const string Lost = "2,2,1";
             Assert.Equal(0, CliRunner.Run("testbed", "kill", Lost, "--prefix", Prefix).ExitCode);
-            HashSet<string> dead = [Lost];
+            dead.Add(Lost);
             WaitFor(() => Holdings(state, dead).Values.All(h => h.Count == ChunkPlacement.Replicas), "three live replicas of every chunk");
             // fsck, through a live front-end, agrees: the lost server does not answer, and nothing is under-replicated.
             var live = state.Servers.First(s => s.Coordinate != Lost);
@@ -70,7 +88,7 @@ public sealed class ReReplicationTestbedTests(ITestOutputHelper output)
             }
 
             // Two more die: the other two servers that held a chunk of the lost one when it died.
-            var victim = before.First(c => c.Value.Contains(Lost));
+            var victim = before.First(c => c.Value.Contains(Lost) && !c.Value.Contains(Drained));
             foreach (string other in victim.Value.Where(h => h != Lost))
             {
                 Assert.Equal(0, CliRunner.Run("testbed", "kill", other, "--prefix", Prefix).ExitCode);

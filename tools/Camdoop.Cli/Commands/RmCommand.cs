@@ -32,7 +32,7 @@ public static class RmCommand
         }
         if (reply.Unanswered.Count > 0)
         {
-            Console.Error.WriteLine($"warning: no answer from {string.Join(' ', reply.Unanswered)}; replicas they hold remain until 'rm' is run again");
+            Console.Error.WriteLine($"warning: no answer from {string.Join(' ', reply.Unanswered)}; they drop its replicas when they next answer (a tombstone is kept until then)");
         }
         return 0;
     }

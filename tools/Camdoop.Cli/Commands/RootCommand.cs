@@ -22,6 +22,8 @@ public static class RootCommand
         root.Add(LsCommand.Create());
         root.Add(RmCommand.Create());
         root.Add(FsckCommand.Create());
+        root.Add(DecommissionCommand.Create());
+        root.Add(DecommissionCommand.CreateRecommission());
         root.Add(PingCommand.Create());
         root.Add(QueryCommand.Create());
         root.Add(WebCommand.Create());

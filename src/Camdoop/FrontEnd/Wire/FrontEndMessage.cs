@@ -112,7 +112,8 @@ public sealed class FrontEndOperations
         .Add<LimitsRequest>()
         .Add<WebLoginRequest>()
         .Add<WebRevokeRequest>()
-        .Add<FsckRequest>();
+        .Add<FsckRequest>()
+        .Add<DecommissionRequest>();
 
     public FrontEndOperations Add<T>()
         where T : FrontEndRequest, new()

@@ -19,7 +19,9 @@ public readonly record struct StorageStats(
     long ScrubbedBytes,
     long CorruptFound,
     long Repaired,
-    long Unrepairable);
+    long Unrepairable,
+    long Decommissioned = 0,
+    long Tombstones = 0);
 
 /// <summary>
 /// The chunk store of one server, as monitoring reads it: the monitoring service is given one when it is built, so

@@ -85,7 +85,9 @@ public static class MonitorTables
         Num("scrubbed_bytes", "bytes of those replicas"),
         Num("corrupt_found", "replicas the scrubber found corrupt or missing"),
         Num("repaired", "of those, the ones repaired from another replica"),
-        Num("unrepairable", "of those, the ones no good replica could repair"));
+        Num("unrepairable", "of those, the ones no good replica could repair"),
+        Num("decommissioned", "servers this one holds as decommissioned (left out of placement)"),
+        Num("tombstones", "tombstones of removed datasets kept here until every server applies them"));
 
     public static IReadOnlyList<TableSchema> All { get; } = [Links, Services, Jobs, Servers, Storage];
 

@@ -156,7 +156,7 @@ public sealed class NodeTables
         [
             _self, s.Replicas, s.BytesStored, s.CopiesPending, s.ReplicasCopied, s.BytesCopied, s.ReplicasConfirmed,
             s.ReplicasDropped, s.CopiesFailed, s.ServersLost, s.ScrubPasses, s.ScrubbedReplicas, s.ScrubbedBytes,
-            s.CorruptFound, s.Repaired, s.Unrepairable,
+            s.CorruptFound, s.Repaired, s.Unrepairable, s.Decommissioned, s.Tombstones,
         ]);
     }
 }
