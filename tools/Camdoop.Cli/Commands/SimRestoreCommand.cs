@@ -29,7 +29,7 @@ public static class SimRestoreCommand
             .Option("grace", "How long a server must be unreachable before its replicas are made again", "DURATION", "10s")
             .Option("link-rate-gbps", "Link rate in Gbit/s", "RATE", "1")
             .Option("seed", "Random seed", "N", "1")
-            .Option("data-root", "Directory under which the chunk stores write their files (default: the system temp directory)", "DIR")
+            .Option("data-root", "Directory under which the chunk stores write their files; without it, the system temp directory", "DIR")
             .Option("out", "Directory for restore.csv and restore.svg (default sweeps/restore-<torus>)", "DIR")
             .Handle(Run);
 
