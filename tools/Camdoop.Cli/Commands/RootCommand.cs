@@ -12,7 +12,7 @@ public static class RootCommand
             Details = "Run 'camdoop <command> --help' for the options of a command.",
         };
         root.Add(DemoCommand.Create());
-        root.Add(new Command("sim", "Run the packet-level simulator: jobs, sweeps, ping.").Add(SimRunCommand.Create()).Add(SimSweepCommand.Create()).Add(SimPingCommand.Create()));
+        root.Add(new Command("sim", "Run the packet-level simulator: jobs, sweeps, ping, restore after a server dies.").Add(SimRunCommand.Create()).Add(SimSweepCommand.Create()).Add(SimPingCommand.Create()).Add(SimRestoreCommand.Create()));
         root.Add(CalibrateCommand.Create());
         root.Add(DatagenCommand.Create());
         root.Add(NodeCommand.Create());

@@ -42,6 +42,7 @@ public static class TestbedCommand
             .Option("beacon-misses", "Silent intervals before a link is declared down (3 s: 27 nodes sharing a few cores stall for over a second at times)", "N", "30")
             .Option("timeout", "How long to wait for every server to be up", "DURATION", "180s")
             .Option("rereplicate-after", "How long a server must be unreachable before its replicas are made again on others", "DURATION", "600s")
+            .Option("rereplicate-rate", "Bytes a second each server sends, on average, to make replicas again (0: no cap), e.g. 200MB", "SIZE", "50MB")
             .Flag("no-warm-up", "Start the nodes without warming their job code paths up (the first job is then slower)")
             .Option("receive-buffer", "Kernel receive buffer of the links (tests make it tiny so that the kernel drops frames)", "SIZE")
             .Option("receive-buffer-at", "Apply --receive-buffer only to this server", "X,Y,Z")
@@ -193,6 +194,7 @@ public static class TestbedCommand
             LinkDriver = driver,
             WarmUp = !args.Flag("no-warm-up"),
             ReReplicateAfterSeconds = Math.Max(1, args.Nanoseconds("rereplicate-after") / 1e9),
+            ReReplicateBytesPerSecond = args.Bytes("rereplicate-rate"),
             ScrubIntervalSeconds = scrubInterval,
         };
         if (options.WebPort == options.FrontEndPort)

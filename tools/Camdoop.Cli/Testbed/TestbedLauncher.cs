@@ -31,6 +31,9 @@ public sealed record TestbedNodeOptions
     /// <summary>Seconds a server must be unreachable before its replicas are made again (<see cref="NodeConfig.ReReplicateAfterSeconds"/>).</summary>
     public double ReReplicateAfterSeconds { get; init; } = 600;
 
+    /// <summary>Bytes a second each server sends to make replicas again (<see cref="NodeConfig.ReReplicateBytesPerSecond"/>; 0: no cap).</summary>
+    public long ReReplicateBytesPerSecond { get; init; } = 50L << 20;
+
     public string LogLevel { get; init; } = "info";
 
     /// <summary>Nodes warm their job code paths up before they start (<see cref="NodeConfig.WarmUp"/>).</summary>
@@ -87,6 +90,7 @@ public static class TestbedLauncher
                 StatusIntervalMs = options.StatusIntervalMs,
                 CarrierPollMs = options.CarrierPollMs,
                 ReReplicateAfterSeconds = options.ReReplicateAfterSeconds,
+                ReReplicateBytesPerSecond = options.ReReplicateBytesPerSecond,
                 ReceiveBufferBytes = options.ReceiveBufferBytes.TryGetValue(c, out int rcv) ? rcv : null,
                 LinkDriver = options.LinkDriver.Name(),
                 JobAssemblyDirectory = jobAssemblies,
