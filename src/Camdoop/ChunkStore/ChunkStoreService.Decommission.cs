@@ -108,6 +108,7 @@ public sealed partial class ChunkStoreService
             return;
         }
         _rescan = true;
+        _confirmed.Clear(); // placement changed: see KeepReplicas
         var torus = Context.Torus;
         string names = string.Join(' ', servers.Select(s => torus.CoordinateOf(s).Name));
         Context.Log(LogLevel.Info, decommission

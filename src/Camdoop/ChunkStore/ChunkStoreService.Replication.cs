@@ -60,7 +60,13 @@ public sealed partial class ChunkStoreService
             _joined = true;
             AnnounceJoined();
         }
-        _rescan |= TrackMembership(now);
+        if (TrackMembership(now))
+        {
+            // Placement changed: what a server was known to hold may have been dropped since (a stand-in drops its copy
+            // when the server it stood in for is back), so every position is asked again.
+            _confirmed.Clear();
+            _rescan = true;
+        }
         if (_rescan || now >= _nextScanAt)
         {
             _rescan = false;
@@ -242,6 +248,10 @@ public sealed partial class ChunkStoreService
                 else
                 {
                     Counters.ReplicaCopiesFailed++; // tried again at the next scan
+                }
+                if (!_stopped)
+                {
+                    Pump(Now); // the next copy need not wait for the next sweep
                 }
             }, lane: WellKnownServices.ReReplication);
         }

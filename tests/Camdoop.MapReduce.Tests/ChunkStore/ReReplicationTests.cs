@@ -83,6 +83,12 @@ public sealed class ReReplicationTests : IDisposable
             Assert.Equal(ChunkPlacement.Targets(KeyMapper.Shared(Cube), c.Id, all).OrderBy(s => s.Name), Holders(cube, c.Id).OrderBy(s => s.Name));
         }
         Assert.True(Cube.All().Sum(s => cube.Store(s).Counters.ReplicasDropped) > 0);
+
+        // Lost again, now for good: the stand-ins dropped their copies, so they must be made again, not taken as held.
+        cube.Sim.FailServer(away, cube.Sim.Now);
+        cube.Settle(100 * Ms);
+        Assert.Contains(chunks, c => Holders(cube, c.Id).Count(h => h != away) < ChunkPlacement.Replicas);
+        WaitUntil(cube, () => chunks.All(c => Holders(cube, c.Id).Count(h => h != away) == ChunkPlacement.Replicas), "three live replicas of every chunk after the second loss");
     }
 
     [Fact]
