@@ -157,7 +157,7 @@ internal sealed class FrameFuzzer
             case FuzzKind.UnknownService:
                 {
                     // Any id above the product's last service (the flood probe's 250 runs only in the link benchmark).
-                    byte service = (byte)r.Next(WellKnownServices.Monitoring + 1, 256);
+                    byte service = (byte)r.Next(WellKnownServices.ReReplication + 1, 256);
                     return Real(frame, service, FrameFlags.None, 1, _neighbour, _target, RandomPayload(r.Next(0, 200)));
                 }
             case FuzzKind.Oversize:
