@@ -105,6 +105,17 @@ public class FrontEndWireTests
             Servers = 26,
             ServersInCube = 27,
         };
+        yield return new DecommissionRequest { Id = 31, Servers = ["1,0,0", "2,0,0"], Recommission = false, StatusOnly = true };
+        yield return new DecommissionReply
+        {
+            Id = 31,
+            Decommissioned = ["1,0,0"],
+            Unanswered = ["2,2,2"],
+            ReplicasHeld = 40,
+            NotYetElsewhere = 12,
+            DrainUnanswered = ["2,0,0"],
+            Safe = false,
+        };
         yield return new FsckRequest { Id = 30, Name = "wiki" };
         yield return new FsckReply
         {
@@ -224,7 +235,7 @@ public class FrontEndWireTests
         var requestTypes = typeof(FrontEndRequest).Assembly.GetTypes()
             .Where(t => typeof(FrontEndRequest).IsAssignableFrom(t) && !t.IsAbstract)
             .ToList();
-        Assert.Equal(21, requestTypes.Count);
+        Assert.Equal(22, requestTypes.Count);
         foreach (var type in requestTypes)
         {
             var request = (FrontEndRequest)Activator.CreateInstance(type)!;

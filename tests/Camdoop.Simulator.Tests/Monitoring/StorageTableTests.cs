@@ -113,6 +113,8 @@ public sealed class StorageTableTests : IDisposable
                 ["corrupt_found"] = c.ScrubCorrupt,
                 ["repaired"] = c.ScrubRepaired,
                 ["unrepairable"] = c.ScrubUnrepairable,
+                ["decommissioned"] = store.Decommissioned.Count(),
+                ["tombstones"] = store.Tombstones.Count(),
             };
             Assert.Equal(expected.Keys, MonitorTables.Storage.Columns.Select(col => col.Name));
             Assert.Equal(expected.Values, row);
