@@ -1,5 +1,6 @@
 using Camdoop.ChunkStore;
 using Camdoop.KeyRouting;
+using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Tests.ChunkStore;
@@ -60,6 +61,54 @@ public sealed class ReReplicationTests : IDisposable
         var read = cube.Read(reader, victim.Id);
         Assert.True(read.Ok, read.Error);
         Assert.Equal(victim.Bytes, read.Bytes);
+    }
+
+    [Fact]
+    public void CopiesTravelInTheReReplicationServiceWhoseLimitCapsThem()
+    {
+        const long Rate = 5_000; // bytes per second on each port
+        long Restore(bool limited, out long viaLane, out long copiedBytes, out long largestSender)
+        {
+            string root = Path.Combine(_data, limited ? "limited" : "free");
+            using var cube = new StoreCube(Cube, dataRoot: root, options: Fast);
+            var chunks = WriteChunks(cube);
+            var lost = new Coordinate(1, 1, 1);
+            if (limited)
+            {
+                foreach (var server in Cube.All())
+                {
+                    foreach (var port in Ports.All)
+                    {
+                        cube.Sim.Host(server).SetRateLimit(WellKnownServices.ReReplication, port, Rate);
+                    }
+                }
+            }
+            long killed = cube.Sim.Now;
+            cube.Sim.FailServer(lost, killed);
+            WaitUntil(cube, () => chunks.All(c => Holders(cube, c.Id).Count(h => h != lost) == ChunkPlacement.Replicas), "three live replicas of every chunk");
+            long took = cube.Sim.Now - killed;
+            var live = Cube.All().Where(s => s != lost).ToList();
+            viaLane = 0;
+            foreach (var server in live)
+            {
+                foreach (var port in Ports.All)
+                {
+                    viaLane += cube.Sim.Host(server).QueueCounters(WellKnownServices.ReReplication, port).BytesQueued;
+                }
+            }
+            copiedBytes = live.Sum(s => cube.Store(s).Counters.ReplicaBytesCopied);
+            largestSender = live.Max(s => cube.Store(s).Counters.ReplicaBytesCopied);
+            return took;
+        }
+
+        long free = Restore(limited: false, out long lane, out long copied, out _);
+        // Every copied byte crossed at least one link in re-replication's own queues.
+        Assert.True(copied > 0);
+        Assert.True(lane >= copied, $"{lane} bytes through the re-replication queues, {copied} copied");
+        long capped = Restore(limited: true, out _, out _, out long largest);
+        // A sender's copies leave on at most six ports at the limit each.
+        long floor = largest * 1_000_000_000L / (6 * Rate);
+        Assert.True(capped - free >= floor, $"restored in {capped / Ms} ms with the limit, {free / Ms} ms without; the limit alone needs {floor / Ms} ms");
     }
 
     [Fact]
