@@ -65,6 +65,28 @@ public class ScrubTests
     }
 
     [Fact]
+    public void On8x8x8ACorruptReplicaIsFoundAndRepairedByTheScrubber()
+    {
+        var big = new Torus(8, 8, 8);
+        var options = new ChunkStoreOptions { ScrubInterval = 10_000 * Ms, ScrubBytesPerSecond = 20_000_000 };
+        using var cube = new StoreCube(big, options: options);
+        var id = ChunkPlacement.ChunkId(big, "scrubbed", 0, nonce: 88);
+        var bytes = Bytes(200_000, 9);
+        var meta = StoreCube.MetaFor(id, bytes, "scrubbed");
+        var write = cube.Write(new Coordinate(7, 7, 7), meta, bytes);
+        Assert.True(write.Ok, write.Error);
+        var store = cube.Store(write.Replicas[2]);
+        Assert.True(store.Local.TryGet(id, out var replica));
+        FlipByte(replica.DataPath, 123_456);
+
+        Assert.True(cube.Sim.RunUntil(() => store.Counters.ScrubRepaired > 0, cube.Sim.Now + (60_000 * Ms)), "the scrubber never repaired the replica");
+
+        Assert.Equal(1, big.All().Sum(c => cube.Store(c).Counters.ScrubCorrupt));
+        Assert.Equal(0, big.All().Sum(c => cube.Store(c).Counters.CorruptDetected));
+        Assert.Equal(meta.Checksum, XxHash64.Hash(File.ReadAllBytes(store.Local.DataPath(id))));
+    }
+
+    [Fact]
     public void AReplicaWhoseFileIsGoneIsRestoredAndOneWithNoGoodCopyIsCountedUnrepairable()
     {
         var options = new ChunkStoreOptions { ScrubInterval = 5_000 * Ms };
