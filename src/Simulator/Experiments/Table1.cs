@@ -3,6 +3,7 @@ using System.Text;
 using Camdoop.Experiments.Reports;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Network;
 
 namespace Camdoop.Experiments;
 
@@ -40,6 +41,9 @@ public sealed record Table1Options
 
     /// <summary>Simulation threads per run (0 = every core).</summary>
     public int Parallelism { get; init; }
+
+    /// <summary>The switch TCP Camdoop runs on (the default: one 1 Gbps NIC per server, default buffers).</summary>
+    public SwitchedNetworkOptions Switch { get; init; } = new();
 }
 
 /// <summary>
@@ -51,7 +55,8 @@ public static class Table1
 {
     public static readonly string[] Jobs = ["sort", "wordcount"];
 
-    public static readonly ShuffleMode[] Modes = [ShuffleMode.NoAgg, ShuffleMode.Camdoop];
+    /// <summary>The modes of the table: the two on the torus, and TCP Camdoop on a switch (the paper's main baseline).</summary>
+    public static readonly ShuffleMode[] Modes = [ShuffleMode.NoAgg, ShuffleMode.Camdoop, ShuffleMode.Tcp];
 
     /// <summary>The paper's Table 1 (seconds, its 27-server testbed), by job, R and mode.</summary>
     public static readonly IReadOnlyDictionary<(string Job, int R, string Mode), double> Paper = new Dictionary<(string, int, string), double>
@@ -64,6 +69,10 @@ public static class Table1
         [("wordcount", 27, "noagg")] = 0.34,
         [("wordcount", 1, "camdoop")] = 1.67,
         [("wordcount", 27, "camdoop")] = 0.21,
+        [("sort", 1, "tcp")] = 49.24,
+        [("sort", 27, "tcp")] = 6.68,
+        [("wordcount", 1, "tcp")] = 3.82,
+        [("wordcount", 27, "tcp")] = 0.68,
     };
 
     public static IReadOnlyList<Table1Row> Run(Torus torus, Table1Options? options = null, IProgress<SweepProgress>? progress = null)
@@ -92,7 +101,7 @@ public static class Table1
                 using var input = JobSimulationInput.Prepare(jobOptions, keepInputs: true);
                 foreach (var mode in Modes)
                 {
-                    var result = JobSimulation.Run(jobOptions with { Mode = mode }, input);
+                    var result = JobSimulation.Run(jobOptions with { Mode = mode, Network = mode == ShuffleMode.Tcp ? options.Switch : null }, input);
                     rows.Add(new Table1Row(job, r, result.Mode, result.ShuffleReduceSeconds, result.InputBytes, result.IntermediateBytes,
                         result.OutputBytes, result.DataBytesSent, result.Completed && result.Verified == true));
                     progress?.Report(new SweepProgress(++done, total, string.Create(CultureInfo.InvariantCulture,
@@ -118,7 +127,8 @@ public static class Table1
     }
 
     /// <summary>
-    /// The table as Markdown, laid out like the paper's: a column per job and R, a row per mode (the median over runs),
+    /// The table as Markdown, laid out like the paper's: a column per job and R, a row per mode (the median over runs,
+    /// with the spread, lowest to highest, when there were several),
     /// the ratio no agg. over Camdoop, and the paper's rows beside them.
     /// </summary>
     public static string ToMarkdown(IReadOnlyList<Table1Row> rows, string where)
@@ -147,14 +157,25 @@ public static class Table1
             sb.Append('\n');
         }
         static string Seconds(double? s) => s is { } v ? v.ToString(v >= 10 ? "0.00" : v >= 0.1 ? "0.000" : "0.0000", CultureInfo.InvariantCulture) : "–";
+        // The median, and the spread over runs when there were several.
+        string Measured(string job, int r, string mode)
+        {
+            var times = rows.Where(x => x.Job == job && x.ReduceTasks == r && x.Mode == mode).Select(x => x.ShuffleReduceSeconds).ToList();
+            string median = Seconds(Median(job, r, mode));
+            return times.Count > 1 ? $"{median} ({Seconds(times.Min())}-{Seconds(times.Max())})" : median;
+        }
         static string Ratio(double? a, double? b) => a is { } x && b is { } y && y > 0 ? (x / y).ToString("0.00", CultureInfo.InvariantCulture) + "x" : "–";
         double? PaperOf(string job, int r, string mode) => Paper.TryGetValue((job, r, mode), out double p) ? p : null;
-        Row($"Camdoop (no agg.), {where}", (j, r) => Seconds(Median(j, r, "noagg")));
-        Row($"Camdoop, {where}", (j, r) => Seconds(Median(j, r, "camdoop")));
+        Row($"Camdoop (no agg.), {where}", (j, r) => Measured(j, r, "noagg"));
+        Row($"Camdoop, {where}", (j, r) => Measured(j, r, "camdoop"));
         Row($"no agg. / Camdoop, {where}", (j, r) => Ratio(Median(j, r, "noagg"), Median(j, r, "camdoop")));
+        Row($"TCP Camdoop (switch), {where}", (j, r) => Measured(j, r, "tcp"));
+        Row($"TCP Camdoop / Camdoop, {where}", (j, r) => Ratio(Median(j, r, "tcp"), Median(j, r, "camdoop")));
         Row("Camdoop (no agg.), the paper", (j, r) => Seconds(PaperOf(j, r, "noagg")));
         Row("Camdoop, the paper", (j, r) => Seconds(PaperOf(j, r, "camdoop")));
         Row("no agg. / Camdoop, the paper", (j, r) => Ratio(PaperOf(j, r, "noagg"), PaperOf(j, r, "camdoop")));
+        Row("TCP Camdoop, the paper", (j, r) => Seconds(PaperOf(j, r, "tcp")));
+        Row("TCP Camdoop / Camdoop, the paper", (j, r) => Ratio(PaperOf(j, r, "tcp"), PaperOf(j, r, "camdoop")));
         Row("outputs equal to the reference", (j, r) =>
         {
             var cells = rows.Where(x => x.Job == j && x.ReduceTasks == r).ToList();
