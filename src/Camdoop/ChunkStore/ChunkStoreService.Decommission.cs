@@ -114,31 +114,8 @@ public sealed partial class ChunkStoreService
         Context.Log(LogLevel.Info, decommission
             ? $"chunk store: {names} decommissioned: their replicas are copied to the servers that now own their positions"
             : $"chunk store: {names} recommissioned: they receive their share again");
-        string path = DecommissionedPath;
-        var lines = _decommissioned.Order().Select(s => torus.CoordinateOf(s).Name).ToArray();
-        string? error = null;
-        _writes!.Run(
-            Key.FromString("camdoop/decommissioned"),
-            () =>
-            {
-                try
-                {
-                    File.WriteAllLines(path + ".tmp", lines);
-                    File.Move(path + ".tmp", path, overwrite: true);
-                }
-                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-                {
-                    error = e.Message;
-                }
-            },
-            () =>
-            {
-                if (error is not null)
-                {
-                    Counters.StorageErrors++;
-                    Context.Log(LogLevel.Warning, $"chunk store: keeping the decommissioned servers: {error}");
-                }
-            });
+        var lines = _decommissioned.Order().Select(s => torus.CoordinateOf(s).Name + "\n");
+        SaveStateFile(DecommissionedPath, System.Text.Encoding.UTF8.GetBytes(string.Concat(lines)), "the decommissioned servers");
     }
 
     /// <summary>The servers placement may use now: the reachable ones, less those decommissioned.</summary>

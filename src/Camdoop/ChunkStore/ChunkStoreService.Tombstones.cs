@@ -1,4 +1,3 @@
-using Camdoop.KeyRouting;
 using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Topology;
 
@@ -201,40 +200,7 @@ public sealed partial class ChunkStoreService
     }
 
     /// <summary>Writes (or, once applied everywhere, deletes) a tombstone's file, off the loop.</summary>
-    private void SaveTombstone(Tombstone tombstone)
-    {
-        string directory = TombstoneDirectory;
-        string path = Path.Combine(directory, tombstone.FileName);
-        byte[]? bytes = tombstone.Pending.Count == 0 ? null : tombstone.Encode();
-        string? error = null;
-        // One after another per tombstone (the write queue orders work by key), so an older state never lands last.
-        _writes!.Run(
-            Key.FromString("camdoop/tombstone/" + tombstone.FileName),
-            () =>
-            {
-                try
-                {
-                    if (bytes is null)
-                    {
-                        File.Delete(path);
-                        return;
-                    }
-                    Directory.CreateDirectory(directory);
-                    File.WriteAllBytes(path + ".tmp", bytes);
-                    File.Move(path + ".tmp", path, overwrite: true);
-                }
-                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-                {
-                    error = e.Message;
-                }
-            },
-            () =>
-            {
-                if (error is not null)
-                {
-                    Counters.StorageErrors++;
-                    Context.Log(LogLevel.Warning, $"chunk store: keeping the tombstone of '{tombstone.Name}': {error}");
-                }
-            });
-    }
+    private void SaveTombstone(Tombstone tombstone) =>
+        SaveStateFile(Path.Combine(TombstoneDirectory, tombstone.FileName), tombstone.Pending.Count == 0 ? null : tombstone.Encode(),
+            $"the tombstone of '{tombstone.Name}'");
 }

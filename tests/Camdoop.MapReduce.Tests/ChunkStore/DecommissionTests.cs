@@ -13,13 +13,7 @@ public sealed class DecommissionTests : IDisposable
     private static readonly Torus Cube = new(3, 3, 3);
     private const long Ms = StoreCube.Ms;
 
-    private static readonly ChunkStoreOptions Fast = new()
-    {
-        KeepReplicas = true,
-        ReReplicateAfter = 3_000 * Ms,
-        ReplicationStartDelay = 1_000 * Ms,
-        ReplicationScanInterval = 600_000 * Ms,
-    };
+    private static readonly ChunkStoreOptions Fast = StoreCube.KeepingReplicas;
 
     private readonly string _data = Directory.CreateTempSubdirectory("camdoop-decommission-").FullName;
 

@@ -17,13 +17,7 @@ public sealed class ReReplicationTests : IDisposable
     private const long Ms = StoreCube.Ms;
     private const int Chunks = 40;
 
-    private static readonly ChunkStoreOptions Fast = new()
-    {
-        KeepReplicas = true,
-        ReReplicateAfter = 3_000 * Ms,
-        ReplicationStartDelay = 1_000 * Ms,
-        ReplicationScanInterval = 600_000 * Ms,
-    };
+    private static readonly ChunkStoreOptions Fast = StoreCube.KeepingReplicas;
 
     private readonly string _data = Directory.CreateTempSubdirectory("camdoop-rereplication-").FullName;
 

@@ -12,6 +12,15 @@ internal sealed class StoreCube : IDisposable
 {
     public const long Ms = SimTime.Millisecond;
 
+    /// <summary>Re-replication on, with a short grace (3 s) and start delay (1 s), and no periodic scan to wait for.</summary>
+    public static readonly ChunkStoreOptions KeepingReplicas = new()
+    {
+        KeepReplicas = true,
+        ReReplicateAfter = 3_000 * Ms,
+        ReplicationStartDelay = 1_000 * Ms,
+        ReplicationScanInterval = 600_000 * Ms,
+    };
+
     public StoreCube(Torus torus, double lossRate = 0, ulong seed = 1, string? dataRoot = null, ChunkStoreOptions? options = null)
     {
         Torus = torus;
