@@ -61,7 +61,7 @@ public static class NiceAxis
         for (int d = 0; d < 15; d++)
         {
             double scaled = step * Math.Pow(10, d);
-            if (Math.Abs(scaled - Math.Round(scaled)) < 1e-6 * Math.Max(1, scaled))
+            if (Math.Round(scaled) >= 1 && Math.Abs(scaled - Math.Round(scaled)) < 1e-6 * scaled)
             {
                 return d;
             }

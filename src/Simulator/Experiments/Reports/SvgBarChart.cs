@@ -89,7 +89,7 @@ public sealed class SvgBarChart
                 double x = x0 + (s * bar), w = bar * 0.92, mid = x + (w / 2);
                 if (Series[s].RangeAt(c) is { } range)
                 {
-                    WriteRange(sb, x, w, Y(range.Low), Y(range.High), Y(range.Value));
+                    WriteRange(sb, "range", x, w, Y(range.Low), Y(range.High), Y(range.Value));
                     sb.Append(Inv($"<text x=\"{mid:0.##}\" y=\"{Y(range.High) - 4:0.##}\" text-anchor=\"middle\" font-size=\"10\">~{NiceAxis.FormatValue(v)}</text>\n"));
                     continue;
                 }
@@ -117,7 +117,7 @@ public sealed class SvgBarChart
             }
             else
             {
-                WriteRange(sb, e.X + 4, LegendSwatch - 8, e.Y + 7, e.Y - 7, e.Y);
+                WriteRange(sb, "range-key", e.X + 4, LegendSwatch - 8, e.Y + 7, e.Y - 7, e.Y);
             }
             WriteLegendText(sb, e, names[i]);
         }
@@ -127,11 +127,14 @@ public sealed class SvgBarChart
 
     public void Save(string path) => File.WriteAllText(path, Render());
 
-    /// <summary>An approximate value: a light hatched band from low to high, whiskers with caps, a mark at the value.</summary>
-    private static void WriteRange(StringBuilder sb, double x, double w, double yLow, double yHigh, double yValue)
+    /// <summary>
+    /// An approximate value (class range; range-key in the legend): a light hatched band from low to high, whiskers
+    /// with caps, a dotted mark at the value.
+    /// </summary>
+    private static void WriteRange(StringBuilder sb, string cssClass, double x, double w, double yLow, double yHigh, double yValue)
     {
         double mid = x + (w / 2), cap = w / 4;
-        sb.Append("<g class=\"range\">");
+        sb.Append(Inv($"<g class=\"{cssClass}\">"));
         sb.Append(Inv($"<rect x=\"{x:0.##}\" y=\"{yHigh:0.##}\" width=\"{w:0.##}\" height=\"{yLow - yHigh:0.##}\" fill=\"url(#hatch)\" fill-opacity=\"0.45\" stroke=\"none\"/>"));
         sb.Append(Inv($"<line x1=\"{mid:0.##}\" y1=\"{yLow:0.##}\" x2=\"{mid:0.##}\" y2=\"{yHigh:0.##}\" stroke=\"#333\" stroke-width=\"1.5\"/>"));
         sb.Append(Inv($"<line x1=\"{mid - cap:0.##}\" y1=\"{yLow:0.##}\" x2=\"{mid + cap:0.##}\" y2=\"{yLow:0.##}\" stroke=\"#333\" stroke-width=\"1.5\"/>"));
