@@ -334,7 +334,8 @@ public static partial class FigureSweep
     /// <summary>
     /// The rows of a CSV that <see cref="ToCsv"/> wrote, for drawing its charts again: every column the CSV has comes
     /// back; a run's energy keeps its model, joules, split by kind, low-power share and wakes, and its legacy joules
-    /// (as one port at 1 W over that many seconds).
+    /// (as one port at 1 W over that many seconds). A CSV from before the columns <c>bytesPerServer</c> and
+    /// <c>network</c> reads as 0 bytes (Figure 10's charts need the column) and the torus.
     /// </summary>
     public static IReadOnlyList<SweepRow> ReadCsv(string path)
     {
@@ -352,12 +353,13 @@ public static partial class FigureSweep
                     Seconds: D(r, "energyLegacyJoules"), Ports: 1, WattsPerPort: 1, D(r, "lowPowerShare"), L(r, "wakes"))
                 : null;
             string? aggregation = Opt("aggregation") is { } a && r[a].Length > 0 ? r[a] : null;
-            rows.Add(new SweepRow(r[Col("figure")], r[Col("panel")], L(r, "bytesPerServer"), D(r, "requestedS"), D(r, "outputRatio"),
+            long bytesPerServer = Opt("bytesPerServer") is { } b ? long.Parse(r[b], NumberStyles.Integer, CultureInfo.InvariantCulture) : 0;
+            rows.Add(new SweepRow(r[Col("figure")], r[Col("panel")], bytesPerServer, D(r, "requestedS"), D(r, "outputRatio"),
                 (int)L(r, "reduceTasks"), r[Col("mode")], r[Col("trees")], D(r, "shuffleReduceSeconds"),
                 new LowerBounds(D(r, "switch1G"), D(r, "switch6G"), D(r, "switch1GOversub")), L(r, "intermediateBytes"), L(r, "outputBytes"),
                 L(r, "dataByteHops"), L(r, "linkBytes"), new Distribution(L(r, "aggregatedMin"), L(r, "aggregatedMedian"), L(r, "aggregatedMax")),
                 bool.Parse(r[Col("completed")]), D(r, "simulationWallSeconds"), D(r, "simulationCpuSeconds"), L(r, "events"),
-                r[Col("network")], energy, aggregation, Opt("coreLinkBytes") is { } c ? long.Parse(r[c], NumberStyles.Integer, CultureInfo.InvariantCulture) : 0));
+                Opt("network") is { } n ? r[n] : "torus", energy, aggregation, Opt("coreLinkBytes") is { } c ? long.Parse(r[c], NumberStyles.Integer, CultureInfo.InvariantCulture) : 0));
         }
         return rows;
     }
