@@ -378,6 +378,6 @@ public static partial class FigureSweep
         "noagg" => "Camdoop (no agg.)",
         _ when NetworkKinds.OfLabel(network)?.HasAggBoxes == true || aggregation == "netagg" => "NetAgg",
         _ when aggregation is null or "direct" => $"TCP Camdoop ({network})",
-        _ => $"TCP Camdoop ({network}, {aggregation})", // short: the legend has room for about 32 characters
+        _ => $"TCP Camdoop ({network}, {aggregation})",
     };
 }
