@@ -48,8 +48,10 @@ public static class ConcurrencySweep
     /// <summary>
     /// The normalised times the paper reports in its text for two jobs on its 27-server testbed (§5.3): horizontal
     /// R = 1 "at most 1.07", R = 27 "the time doubles", vertical R = 1 "approximately as long", R = 13 "up to 1.47".
+    /// The two numbers it states are exact; "doubles" and "approximately as long" are approximate (2 and 1, within
+    /// <see cref="PaperValue.AboutTolerance"/>).
     /// </summary>
-    public static readonly double[] PaperTwoJobs = [1.07, 2.0, 1.0, 1.47];
+    public static readonly PaperValue[] PaperTwoJobs = [PaperValue.Exact(1.07), PaperValue.About(2.0), PaperValue.About(1.0), PaperValue.Exact(1.47)];
 
     /// <summary>The configurations in the paper's order: (placement, R per job).</summary>
     public static IReadOnlyList<(JobPartitioning Placement, int ReduceTasks)> Configurations(Torus torus, int jobs)
@@ -108,8 +110,20 @@ public static class ConcurrencySweep
         return table;
     }
 
+    /// <summary>The rows of a CSV that <see cref="ToCsv"/> wrote, for drawing its chart again.</summary>
+    public static IReadOnlyList<ConcurrencySweepRow> ReadCsv(string path)
+    {
+        var (header, records) = CsvTable.Read(path);
+        int Col(string name) => header.IndexOf(name) is var i and >= 0 ? i : throw new FormatException($"{path}: no column '{name}'");
+        double D(string[] r, string name) => double.Parse(r[Col(name)], NumberStyles.Float, CultureInfo.InvariantCulture);
+        long L(string[] r, string name) => long.Parse(r[Col(name)], NumberStyles.Integer, CultureInfo.InvariantCulture);
+        return [.. records.Select(r => new ConcurrencySweepRow(r[Col("placement")], (int)L(r, "R"), (int)L(r, "job"), (int)L(r, "map_servers"),
+            L(r, "intermediate_bytes"), D(r, "alone_s"), D(r, "together_s"), D(r, "normalized"), bool.Parse(r[Col("completed")]),
+            r[Col("verified")].Length > 0 ? bool.Parse(r[Col("verified")]) : null, D(r, "simulation_cpu_s")))];
+    }
+
     /// <summary>Each job's normalised time per configuration, the paper's two-job numbers beside them.</summary>
-    public static SvgBarChart Chart(IReadOnlyList<ConcurrencySweepRow> rows, Torus torus)
+    public static SvgBarChart Chart(IReadOnlyList<ConcurrencySweepRow> rows, Torus torus, string? variant = null)
     {
         ArgumentNullException.ThrowIfNull(rows);
         ArgumentNullException.ThrowIfNull(torus);
@@ -117,7 +131,7 @@ public static class ConcurrencySweep
         int jobs = rows.Max(r => r.Job) + 1;
         var chart = new SvgBarChart
         {
-            Title = string.Create(CultureInfo.InvariantCulture, $"Figure 8: {jobs} jobs at once ({torus}, S=1)"),
+            Title = string.Create(CultureInfo.InvariantCulture, $"Figure 8: {jobs} jobs at once ({torus}, S=1{(string.IsNullOrEmpty(variant) ? "" : ", " + variant)})"),
             YLabel = "shuffle and reduce time / one job alone",
             Categories = [.. configurations.Select(c => $"{c.Placement} R={c.ReduceTasks}")],
             Guide = 1,
@@ -129,7 +143,7 @@ public static class ConcurrencySweep
         }
         if (jobs == 2 && configurations.Count == PaperTwoJobs.Length)
         {
-            chart.Series.Add(new BarSeries("paper (testbed, 27)", PaperTwoJobs, Reference: true));
+            chart.Series.Add(BarSeries.Paper("paper (testbed, 27)", PaperTwoJobs));
         }
         return chart;
     }

@@ -160,14 +160,27 @@ public static class FailureSweep
         return table;
     }
 
+    /// <summary>The rows of a CSV that <see cref="ToCsv"/> wrote, for drawing its chart again.</summary>
+    public static IReadOnlyList<FailureSweepRow> ReadCsv(string path)
+    {
+        var (header, records) = CsvTable.Read(path);
+        int Col(string name) => header.IndexOf(name) is var i and >= 0 ? i : throw new FormatException($"{path}: no column '{name}'");
+        double D(string[] r, string name) => double.Parse(r[Col(name)], NumberStyles.Float, CultureInfo.InvariantCulture);
+        long L(string[] r, string name) => long.Parse(r[Col(name)], NumberStyles.Integer, CultureInfo.InvariantCulture);
+        return [.. records.Select(r => new FailureSweepRow((int)L(r, "R"), r[Col("failed")], r[Col("server")], D(r, "at"), D(r, "baseline_s"),
+            D(r, "shuffle_reduce_s"), D(r, "stretch"), r[Col("detection_s")].Length > 0 ? D(r, "detection_s") : null, L(r, "resent_bytes"),
+            L(r, "map_tasks_rerun"), L(r, "vertices_adopted"), bool.Parse(r[Col("completed")]),
+            r[Col("verified")].Length > 0 ? bool.Parse(r[Col("verified")]) : null, D(r, "simulation_cpu_s")))];
+    }
+
     /// <summary>The stretch against the failure time, one line per R and target, with the paper's root points beside them.</summary>
-    public static SvgLineChart Chart(IEnumerable<FailureSweepRow> rows, Torus torus)
+    public static SvgLineChart Chart(IEnumerable<FailureSweepRow> rows, Torus torus, string? variant = null)
     {
         ArgumentNullException.ThrowIfNull(rows);
         ArgumentNullException.ThrowIfNull(torus);
         var chart = new SvgLineChart
         {
-            Title = $"Figure 9: server failure during the shuffle ({torus}, S=1)",
+            Title = $"Figure 9: server failure during the shuffle ({torus}, S=1{(string.IsNullOrEmpty(variant) ? "" : ", " + variant)})",
             XLabel = "failure time (fraction of T)",
             YLabel = "shuffle and reduce time / T",
             LogY = false,

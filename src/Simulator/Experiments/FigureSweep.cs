@@ -3,6 +3,7 @@ using Camdoop.Experiments.Reports;
 using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Tcp;
 using Camdoop.Simulator.Energy;
 using Camdoop.Simulator.Network;
@@ -207,11 +208,33 @@ public static partial class FigureSweep
 
     public static void WriteCsv(IEnumerable<SweepRow> rows, string path) => ToCsv(rows).Save(path);
 
-    /// <summary>One chart per panel (log-scale time), like the paper's: the two Camdoop series and the three bounds.</summary>
-    public static IReadOnlyList<SvgLineChart> Charts(IEnumerable<SweepRow> rows)
+    /// <summary>
+    /// One chart per panel (log-scale time), like the paper's: the two Camdoop series and the three bounds. Titles name
+    /// the paper's figure (<see cref="FigureName"/>), the panel, the cube (<paramref name="torus"/>, when given) and the
+    /// sweep's <paramref name="variant"/> (e.g. its networks, deep buffers or compute model), when it has one.
+    /// </summary>
+    public static IReadOnlyList<SvgLineChart> Charts(IEnumerable<SweepRow> rows, Torus? torus = null, string? variant = null) =>
+        [.. TimeCharts(rows, torus, variant).Select(c => c.Chart)];
+
+    /// <summary>The paper's figure a sweep reproduces: Figure 6's sweep on the testbed's 27 servers is its Figure 5.</summary>
+    public static string FigureName(string figure, Torus? torus) => figure switch
+    {
+        nameof(Figure.Figure6) => torus?.Count == 27 ? "Figure 5" : "Figure 6",
+        nameof(Figure.Figure7) => "Figure 7",
+        nameof(Figure.Figure10) => "Figure 10",
+        _ => figure,
+    };
+
+    /// <summary>"(3x3x3)" or "(4x4x4, torus/switch/racks)": the cube and the variant, for a title's end.</summary>
+    public static string TitleNote(Torus? torus, string? variant)
+    {
+        string[] parts = [.. new[] { torus?.ToString(), variant }.Where(p => !string.IsNullOrEmpty(p)).Select(p => p!)];
+        return parts.Length == 0 ? "" : " (" + string.Join(", ", parts) + ")";
+    }
+
+    private static IEnumerable<(SvgLineChart Chart, string File)> TimeCharts(IEnumerable<SweepRow> rows, Torus? torus, string? variant)
     {
         ArgumentNullException.ThrowIfNull(rows);
-        var charts = new List<SvgLineChart>();
         foreach (var panel in rows.GroupBy(r => (r.Figure, r.Panel)))
         {
             bool byS = panel.Key.Figure == nameof(Figure.Figure6);
@@ -219,7 +242,7 @@ public static partial class FigureSweep
             double X(SweepRow r) => byS ? r.RequestedOutputRatio : bySize ? Math.Log10(r.BytesPerServer / 1024.0) : Math.Log2(r.ReduceTasks);
             var chart = new SvgLineChart
             {
-                Title = $"{(byS ? "Figure 6" : bySize ? "Figure 10" : "Figure 7")}: {panel.Key.Panel}",
+                Title = $"{FigureName(panel.Key.Figure, torus)}: {panel.Key.Panel}{TitleNote(torus, variant)}",
                 XLabel = byS ? "output ratio S" : bySize ? "input per server (KB, log scale)" : "number of reduce tasks R (log scale)",
                 XTickFormat = byS ? null
                     : bySize ? x => Math.Round(Math.Pow(10, x)).ToString(CultureInfo.InvariantCulture) + " KB"
@@ -236,9 +259,8 @@ public static partial class FigureSweep
             chart.Series.Add(new ChartSeries("Switch (1 Gbps)", points.Select(p => (p.X, p.Bounds.Switch1G)).ToList(), Dashed: true));
             chart.Series.Add(new ChartSeries("Switch (6 Gbps)", points.Select(p => (p.X, p.Bounds.Switch6G)).ToList(), Dashed: true));
             chart.Series.Add(new ChartSeries("Switch (1 Gbps, 1:4 oversub)", points.Select(p => (p.X, p.Bounds.Switch1GOversubscribed)).ToList(), Dashed: true));
-            charts.Add(chart);
+            yield return (chart, FileName(panel.Key.Figure, panel.Key.Panel, energy: false));
         }
-        return charts;
     }
 
     /// <summary>
@@ -246,10 +268,12 @@ public static partial class FigureSweep
     /// Ethernet would have drawn over the same time (dashed) when there are few enough series to read it: beyond
     /// four designs the legacy lines are left to the CSV.
     /// </summary>
-    public static IReadOnlyList<SvgLineChart> EnergyCharts(IEnumerable<SweepRow> rows)
+    public static IReadOnlyList<SvgLineChart> EnergyCharts(IEnumerable<SweepRow> rows, Torus? torus = null, string? variant = null) =>
+        [.. EnergyPanels(rows, torus, variant).Select(c => c.Chart)];
+
+    private static IEnumerable<(SvgLineChart Chart, string File)> EnergyPanels(IEnumerable<SweepRow> rows, Torus? torus, string? variant)
     {
         ArgumentNullException.ThrowIfNull(rows);
-        var charts = new List<SvgLineChart>();
         foreach (var panel in rows.Where(r => r.Energy is not null).GroupBy(r => (r.Figure, r.Panel)))
         {
             bool byS = panel.Key.Figure == nameof(Figure.Figure6);
@@ -258,7 +282,7 @@ public static partial class FigureSweep
             string model = panel.First().Energy!.Model;
             var chart = new SvgLineChart
             {
-                Title = $"{(byS ? "Figure 6" : bySize ? "Figure 10" : "Figure 7")} energy: {panel.Key.Panel}",
+                Title = $"{FigureName(panel.Key.Figure, torus)} energy: {panel.Key.Panel}{TitleNote(torus, variant)}",
                 XLabel = byS ? "output ratio S" : bySize ? "input per server (KB, log scale)" : "number of reduce tasks R (log scale)",
                 XTickFormat = byS ? null
                     : bySize ? x => Math.Round(Math.Pow(10, x)).ToString(CultureInfo.InvariantCulture) + " KB"
@@ -276,24 +300,68 @@ public static partial class FigureSweep
                     chart.Series.Add(new ChartSeries($"{name}, legacy", runs.Select(r => (X(r), r.Energy!.LegacyJoules)).ToList(), Dashed: true));
                 }
             }
-            charts.Add(chart);
+            yield return (chart, FileName(panel.Key.Figure, panel.Key.Panel, energy: true));
         }
-        return charts;
     }
 
-    /// <summary>Writes one SVG per panel into <paramref name="directory"/> (and one of energy, when measured); returns the paths.</summary>
-    public static IReadOnlyList<string> WriteCharts(IEnumerable<SweepRow> rows, string directory, string prefix = "")
+    /// <summary>A chart's file: the sweep's figure and the panel, e.g. figure-6-r-1.svg, figure-10-energy-s-0-r-1.svg.</summary>
+    public static string FileName(string figure, string panel, bool energy)
+    {
+        ArgumentNullException.ThrowIfNull(figure);
+        ArgumentNullException.ThrowIfNull(panel);
+        string number = figure.StartsWith("Figure", StringComparison.Ordinal) ? figure["Figure".Length..] : figure;
+        string slug = panel.Replace(",", "", StringComparison.Ordinal).Replace(' ', '-').Replace('=', '-').ToLowerInvariant();
+        return $"figure-{number}{(energy ? "-energy" : "")}-{slug}.svg";
+    }
+
+    /// <summary>
+    /// Writes one SVG per panel into <paramref name="directory"/> (and one of energy, when measured), titled with the
+    /// cube and the variant (<see cref="Charts"/>); returns the paths.
+    /// </summary>
+    public static IReadOnlyList<string> WriteCharts(IEnumerable<SweepRow> rows, string directory, string prefix = "", Torus? torus = null, string? variant = null)
     {
         Directory.CreateDirectory(directory);
         var paths = new List<string>();
-        foreach (var chart in Charts(rows).Concat(EnergyCharts(rows)))
+        foreach (var (chart, file) in TimeCharts(rows, torus, variant).Concat(EnergyPanels(rows, torus, variant)))
         {
-            string name = prefix + chart.Title.Replace(": ", "-", StringComparison.Ordinal).Replace(",", "", StringComparison.Ordinal).Replace(' ', '-').Replace('=', '-').ToLowerInvariant() + ".svg";
-            string path = Path.Combine(directory, name);
+            string path = Path.Combine(directory, prefix + file);
             chart.Save(path);
             paths.Add(path);
         }
         return paths;
+    }
+
+    /// <summary>
+    /// The rows of a CSV that <see cref="ToCsv"/> wrote, for drawing its charts again: every column the CSV has comes
+    /// back; a run's energy keeps its model, joules, split by kind, low-power share and wakes, and its legacy joules
+    /// (as one port at 1 W over that many seconds). A CSV from before the columns <c>bytesPerServer</c> and
+    /// <c>network</c> reads as 0 bytes (Figure 10's charts need the column) and the torus.
+    /// </summary>
+    public static IReadOnlyList<SweepRow> ReadCsv(string path)
+    {
+        var (header, records) = CsvTable.Read(path);
+        int Col(string name) => header.IndexOf(name) is var i and >= 0 ? i : throw new FormatException($"{path}: no column '{name}'");
+        int? Opt(string name) => header.IndexOf(name) is var i and >= 0 ? i : null;
+        double D(string[] r, string name) => double.Parse(r[Col(name)], NumberStyles.Float, CultureInfo.InvariantCulture);
+        long L(string[] r, string name) => long.Parse(r[Col(name)], NumberStyles.Integer, CultureInfo.InvariantCulture);
+        var rows = new List<SweepRow>();
+        foreach (var r in records)
+        {
+            NetworkEnergy? energy = Opt("energyModel") is { } m && r[m].Length > 0
+                ? new NetworkEnergy(r[m], D(r, "energyJoules"),
+                    new EnergyByLinkKind(D(r, "energyTorusJoules"), D(r, "energyNicJoules"), D(r, "energySwitchJoules")),
+                    Seconds: D(r, "energyLegacyJoules"), Ports: 1, WattsPerPort: 1, D(r, "lowPowerShare"), L(r, "wakes"))
+                : null;
+            string? aggregation = Opt("aggregation") is { } a && r[a].Length > 0 ? r[a] : null;
+            long bytesPerServer = Opt("bytesPerServer") is { } b ? long.Parse(r[b], NumberStyles.Integer, CultureInfo.InvariantCulture) : 0;
+            rows.Add(new SweepRow(r[Col("figure")], r[Col("panel")], bytesPerServer, D(r, "requestedS"), D(r, "outputRatio"),
+                (int)L(r, "reduceTasks"), r[Col("mode")], r[Col("trees")], D(r, "shuffleReduceSeconds"),
+                new LowerBounds(D(r, "switch1G"), D(r, "switch6G"), D(r, "switch1GOversub")), L(r, "intermediateBytes"), L(r, "outputBytes"),
+                L(r, "dataByteHops"), L(r, "linkBytes"), new Distribution(L(r, "aggregatedMin"), L(r, "aggregatedMedian"), L(r, "aggregatedMax")),
+                bool.Parse(r[Col("completed")]), D(r, "simulationWallSeconds"), D(r, "simulationCpuSeconds"), L(r, "events"),
+                Opt("network") is { } n ? r[n] : "torus", energy, aggregation, Opt("coreLinkBytes") is { } c ? long.Parse(r[c], NumberStyles.Integer, CultureInfo.InvariantCulture) : 0));
+        }
+        return rows;
     }
 
     public static string ModeName(ShuffleMode mode) => mode switch
@@ -310,6 +378,6 @@ public static partial class FigureSweep
         "noagg" => "Camdoop (no agg.)",
         _ when NetworkKinds.OfLabel(network)?.HasAggBoxes == true || aggregation == "netagg" => "NetAgg",
         _ when aggregation is null or "direct" => $"TCP Camdoop ({network})",
-        _ => $"TCP Camdoop ({network}, {aggregation})", // short: the legend has room for about 32 characters
+        _ => $"TCP Camdoop ({network}, {aggregation})",
     };
 }

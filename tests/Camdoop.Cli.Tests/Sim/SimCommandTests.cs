@@ -169,7 +169,17 @@ public class SimCommandTests
             var csv = File.ReadAllLines(Path.Combine(dir, "figure10.csv"));
             Assert.Equal(5, csv.Length);
             Assert.All(csv.Skip(1), line => Assert.StartsWith("Figure10,S=0, R=1,", line.Replace("\"", "", StringComparison.Ordinal), StringComparison.Ordinal));
-            Assert.True(File.Exists(Path.Combine(dir, "figure-10-s-0-r-1.svg")));
+            string chart = Path.Combine(dir, "figure-10-s-0-r-1.svg");
+            Assert.Contains("Figure 10: S=0, R=1 (2x2x2)", File.ReadAllText(chart), StringComparison.Ordinal);
+
+            // --chart-only runs nothing: it draws the same chart again from the CSV and leaves the CSV as it was.
+            string drawn = File.ReadAllText(chart), table = File.ReadAllText(Path.Combine(dir, "figure10.csv"));
+            File.Delete(chart);
+            (code, stdout, stderr) = CamdoopProcess.Run("sim", "sweep", "--figure", "10", "--torus", "2x2x2", "--input-sizes", "4KB,8KB", "--out", dir, "--chart-only");
+            Assert.True(code == 0, stderr);
+            Assert.Equal($"wrote {chart}", stdout.Trim());
+            Assert.Equal(drawn, File.ReadAllText(chart));
+            Assert.Equal(table, File.ReadAllText(Path.Combine(dir, "figure10.csv")));
 
             (code, stdout, stderr) = CamdoopProcess.Run("sim", "sweep", "--figure", "table1", "--torus", "2x2x2", "--input-per-server", "16KB", "--out", dir);
             Assert.True(code == 0, stderr);
@@ -273,6 +283,9 @@ public class SimCommandTests
     [InlineData(2, "sim", "sweep", "--figure", "10", "--input-sizes", "lots")]
     [InlineData(2, "sim", "sweep", "--figure", "10", "--input-sizes", "0KB")]
     [InlineData(2, "sim", "sweep", "--figure", "table1", "--torus", "2x2x2", "--reducers", "9")]
+    [InlineData(2, "sim", "sweep", "--figure", "table1", "--chart-only")]
+    [InlineData(1, "sim", "sweep", "--figure", "10", "--chart-only", "--out", "/nonexistent/never-made")]
+    [InlineData(1, "sim", "sweep", "--figure", "8", "--chart-only", "--out", "/nonexistent/never-made")]
     [InlineData(1, "testbed", "bench", "table1", "--prefix", "zz9")]
     [InlineData(2, "testbed", "bench", "table1", "--runs", "0")]
     [InlineData(2, "sim", "run", "--concurrent", "2", "--fail", "root@0.5T")]

@@ -1,5 +1,6 @@
 using Camdoop.Experiments;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Energy;
 
 namespace Camdoop.Simulator.Tests.Experiments;
 
@@ -271,5 +272,62 @@ public sealed class FigureSweepTests : IDisposable
         var atOne = rows.Where(r => r.Panel == "S=1" && r.Mode == "camdoop").OrderBy(r => r.ReduceTasks).ToList();
         Assert.True(atOne[1].LowerBounds.Switch1G < atOne[0].LowerBounds.Switch1G);
         Assert.Equal(2, FigureSweep.Charts(rows).Count);
+    }
+}
+
+public sealed class FigureSweepChartTests : IDisposable
+{
+    private readonly string _directory = Directory.CreateTempSubdirectory("camdoop-charts-").FullName;
+
+    public void Dispose() => Directory.Delete(_directory, recursive: true);
+
+    private static SweepRow Row(string figure, string panel, long bytes, double s, int r, string mode, double seconds, string network = "torus",
+        NetworkEnergy? energy = null) =>
+        new(figure, panel, bytes, s, s, r, mode, "shallow", seconds, new LowerBounds(seconds * 3, seconds / 2, seconds * 5), 1000, 10, 100, 200,
+            new Distribution(1, 2, 3), true, 0.5, 0.25, 99, network, energy);
+
+    private static IReadOnlyList<SweepRow> Figure10(double scale, bool energy = false) =>
+    [
+        .. new[] { 20L << 10, 200L << 10 }.SelectMany(b => new[] { ("camdoop", "torus"), ("noagg", "torus"), ("tcp", "racks") }.Select(m =>
+            Row("Figure10", "S=0, R=1", b, 0, 1, m.Item1, scale * b / 1e6 * (m.Item1 == "camdoop" ? 1 : 3), m.Item2,
+                energy ? new NetworkEnergy("eee", b / 1e4, new EnergyByLinkKind(b / 1e4, 0, 0), b / 1e3, 1, 1, 0.4, 7) : null))),
+    ];
+
+    [Fact]
+    public void TheTwoFigure10ChartsNameTheirCubesAndVariants()
+    {
+        string small = Assert.Single(FigureSweep.Charts(Figure10(1), new Torus(3, 3, 3))).Title;
+        string large = Assert.Single(FigureSweep.Charts(Figure10(2), new Torus(8, 8, 8), "torus/switch/racks")).Title;
+        Assert.Equal("Figure 10: S=0, R=1 (3x3x3)", small);
+        Assert.Equal("Figure 10: S=0, R=1 (8x8x8, torus/switch/racks)", large);
+        var energy = Assert.Single(FigureSweep.EnergyCharts(Figure10(1, energy: true), new Torus(3, 3, 3), "compute paper"));
+        Assert.Equal("Figure 10 energy: S=0, R=1 (3x3x3, compute paper)", energy.Title);
+    }
+
+    [Fact]
+    public void Figure6OnTheTestbedsCubeIsFigure5AndKeepsItsFileNames()
+    {
+        IReadOnlyList<SweepRow> rows = [.. new[] { ("R=1", 1), ("R=27", 27) }.SelectMany(p => new[] { 0.0, 1 }.Select(s =>
+            Row("Figure6", p.Item1, 2 << 20, s, p.Item2, "camdoop", 0.01 + s)))];
+        Assert.All(FigureSweep.Charts(rows, new Torus(3, 3, 3)), c => Assert.StartsWith("Figure 5: R=", c.Title, StringComparison.Ordinal));
+        Assert.All(FigureSweep.Charts(rows, new Torus(4, 4, 4)), c => Assert.StartsWith("Figure 6: R=", c.Title, StringComparison.Ordinal));
+        var paths = FigureSweep.WriteCharts(rows, _directory, torus: new Torus(3, 3, 3));
+        Assert.Equal(["figure-6-r-1.svg", "figure-6-r-27.svg"], paths.Select(Path.GetFileName));
+        Assert.Contains(">Figure 5: R=27 (3x3x3)<", File.ReadAllText(paths[1]), StringComparison.Ordinal);
+        Assert.Equal("figure-10-energy-s-0-r-1.svg", FigureSweep.FileName("Figure10", "S=0, R=1", energy: true));
+    }
+
+    /// <summary>Charts drawn again from a sweep's CSV are the charts the sweep drew, energy included.</summary>
+    [Fact]
+    public void ChartsFromTheCsvAreTheChartsFromTheRuns()
+    {
+        var rows = Figure10(1, energy: true);
+        string csv = Path.Combine(_directory, "figure10.csv");
+        FigureSweep.WriteCsv(rows, csv);
+        var read = FigureSweep.ReadCsv(csv);
+        var torus = new Torus(3, 3, 3);
+        Assert.Equal(FigureSweep.Charts(rows, torus).Select(c => c.Render()), FigureSweep.Charts(read, torus).Select(c => c.Render()));
+        Assert.Equal(FigureSweep.EnergyCharts(rows, torus).Select(c => c.Render()), FigureSweep.EnergyCharts(read, torus).Select(c => c.Render()));
+        Assert.Equal(File.ReadAllText(csv), FigureSweep.ToCsv(read).Render());
     }
 }

@@ -37,7 +37,9 @@ public static class SimSweepCommand
                       "job as on the paper's testbed (its reduce path at 3.15 Gbit/s).\n" +
                       "Figures 6, 7 and 10 with --networks torus,switch,racks also run TCP Camdoop (every map output straight to\n" +
                       "its reducer over TCP) on each switched network listed, on the same map outputs, beside the bounds;\n" +
-                      "with --aggregation direct,rack,binary,chain once per aggregation among the servers.",
+                      "with --aggregation direct,rack,binary,chain once per aggregation among the servers.\n" +
+                      "Chart titles name the paper's figure, the cube and what the sweep varied beyond the paper (networks,\n" +
+                      "switch buffers, compute model). --chart-only runs nothing and draws the charts again from the CSV in --out.",
         }
             .Option("figure", "6, 7, 8, 9, 10 or table1", "N", "6")
             .Option("torus", "Torus size", "XxYxZ", "8x8x8")
@@ -60,11 +62,16 @@ public static class SimSweepCommand
             .AddSwitchedNetworkOptions(network: false)
             .AddAggregationOption(list: true)
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
+            .Flag("chart-only", "Run nothing: draw the SVG charts again from the CSV already in --out (give the flags the sweep ran with: the titles name its cube and variant)")
             .Flag("force", "Run even when the largest run's estimated memory exceeds what this machine has available")
             .Handle(Run);
 
     private static int Run(ParsedArguments args)
     {
+        if (args.Flag("chart-only") && args.Required("figure") == "table1")
+        {
+            throw CliException.Usage("sim sweep: --chart-only draws figures 6 to 10 (Table 1 has no chart)");
+        }
         if (args.Has("energy") && args.Required("figure") is "8" or "9" or "table1")
         {
             throw CliException.Usage("sim sweep: --energy charts figures 6, 7 and 10 only");
@@ -123,6 +130,14 @@ public static class SimSweepCommand
             SwitchedNetworkFlags.Network(args, NetworkKind.Torus);
             AggregationFlag.Parse(args, usesTcp: false);
         }
+        string number = figure switch { Figure.Figure6 => "6", Figure.Figure7 => "7", _ => "10" };
+        string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure{number}-{torus}");
+        string csv = Path.Combine(outDir, $"figure{number}.csv");
+        string? variant = Variant(options, switched);
+        if (args.Flag("chart-only"))
+        {
+            return Replot(csv, rows => FigureSweep.WriteCharts(rows, outDir, torus: torus, variant: variant), FigureSweep.ReadCsv);
+        }
         if (!args.Flag("force"))
         {
             // The largest R is the heaviest run; the generated inputs of its S stay beside it (one per server).
@@ -132,8 +147,6 @@ public static class SimSweepCommand
             MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, bytes, mapOutputOnDisk: false,
                 options.Settings.Service, torus.Count * bytes, MemoryCheck.Available, figure == Figure.Figure10 ? "lower --input-sizes" : "lower --input-per-server or the largest R");
         }
-        string number = figure switch { Figure.Figure6 => "6", Figure.Figure7 => "7", _ => "10" };
-        string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure{number}-{torus}");
         Directory.CreateDirectory(outDir);
 
         IReadOnlyList<SweepRow> rows;
@@ -149,9 +162,8 @@ public static class SimSweepCommand
                 throw new CliException($"sim sweep: {ex.Message}");
             }
         }
-        string csv = Path.Combine(outDir, $"figure{number}.csv");
         FigureSweep.WriteCsv(rows, csv);
-        var charts = FigureSweep.WriteCharts(rows, outDir);
+        var charts = FigureSweep.WriteCharts(rows, outDir, torus: torus, variant: variant);
 
         string sizes = figure == Figure.Figure10
             ? string.Join(" and ", options.InputSizes!.Select(b => Units.Bytes(b))) + " per server, S=0, R=1"
@@ -211,6 +223,60 @@ public static class SimSweepCommand
 
     /// <summary>", compute paper" (or calibrated) for a header line; nothing when work is free.</summary>
     private static string ComputeNote(ComputeModel? compute) => compute is null ? "" : $", compute {ComputeModel.Name(compute.Mode)}";
+
+    /// <summary>--chart-only: the charts drawn again from the sweep's CSV, nothing run.</summary>
+    private static int Replot<T>(string csv, Func<IReadOnlyList<T>, IReadOnlyList<string>> write, Func<string, IReadOnlyList<T>> read)
+    {
+        if (!File.Exists(csv))
+        {
+            throw new CliException($"sim sweep: --chart-only: no {csv} (give --out the directory the sweep wrote)");
+        }
+        IReadOnlyList<T> rows;
+        try
+        {
+            rows = read(csv);
+        }
+        catch (Exception ex) when (ex is FormatException or IndexOutOfRangeException)
+        {
+            throw new CliException($"sim sweep: --chart-only: {csv} is not a sweep's CSV ({ex.Message})");
+        }
+        if (rows.Count == 0)
+        {
+            throw new CliException($"sim sweep: --chart-only: {csv} has no rows");
+        }
+        foreach (string chart in write(rows))
+        {
+            Console.Out.WriteLine($"wrote {chart}");
+        }
+        return 0;
+    }
+
+    /// <summary>
+    /// What a Figure 6, 7 or 10 sweep varies beyond the paper's, for its charts' titles: the networks when not the
+    /// torus alone, the switches' buffers when not the default (deep ones say so), and the compute model.
+    /// </summary>
+    private static string? Variant(SweepOptions options, bool switched)
+    {
+        var parts = new List<string>();
+        if (options.Networks.Count != 1 || options.Networks[0] != NetworkKind.Torus)
+        {
+            parts.Add(string.Join("/", options.Networks.Select(n => n.Name())));
+        }
+        int buffer = options.SwitchedNetwork.PortBufferBytes, standard = new SwitchedNetworkOptions().PortBufferBytes;
+        if (switched && buffer != standard)
+        {
+            parts.Add(buffer > standard ? $"deep buffers, {Units.Bytes(buffer)} a port" : $"{Units.Bytes(buffer)} switch buffers");
+        }
+        if (Variant(options.Settings) is { } compute)
+        {
+            parts.Add(compute);
+        }
+        return parts.Count == 0 ? null : string.Join(", ", parts);
+    }
+
+    /// <summary>The compute model, when the runs price work ("compute paper"); null when work is free.</summary>
+    private static string? Variant(SimulationSettings settings) =>
+        settings.Compute is { } compute ? $"compute {ComputeModel.Name(compute.Mode)}" : null;
 
     private static long ParseSize(string text) =>
         Units.TryParseBytes(text, out long bytes) ? bytes : throw new FormatException(text);
@@ -280,6 +346,14 @@ public static class SimSweepCommand
             ReplicatedOutput = args.Flag("replicated-output"),
             MemoryBytes = args.Flag("force") ? 0 : MemoryCheck.Available,
         };
+        string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure9-{torus}");
+        string csv = Path.Combine(outDir, "figure9.csv");
+        string svg = Path.Combine(outDir, "figure9.svg");
+        string? variant = Variant(options.Settings);
+        if (args.Flag("chart-only"))
+        {
+            return Replot(csv, rows => { FailureSweep.Chart(rows, torus, variant).Save(svg); return [svg]; }, FailureSweep.ReadCsv);
+        }
         if (torus.Count < 8)
         {
             throw CliException.Usage("sim sweep: --figure 9 needs a torus with a server that is neither the root nor a neighbour of it (3x3x3 or larger)");
@@ -290,7 +364,6 @@ public static class SimSweepCommand
             MemoryCheck.Require("sim sweep", torus.ToString(), torus.Count, largest, options.Settings.BytesPerServer, mapOutputOnDisk: false,
                 options.Settings.Service, torus.Count * options.Settings.BytesPerServer, MemoryCheck.Available, "lower --input-per-server or the largest R");
         }
-        string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure9-{torus}");
         Directory.CreateDirectory(outDir);
         IReadOnlyList<FailureSweepRow> rows;
         var wall = System.Diagnostics.Stopwatch.StartNew();
@@ -305,10 +378,8 @@ public static class SimSweepCommand
                 throw new CliException($"sim sweep: {ex.Message}");
             }
         }
-        string csv = Path.Combine(outDir, "figure9.csv");
         FailureSweep.ToCsv(rows).Save(csv);
-        string svg = Path.Combine(outDir, "figure9.svg");
-        FailureSweep.Chart(rows, torus).Save(svg);
+        FailureSweep.Chart(rows, torus, variant).Save(svg);
 
         Console.Out.WriteLine($"Figure 9 on {torus} ({torus.Count} servers, {Units.Bytes(options.Settings.BytesPerServer)} per server, S=1, {options.Settings.Trees.Name()} trees{ComputeNote(options.Settings.Compute)}), {rows.Count} failure runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
@@ -332,6 +403,14 @@ public static class SimSweepCommand
             Jobs = args.Int("jobs", 2, torus.Count),
             Parallelism = args.Int("parallel", 0, 64),
         };
+        string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure8-{torus}");
+        string csv = Path.Combine(outDir, "figure8.csv");
+        string svg = Path.Combine(outDir, "figure8.svg");
+        string? variant = Variant(options.Settings);
+        if (args.Flag("chart-only"))
+        {
+            return Replot(csv, rows => { ConcurrencySweep.Chart(rows, torus, variant).Save(svg); return [svg]; }, ConcurrencySweep.ReadCsv);
+        }
         if (!args.Flag("force"))
         {
             // The heaviest point is every copy at R = N at once, their inputs held beside them.
@@ -341,7 +420,6 @@ public static class SimSweepCommand
                 options.Settings.Service, ((options.Jobs - 1) * one) + (options.Settings.Verify ? options.Jobs * torus.Count * options.Settings.BytesPerServer : 0),
                 MemoryCheck.Available, "lower --input-per-server or --jobs");
         }
-        string outDir = args.String("out") ?? Path.Combine("sweeps", $"figure8-{torus}");
         Directory.CreateDirectory(outDir);
         IReadOnlyList<ConcurrencySweepRow> rows;
         var wall = System.Diagnostics.Stopwatch.StartNew();
@@ -356,10 +434,8 @@ public static class SimSweepCommand
                 throw new CliException($"sim sweep: {ex.Message}");
             }
         }
-        string csv = Path.Combine(outDir, "figure8.csv");
         ConcurrencySweep.ToCsv(rows).Save(csv);
-        string svg = Path.Combine(outDir, "figure8.svg");
-        ConcurrencySweep.Chart(rows, torus).Save(svg);
+        ConcurrencySweep.Chart(rows, torus, variant).Save(svg);
 
         Console.Out.WriteLine($"Figure 8 on {torus} ({torus.Count} servers, {Units.Bytes(options.Settings.BytesPerServer)} per server, S=1, {options.Jobs} jobs at once, {options.Settings.Trees.Name()} trees{ComputeNote(options.Settings.Compute)}) in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");

@@ -39,6 +39,71 @@ public sealed class CsvTable
 
     public void Save(string path) => File.WriteAllText(path, Render());
 
+    /// <summary>Reads a CSV file as <see cref="Render"/> writes it: the header and every record's fields, unquoted.</summary>
+    public static (List<string> Header, List<string[]> Rows) Read(string path) => Parse(File.ReadAllText(path));
+
+    /// <summary>Parses RFC 4180 text: quoted fields may hold commas, doubled quotes and line breaks.</summary>
+    public static (List<string> Header, List<string[]> Rows) Parse(string text)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        var records = new List<string[]>();
+        var fields = new List<string>();
+        var field = new StringBuilder();
+        bool quoted = false, any = false;
+        for (int i = 0; i < text.Length; i++)
+        {
+            char c = text[i];
+            if (quoted)
+            {
+                if (c == '"' && i + 1 < text.Length && text[i + 1] == '"')
+                {
+                    field.Append('"');
+                    i++;
+                }
+                else if (c == '"')
+                {
+                    quoted = false;
+                }
+                else
+                {
+                    field.Append(c);
+                }
+                continue;
+            }
+            switch (c)
+            {
+                case '"':
+                    quoted = true;
+                    any = true;
+                    break;
+                case ',':
+                    fields.Add(field.ToString());
+                    field.Clear();
+                    any = true;
+                    break;
+                case '\r':
+                    break;
+                case '\n':
+                    fields.Add(field.ToString());
+                    records.Add([.. fields]);
+                    fields.Clear();
+                    field.Clear();
+                    any = false;
+                    break;
+                default:
+                    field.Append(c);
+                    any = true;
+                    break;
+            }
+        }
+        if (any || field.Length > 0)
+        {
+            fields.Add(field.ToString());
+            records.Add([.. fields]);
+        }
+        return records.Count == 0 ? ([], []) : ([.. records[0]], records.Skip(1).ToList());
+    }
+
     private static string Format(object v) => v switch
     {
         double d => d.ToString("R", CultureInfo.InvariantCulture),
