@@ -6,14 +6,30 @@ namespace Camdoop.Cli.Tests.CommandLine;
 public sealed class QueryCommandTests
 {
     [Theory]
-    [InlineData("select port from links", "malformed query at character 23: expected 'every'")]
     [InlineData("select port from flows every 1s", "unknown table 'flows'")]
+    [InlineData("select colour from links", "unknown column 'colour' in table links")]
     [InlineData("select colour from links every 1s", "unknown column 'colour' in table links")]
     public void ABadQueryIsOneLineBeforeConnecting(string query, string expected)
     {
         // No front-end listens on port 9 of this address: a run that got past the check would fail differently.
         var result = CliRunner.Run("query", query, "--frontend", "127.0.0.1:9", "--once");
         AssertUsageLine(result, "camdoop: query: " + expected);
+    }
+
+    [Fact]
+    public void AStandingQueryNeedsAnIntervalButOneRoundDoesNot()
+    {
+        var standing = CliRunner.Run("query", "select * from links", "--frontend", "127.0.0.1:9");
+        AssertUsageLine(standing, "camdoop: query: malformed query at character 20: expected 'every' before the interval (every 1s), found the end of the query (with --once or --rounds N it may be left out)");
+
+        // With --once the query gets past the check (with every 1s) and on to the front-end, which is not there.
+        foreach (string[] rounds in (string[][])[["--once"], ["--rounds", "3"]])
+        {
+            var once = CliRunner.Run(["query", "select * from links", "--frontend", "127.0.0.1:9", .. rounds]);
+            Assert.True(once.ExitCode == 1, once.ToString());
+            Assert.DoesNotContain("malformed", once.Stderr, StringComparison.Ordinal);
+            Assert.Single(once.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        }
     }
 
     [Fact]

@@ -41,8 +41,24 @@ public sealed class SimTcpCommandTests
     }
 
     [Theory]
+    [InlineData("switch")]
+    [InlineData("racks")]
+    [InlineData("grin")]
+    public void ASwitchedNetworkRunsTcpWithoutModeAndTheTorusCamdoop(string network)
+    {
+        string[] run = ["sim", "run", "--torus", "2x2x3", "--reducers", "2", "--input-per-server", "20KB", "--verify", "--json"];
+        var switched = Report([.. run, "--network", network]);
+        Assert.Equal("tcp", switched.GetProperty("mode").GetString());
+        // grin is named with its free ports (grin1).
+        Assert.StartsWith(network, switched.GetProperty("network").GetString(), StringComparison.Ordinal);
+        Assert.True(switched.GetProperty("verified").GetBoolean());
+        var given = Report([.. run, "--network", network, "--mode", "tcp"]);
+        Assert.Equal(given.GetProperty("shuffleReduceSeconds").GetDouble(), switched.GetProperty("shuffleReduceSeconds").GetDouble());
+        Assert.Equal("camdoop", Report(run).GetProperty("mode").GetString());
+    }
+
+    [Theory]
     [InlineData("--mode", "tcp")]
-    [InlineData("--network", "switch")]
     [InlineData("--network", "switch", "--mode", "noagg")]
     [InlineData("--network", "ring")]
     [InlineData("--switch-buffer", "1MB")]

@@ -5,6 +5,7 @@ using System.Text.Json;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
 using Camdoop.KeyRouting;
+using Camdoop.Monitoring.Jobs;
 using Camdoop.Monitoring.Service;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
@@ -27,7 +28,7 @@ internal sealed class WebFrontEnd : IDisposable
     private readonly ClusterCredentials _credentials;
     private readonly FrontEndServer _frontEnd;
 
-    public WebFrontEnd()
+    public WebFrontEnd(IJobSource? jobs = null)
     {
         ClientCerts = Path.Combine(_directory, "client");
         ClusterAuthority.Init(Path.Combine(_directory, "ca"), "web-command-test", TimeSpan.FromDays(1)).Dispose();
@@ -42,7 +43,7 @@ internal sealed class WebFrontEnd : IDisposable
         KeyRoutingService.Install(_loop.Host);
         PingService.Install(_loop.Host);
         var store = ChunkStoreService.Install(_loop.Host);
-        _loop.Host.Register(new MonitorService(jobs: null, storage: new ChunkStoreStorageSource(store)));
+        _loop.Host.Register(new MonitorService(jobs, storage: new ChunkStoreStorageSource(store)));
         _loop.Start();
         var node = new FrontEndNode(_loop, () => Task.FromResult(JsonSerializer.SerializeToElement(new { })));
         View = new Camdoop.FrontEnd.Web.WebView(node);

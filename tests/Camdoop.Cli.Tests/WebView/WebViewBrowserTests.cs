@@ -1,5 +1,6 @@
 using System.Text.Json.Nodes;
 using Camdoop.Cli.Tests.Support;
+using Camdoop.Monitoring.Jobs;
 
 namespace Camdoop.Cli.Tests.WebView;
 
@@ -15,7 +16,11 @@ public sealed class WebViewBrowserTests : IDisposable
     private const string LoginForm = "document.getElementById('code') !== null";
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);
 
-    private readonly WebFrontEnd _server = new();
+    /// <summary>A job that ended on the one server: the Jobs panel lists it as done.</summary>
+    private static readonly JobStats Ended = new(0xabc, "wordcount", JobState.Finished, 1_200, 7_200, 7_200, 1_200,
+        1_395_864_371, 5_242_880, 0, 0, 0, "jobs/0000000000000abc/output", 1_234_567, 1_700_000_000_000, 1_700_000_012_500);
+
+    private readonly WebFrontEnd _server = new(new EndedJobs([Ended]));
 
     [BrowserFact]
     public void TheLinkLogsInAndLogOutOrRevokeEndsTheSession()
@@ -29,6 +34,18 @@ public sealed class WebViewBrowserTests : IDisposable
         Assert.Equal("0", browser.Evaluate("document.getElementById('storage-replicas').textContent")!.GetValue<string>());
         Assert.Equal("0 B", browser.Evaluate("document.getElementById('storage-bytes').textContent")!.GetValue<string>());
         Assert.Equal("0 / 0", browser.Evaluate("document.getElementById('storage-corrupt').textContent")!.GetValue<string>());
+        // The Jobs panel: the ended job, done, its numbers with units and thousands separators.
+        string row = "document.querySelector('#jobs tr[data-job=\"0000000000000abc\"]')";
+        browser.WaitFor($"{row}?.children[2].textContent", v => v?.GetValue<string>() == "done", Patience, "the ended job, done");
+        var cells = browser.Evaluate($"Array.from({row}.children).map(c => c.textContent).join('|')")!.GetValue<string>().Split('|');
+        Assert.Equal("wordcount", cells[1]);
+        Assert.Equal("100 % (7,200/7,200 vertices)", cells[3]);
+        Assert.Equal("1,200/1,200", cells[4]);
+        Assert.Equal("1.3 GB", cells[5]);
+        Assert.Equal("5.0 MB", cells[6]);
+        Assert.Equal("jobs/0000000000000abc/output, 1.2 MB", cells[7]);
+        Assert.EndsWith("(12.5 s)", cells[9], StringComparison.Ordinal);
+        Assert.True(browser.Evaluate("document.getElementById('no-jobs').hidden")!.GetValue<bool>());
         Assert.Equal(_server.Url, browser.Evaluate("location.href")!.GetValue<string>());
         Assert.Equal("", browser.Evaluate("document.cookie")!.GetValue<string>());
         Assert.Equal(1, _server.View.Logins);
@@ -58,6 +75,15 @@ public sealed class WebViewBrowserTests : IDisposable
     }
 
     public void Dispose() => _server.Dispose();
+
+    private sealed class EndedJobs(IReadOnlyList<JobStats> jobs) : IJobSource
+    {
+        public IReadOnlyList<JobStats> Snapshot() => jobs;
+
+        public void SetLimit(ulong jobId, long bytesPerSecond, int portMask)
+        {
+        }
+    }
 
     private string LoginUrl()
     {

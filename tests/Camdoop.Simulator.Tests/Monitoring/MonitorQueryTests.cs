@@ -29,7 +29,10 @@ public sealed class MonitorQueryTests
     public void EachTableReadsTheNodesOwnCounters()
     {
         var checkedServers = 0;
-        // The jobs table, asked while the job ran: its servers drop the job when it ends, before the run is over.
+        var rootsDone = 0;
+        double outputBytes = 0;
+        // The jobs table, asked while the job ran: its servers drop the job when it ends, before the run is over,
+        // and keep it among their recent ended jobs.
         var options = WordCount("select count(*) from links every 1ms", "select name, state, sum(reduce_tasks_done) from jobs group by name, state every 1ms");
         var result = JobSimulation.Run(options with
         {
@@ -83,8 +86,18 @@ public sealed class MonitorQueryTests
                     Assert.Equal(host.Counters.TotalRejected, self[Col(MonitorTables.Servers, "frames_rejected")].Number);
                     Assert.Equal(Ports.All.ToArray().Count(host.IsLinkUp), self[Col(MonitorTables.Servers, "links_up")].Number);
                     Assert.Equal(0, self[Col(MonitorTables.Servers, "jobs_running")].Number);
-                    // Every server dropped the job when its coordinator ended it.
-                    Assert.Empty(jobs);
+                    // Every server dropped the job when its coordinator ended it, and remembers it as finished.
+                    var ended = Assert.Single(jobs);
+                    Assert.Equal("synthetic", ended[Col(MonitorTables.Jobs, "name")].Text);
+                    Assert.Equal("finished", ended[Col(MonitorTables.Jobs, "state")].Text);
+                    Assert.Equal(3, ended[Col(MonitorTables.Jobs, "reduce_tasks")].Number);
+                    // The simulator discards output unless told where to write it.
+                    Assert.Equal("discarded", ended[Col(MonitorTables.Jobs, "output")].Text);
+                    // The simulator's clock: the job started at its start and ended some milliseconds later.
+                    Assert.True(ended[Col(MonitorTables.Jobs, "ended_ms")].Number > 0);
+                    Assert.InRange(ended[Col(MonitorTables.Jobs, "started_ms")].Number, 0, ended[Col(MonitorTables.Jobs, "ended_ms")].Number);
+                    rootsDone += (int)ended[Col(MonitorTables.Jobs, "reduce_tasks_done")].Number;
+                    outputBytes += ended[Col(MonitorTables.Jobs, "output_bytes")].Number;
                     checkedServers++;
                 }
             },
@@ -96,6 +109,9 @@ public sealed class MonitorQueryTests
         Assert.True(result.Completed);
         Assert.True(result.Verified, result.VerificationError);
         Assert.Equal(Cube.Count, checkedServers);
+        // Each reduce task was done at one root; a discarded output writes no file.
+        Assert.Equal(3, rootsDone);
+        Assert.Equal(0, outputBytes);
     }
 
     [Fact]

@@ -39,6 +39,28 @@ public sealed class QueryParserTests
     }
 
     [Theory]
+    [InlineData("select * from links", "select * from links every 1s")]
+    [InlineData("  select port from links where port = 'every'  ", "  select port from links where port = 'every' every 1s")]
+    [InlineData("select * from servers every 2s", "select * from servers every 2s")]
+    [InlineData("select * from servers EVERY 2s", "select * from servers EVERY 2s")]
+    [InlineData("select * from links every", "select * from links every")]
+    public void AQueryWithoutAnIntervalGetsTheDefaultOne(string given, string expected)
+    {
+        Assert.Equal(expected, QueryParser.WithDefaultInterval(given));
+    }
+
+    [Fact]
+    public void TheDefaultIntervalParsesAsOneSecond()
+    {
+        var q = QueryParser.Parse(QueryParser.WithDefaultInterval("select * from links"));
+        Assert.Same(MonitorTables.Links, q.Table);
+        Assert.Equal(1_000_000_000, q.IntervalNs);
+        // A bad query stays bad: its problem is still the first one named.
+        var e = Assert.Throws<QueryException>(() => QueryParser.Parse(QueryParser.WithDefaultInterval("select colour from links")));
+        Assert.Contains("unknown column 'colour'", e.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
     [InlineData("", "empty query")]
     [InlineData("select port links every 1s", "malformed query at character 13: expected 'from' after the selected columns, found 'links'")]
     [InlineData("select port from links", "malformed query at character 23: expected 'every' before the interval (every 1s), found the end of the query")]

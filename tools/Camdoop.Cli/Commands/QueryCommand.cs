@@ -14,8 +14,9 @@ public static class QueryCommand
         new Command("query", "Ask the whole cube a monitoring query and print its result every interval, merged over a tree to the front-end's server.")
         {
             Details = "QUERY is select COLUMNS from TABLE [where CONDITION] [group by COLUMNS] [top K by COLUMN] every INTERVAL,\n" +
-                      "over the tables links, services, jobs and servers (docs/monitoring.md lists their columns). Without\n" +
-                      "--once or --rounds it runs until interrupted.",
+                      "over the tables links, services, jobs, servers and storage (docs/monitoring.md lists their columns).\n" +
+                      "Without --once or --rounds it runs until interrupted. With --once or --rounds N the every clause may\n" +
+                      "be left out: the rounds are then " + QueryParser.DefaultInterval + " apart.",
         }
             .Argument("query", "The query, in quotes")
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
@@ -30,17 +31,24 @@ public static class QueryCommand
     private static int Run(ParsedArguments args)
     {
         string text = args.Argument("query")!;
+        int rounds = args.Flag("once") ? 1 : args.Int("rounds", 0, 1_000_000);
         Query query;
         try
         {
-            // Checked here too, so that a bad query is refused before connecting.
+            // A fixed number of rounds needs no interval of its own. Checked here too, so that a bad query is
+            // refused before connecting.
+            if (rounds > 0)
+            {
+                text = QueryParser.WithDefaultInterval(text);
+            }
             query = QueryParser.Parse(text);
         }
         catch (QueryException e)
         {
-            throw CliException.Usage($"query: {e.Message}");
+            string hint = rounds == 0 && e.Message.Contains("expected 'every'", StringComparison.Ordinal)
+                ? " (with --once or --rounds N it may be left out)" : "";
+            throw CliException.Usage($"query: {e.Message}{hint}");
         }
-        int rounds = args.Flag("once") ? 1 : args.Int("rounds", 0, 1_000_000);
         bool json = args.Flag("json");
         using var client = FrontEndAddress.Connect(args);
         // Parts come every interval; a silent front-end for much longer than that is gone.

@@ -35,10 +35,11 @@ public static class SimRunCommand
                       "each copy --servers-per-job servers of its own, chosen from the seed. Each copy also runs alone on the\n" +
                       "same servers, and the report gives each one's time at once and normalised to its time alone.\n" +
                       "With --network switch, racks, fattree, netagg or grin the servers are wired to switches, not to each other\n" +
-                      "(--torus still names them and their data) and --mode tcp runs TCP Camdoop: every map output goes\n" +
-                      "straight to its reducer over TCP through the switches and is merged only there; the switch bounds\n" +
-                      "stay in the report beside the simulated time. --aggregation rack, binary or chain sends the streams up\n" +
-                      "trees of servers instead, each merging (and combining) its children's streams with its own output.\n" +
+                      "(--torus still names them and their data) and the job runs in mode tcp (the default there), TCP\n" +
+                      "Camdoop: every map output goes straight to its reducer over TCP through the switches and is merged only\n" +
+                      "there; the switch bounds stay in the report beside the simulated time. --aggregation rack, binary or\n" +
+                      "chain sends the streams up trees of servers instead, each merging (and combining) its children's\n" +
+                      "streams with its own output.\n" +
                       "grin is racks plus --free-ports cables per server to servers of the same or a neighbouring rack:\n" +
                       "connections are pinned to the NIC or a cable, and neighbours relay for each other.",
         }
@@ -46,7 +47,8 @@ public static class SimRunCommand
             .Option("job", "synthetic | wordcount | sort | topk[?k=N] | median | PATH.dll#Type", "JOB", "synthetic")
             .Option("output-ratio", "Output ratio S of the synthetic data, 0 (= 1/N) .. 1", "S", "0.5")
             .Option("reducers", "Number of reduce tasks R (1..N)", "R", "1")
-            .Option("mode", "camdoop (on-path aggregation) | noagg (merge only on path) | tcp (TCP Camdoop through a switch; needs --network)", "MODE", "camdoop")
+            .Option("mode", "camdoop (on-path aggregation) | noagg (merge only on path) | tcp (TCP Camdoop through a switch; needs --network); " +
+                "when not given, camdoop on the torus and tcp on a switched network", "MODE")
             .Option("input-per-server", "Generated input per server", "SIZE", "2MB")
             .Option("input", "Run on this file or directory instead of generated data", "PATH")
             .Option("output", "Write each reduce task's output here as part-NNNNN", "DIR")
@@ -90,8 +92,8 @@ public static class SimRunCommand
             throw new CliException($"sim run: input '{input}' does not exist");
         }
         inputBytes = InputBytes(input, args.Bytes("input-per-server") * torus.Count);
-        var mode = args.Choice("mode", ShuffleModes.All);
         var kind = SwitchedNetworkFlags.Kind(args);
+        var mode = SwitchedNetworkFlags.Mode(args, kind);
         SwitchedNetworkFlags.CheckMode(args, mode, kind);
         var (tcp, sendBuffer, direct) = SwitchedNetworkFlags.Tcp(args, mode == ShuffleMode.Tcp);
         var aggregation = AggregationFlag.Parse(args, mode == ShuffleMode.Tcp)[0];

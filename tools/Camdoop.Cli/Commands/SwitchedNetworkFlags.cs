@@ -130,6 +130,19 @@ public static class SwitchedNetworkFlags
     }
 
     /// <summary>
+    /// --mode, or when it is not given the only mode the network runs: camdoop on the torus, tcp on a switched network.
+    /// </summary>
+    public static ShuffleMode Mode(ParsedArguments args, NetworkKind kind)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        if (args.Has("mode"))
+        {
+            return args.Choice("mode", ShuffleModes.All);
+        }
+        return kind.Topology().HasTorusLinks ? ShuffleMode.Camdoop : ShuffleMode.Tcp;
+    }
+
+    /// <summary>
     /// Checks that <paramref name="mode"/> can run on <paramref name="kind"/>: the Camdoop modes need the torus's
     /// trees, tcp a switch. A mismatch is one usage line.
     /// </summary>

@@ -14,10 +14,15 @@ public sealed record CubeState
 
     public const string ServersQuery = "select server, links_up, jobs_running, cpu_ms, memory_bytes from servers every 1s";
 
-    /// <summary>Grouped, so servers combine a job's rows on the way up (one row per job and state reaches the front-end).</summary>
+    /// <summary>
+    /// Grouped, so servers combine a job's rows on the way up (one row per job and state reaches the front-end). The
+    /// jobs table keeps each server's recent ended jobs, so a job stays on the page after its end.
+    /// </summary>
     public const string JobsQuery =
         "select job, name, state, max(reduce_tasks) as reduce_tasks, sum(vertices) as vertices, sum(vertices_done) as vertices_done, " +
-        "sum(reduce_tasks_done) as reduce_tasks_done, sum(bytes_in) as bytes_in, sum(bytes_out) as bytes_out from jobs group by job, name, state every 1s";
+        "sum(reduce_tasks_done) as reduce_tasks_done, sum(bytes_in) as bytes_in, sum(bytes_out) as bytes_out, output, " +
+        "sum(output_bytes) as output_bytes, min(started_ms) as started_ms, max(ended_ms) as ended_ms " +
+        "from jobs group by job, name, state, output every 1s";
 
     /// <summary>
     /// Aggregated without groups, so servers combine it on the way up and one row reaches the front-end. Lost servers

@@ -72,6 +72,9 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
     /// <summary>Raised (on the event loop) when this server starts its part of a job: its vertices and roots are built.</summary>
     public event Action<ServerJob>? JobStarted;
 
+    /// <summary>A job is about to be forgotten here (<see cref="RemoveJob"/>), its state and counters still whole.</summary>
+    public event Action<ServerJob>? JobRemoving;
+
     public ServerJob? GetJob(ulong jobId) => _jobs.GetValueOrDefault(jobId);
 
     public void Start(INodeContext context)
@@ -150,6 +153,7 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
         {
             return false;
         }
+        JobRemoving?.Invoke(job);
         job.Release();
         Transport.Unregister(jobId);
         RebalanceWindows();

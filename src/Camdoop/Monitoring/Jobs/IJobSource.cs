@@ -1,11 +1,15 @@
 namespace Camdoop.Monitoring.Jobs;
 
-/// <summary>Whether a job on a server is still running there, finished, or failed.</summary>
+/// <summary>
+/// Whether a job on a server is still running there, finished, failed, or stopped: ended here before it finished
+/// (killed, or given up when its coordinator ended it).
+/// </summary>
 public enum JobState
 {
     Running,
     Finished,
     Failed,
+    Stopped,
 }
 
 /// <summary>
@@ -24,7 +28,11 @@ public readonly record struct JobStats(
     long BytesOut,
     long AggregatedBytes,
     long Limit,
-    long FrameBytesSent);
+    long FrameBytesSent,
+    string Output = "",
+    long OutputBytes = 0,
+    long StartedUnixMs = 0,
+    long EndedUnixMs = 0);
 
 /// <summary>
 /// The MapReduce jobs on one server, as monitoring reads and limits them: the monitoring service is given one when
@@ -32,7 +40,10 @@ public readonly record struct JobStats(
 /// </summary>
 public interface IJobSource
 {
-    /// <summary>Every job the server holds now (running, finished or failed), read once per query round.</summary>
+    /// <summary>
+    /// Every job the server holds now (running, finished or failed) and, after them, the last jobs it held that have
+    /// ended here, newest last (a bounded history), read once per query round.
+    /// </summary>
     IReadOnlyList<JobStats> Snapshot();
 
     /// <summary>

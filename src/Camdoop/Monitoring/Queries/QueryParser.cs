@@ -16,6 +16,9 @@ public sealed class QueryParser
     public const long MaxIntervalNs = 3_600_000_000_000;
     public const int MaxTopK = 10_000;
 
+    /// <summary>The interval of a query run for a fixed number of rounds that names none (<see cref="WithDefaultInterval"/>).</summary>
+    public const string DefaultInterval = "1s";
+
     private readonly List<Token> _tokens;
     private readonly string _text;
     private int _next;
@@ -34,6 +37,21 @@ public sealed class QueryParser
             throw new QueryException("empty query: write select COLUMNS from TABLE ... every INTERVAL");
         }
         return new QueryParser(text.Trim()).ParseQuery();
+    }
+
+    /// <summary>
+    /// The query as given when it has an <c>every</c> clause, else with <c>every 1s</c> (<see cref="DefaultInterval"/>)
+    /// appended: a query asked for a fixed number of rounds (<c>camdoop query --once</c>) need not name an interval.
+    /// The result still goes through <see cref="Parse"/>, which names any other problem.
+    /// </summary>
+    public static string WithDefaultInterval(string text)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        if (string.IsNullOrWhiteSpace(text) || QueryLexer.Tokens(text).Any(t => t.Is("every")))
+        {
+            return text;
+        }
+        return $"{text.TrimEnd()} every {DefaultInterval}";
     }
 
     private Token Peek => _tokens[_next];

@@ -42,7 +42,7 @@ public static class MonitorTables
         Text("server", "the server, x,y,z"),
         Text("job", "the job id, 16 hex digits"),
         Text("name", "the job's name (wordcount, sort, ...)"),
-        Text("state", "running, finished or failed"),
+        Text("state", "running, finished, failed or stopped (ended here before it finished: killed, or given up)"),
         Num("reduce_tasks", "reduce tasks of the job"),
         Num("vertices", "the job's tree vertices on this server"),
         Num("vertices_done", "of those, the finished ones"),
@@ -51,7 +51,11 @@ public static class MonitorTables
         Num("bytes_out", "shuffle bytes this server's vertices sent to their parents, acknowledged"),
         Num("aggregated_bytes", "bytes saved by combining equal keys here"),
         Num("limit", "the job's rate limit here, bytes per second on each limited port (the highest, if they differ); 0 for none"),
-        Num("frame_bytes_sent", "frame bytes of the job's data frames this server queued on its links"));
+        Num("frame_bytes_sent", "frame bytes of the job's data frames this server queued on its links"),
+        Text("output", "where its output went: the output directory under each server's data directory, or discarded"),
+        Num("output_bytes", "bytes of output files this server wrote as a reduce task's root"),
+        Num("started_ms", "when the job's shuffle started here, Unix time in milliseconds (the simulator's clock in the simulator)"),
+        Num("ended_ms", "when it ended here (finished, failed or stopped), Unix time in milliseconds; 0 while it runs"));
 
     public static TableSchema Servers { get; } = new(
         "servers",

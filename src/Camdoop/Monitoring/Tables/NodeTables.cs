@@ -106,7 +106,7 @@ public sealed class NodeTables
             [
                 _self, job.JobId.ToString("x16", CultureInfo.InvariantCulture), job.Name, StateName(job.State),
                 job.ReduceTasks, job.Vertices, job.VerticesDone, job.ReduceTasksDone, job.BytesIn, job.BytesOut, job.AggregatedBytes,
-                job.Limit, job.FrameBytesSent,
+                job.Limit, job.FrameBytesSent, job.Output, job.OutputBytes, job.StartedUnixMs, job.EndedUnixMs,
             ]);
         }
     }
@@ -116,6 +116,7 @@ public sealed class NodeTables
         JobState.Running => "running",
         JobState.Finished => "finished",
         JobState.Failed => "failed",
+        JobState.Stopped => "stopped",
         _ => throw new ArgumentOutOfRangeException(nameof(state), state, null),
     };
 

@@ -72,17 +72,20 @@ public sealed class CubeStateTests
     [Fact]
     public void AJobsRowsPerStateMergeIntoOneProgress()
     {
-        // job, name, state, reduce_tasks, vertices, vertices_done, reduce_tasks_done, bytes_in, bytes_out
+        // job, name, state, reduce_tasks, vertices, vertices_done, reduce_tasks_done, bytes_in, bytes_out, output,
+        // output_bytes, started_ms, ended_ms
         QueryValue[][] rows =
         [
-            ["00000000000000bb", "sort", "finished", 2, 6, 6, 1, 100, 50],
-            ["00000000000000aa", "wordcount", "running", 3, 10, 4, 0, 1_000, 700],
-            ["00000000000000aa", "wordcount", "finished", 3, 6, 6, 1, 300, 200],
-            ["00000000000000cc", "median", "finished", 1, 4, 2, 0, 0, 0],
-            ["00000000000000cc", "median", "failed", 1, 1, 0, 0, 0, 0],
+            ["00000000000000bb", "sort", "finished", 2, 6, 6, 1, 100, 50, "jobs/00000000000000bb/output", 40, 1_000, 3_000],
+            ["00000000000000aa", "wordcount", "running", 3, 10, 4, 0, 1_000, 700, "out", 0, 5_000, 0],
+            ["00000000000000aa", "wordcount", "finished", 3, 6, 6, 1, 300, 200, "out", 90, 4_000, 6_000],
+            ["00000000000000cc", "median", "finished", 1, 4, 2, 0, 0, 0, "discarded", 0, 2_000, 2_500],
+            ["00000000000000cc", "median", "failed", 1, 1, 0, 0, 0, 0, "discarded", 0, 2_000, 2_400],
+            ["00000000000000dd", "topk", "stopped", 1, 6, 1, 0, 10, 10, "out", 0, 7_000, 8_000],
         ];
         var jobs = JobProgress.Merge(rows);
-        Assert.Equal(["00000000000000aa", "00000000000000bb", "00000000000000cc"], jobs.Select(j => j.Job));
+        // Running first, then the most recently ended.
+        Assert.Equal(["00000000000000aa", "00000000000000dd", "00000000000000bb", "00000000000000cc"], jobs.Select(j => j.Job));
         var running = jobs[0];
         Assert.Equal("running", running.State);
         Assert.Equal("wordcount", running.Name);
@@ -93,9 +96,33 @@ public sealed class CubeStateTests
         Assert.Equal(1, running.ReduceTasksDone);
         Assert.Equal(1_300, running.BytesIn);
         Assert.Equal(900, running.BytesOut);
-        Assert.Equal("finished", jobs[1].State);
-        Assert.Equal(1.0, jobs[1].Progress);
-        Assert.Equal("failed", jobs[2].State);
+        Assert.Equal(4_000, running.StartedUnixMs);
+        Assert.Equal(0, running.EndedUnixMs);
+        Assert.Equal("stopped", jobs[1].State);
+        // A job that finished on every server is done, as `camdoop jobs` says, with its output and times.
+        var done = jobs[2];
+        Assert.Equal("done", done.State);
+        Assert.Equal(1.0, done.Progress);
+        Assert.Equal("jobs/00000000000000bb/output", done.Output);
+        Assert.Equal(40, done.OutputBytes);
+        Assert.Equal(1_000, done.StartedUnixMs);
+        Assert.Equal(3_000, done.EndedUnixMs);
+        Assert.Equal("failed", jobs[3].State);
+        Assert.Equal(2_500, jobs[3].EndedUnixMs);
+    }
+
+    [Fact]
+    public void AFinishedJobStaysOnThePageAsDone()
+    {
+        var jobs = Round(3, 5, ["job", "name", "state", "reduce_tasks", "vertices", "vertices_done", "reduce_tasks_done", "bytes_in", "bytes_out", "output", "output_bytes", "started_ms", "ended_ms"],
+            [["00000000000000ee", "wordcount", "finished", 27, 162 * 27, 162 * 27, 27, 5_000_000, 4_000_000, "jobs/00000000000000ee/output", 1_234_567, 10_000, 12_500]]);
+        var state = CubeState.Build(Cube, new Coordinate(0, 0, 0), RoundPair.Empty, RoundPair.Empty, new RoundPair(null, jobs), RoundPair.Empty);
+        var job = Assert.Single(state.Jobs);
+        Assert.Equal("done", job.State);
+        Assert.Equal(27, job.ReduceTasksDone);
+        Assert.Equal(1_234_567, job.OutputBytes);
+        Assert.Equal(2_500, job.EndedUnixMs - job.StartedUnixMs);
+        Assert.Contains("\"state\":\"done\"", System.Text.Json.JsonSerializer.Serialize(state, WebJson.Options), StringComparison.Ordinal);
     }
 
     private static QueryRound Round(long round, long startedAt, string[] columns, QueryValue[][] rows) =>

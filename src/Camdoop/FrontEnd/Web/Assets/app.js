@@ -21,11 +21,28 @@
     document.getElementById(id).textContent = value;
   }
 
+  // Numbers with thousands separators: 1,234,567 and 1,234.5.
+  function count(n, digits) {
+    return n.toLocaleString("en-US", { minimumFractionDigits: digits || 0, maximumFractionDigits: digits || 0 });
+  }
+
   function bytes(n) {
     const units = ["B", "KB", "MB", "GB", "TB"];
     let i = 0;
     while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
-    return (i === 0 ? n.toFixed(0) : n.toFixed(1)) + " " + units[i];
+    return count(n, i === 0 ? 0 : 1) + " " + units[i];
+  }
+
+  function duration(ms) {
+    return ms < 1000 ? count(ms) + " ms" : ms < 120000 ? count(ms / 1000, 1) + " s" : count(ms / 60000, 1) + " min";
+  }
+
+  function clock(unixMs) {
+    if (!unixMs) return "–";
+    const d = new Date(unixMs);
+    const two = v => String(v).padStart(2, "0");
+    return d.getFullYear() + "-" + two(d.getMonth() + 1) + "-" + two(d.getDate()) + " " +
+      two(d.getHours()) + ":" + two(d.getMinutes()) + ":" + two(d.getSeconds());
   }
 
   // 0 idle .. 1 the busiest now: grey, orange, red.
@@ -131,16 +148,16 @@
       c.setAttribute("fill", colour(maxServer > 0 ? s.bytesPerSecond / maxServer : 0));
       c.classList.toggle("silent", !s.answered && state.round > 0);
       c.firstChild.textContent = s.server + ": " + (s.answered ? bytes(s.bytesPerSecond) + "/s sent, " + s.linksUp + "/6 links up, " +
-        s.jobsRunning + " jobs running, CPU " + (s.cpuMs / 1000).toFixed(1) + " s" : "no answer this round");
+        count(s.jobsRunning) + " jobs running, CPU " + count(s.cpuMs / 1000, 1) + " s" : "no answer this round");
     }
     updateJobs(state.jobs);
     updateStorage(state.storage);
   }
 
   function updateStorage(s) {
-    text("storage-replicas", String(s.replicas));
+    text("storage-replicas", count(s.replicas));
     text("storage-bytes", bytes(s.bytesStored));
-    text("storage-pending", String(s.copiesPending));
+    text("storage-pending", count(s.copiesPending));
     text("storage-copied", bytes(s.bytesCopied));
     text("storage-lost", String(s.serversLost));
     text("storage-corrupt", s.corruptFound + " / " + s.repaired);
@@ -156,7 +173,10 @@
       tr.className = "job " + j.state;
       tr.dataset.job = j.job;
       const pct = (100 * j.progress).toFixed(0) + " %";
-      const cells = [j.job, j.name, j.state, null, j.reduceTasksDone + "/" + j.reduceTasks, bytes(j.bytesIn), bytes(j.bytesOut)];
+      const ended = j.endedUnixMs ? clock(j.endedUnixMs) + (j.startedUnixMs ? " (" + duration(j.endedUnixMs - j.startedUnixMs) + ")" : "") : "–";
+      const output = j.output ? j.output + (j.outputBytes ? ", " + bytes(j.outputBytes) : "") : "–";
+      const cells = [j.job, j.name, j.state, null, count(j.reduceTasksDone) + "/" + count(j.reduceTasks), bytes(j.bytesIn), bytes(j.bytesOut),
+        output, clock(j.startedUnixMs), ended];
       cells.forEach((v, i) => {
         const td = document.createElement("td");
         if (v === null) {
@@ -166,10 +186,10 @@
           const fill = document.createElement("span");
           fill.style.width = pct;
           bar.append(fill);
-          td.append(bar, pct + " (" + j.verticesDone + "/" + j.vertices + " vertices)");
+          td.append(bar, pct + " (" + count(j.verticesDone) + "/" + count(j.vertices) + " vertices)");
         } else {
           td.textContent = v;
-          if (i >= 4) td.className = "num";
+          if (i >= 4 && i <= 6) td.className = "num";
         }
         tr.append(td);
       });
