@@ -183,7 +183,7 @@ public class SimCommandTests
 
             (code, stdout, stderr) = CamdoopProcess.Run("sim", "sweep", "--figure", "table1", "--torus", "2x2x2", "--input-per-server", "16KB", "--out", dir);
             Assert.True(code == 0, stderr);
-            Assert.Contains("| outputs equal to the reference | 2/2 | 2/2 | 2/2 | 2/2 |", stdout, StringComparison.Ordinal);
+            Assert.Contains("| outputs equal to the reference | 3/3 | 3/3 | 3/3 | 3/3 |", stdout, StringComparison.Ordinal);
             Assert.Equal(13, File.ReadAllLines(Path.Combine(dir, "table1.csv")).Length);
             Assert.Contains("| Camdoop, the paper | 14.08 |", File.ReadAllText(Path.Combine(dir, "table1.md")), StringComparison.Ordinal);
         }
