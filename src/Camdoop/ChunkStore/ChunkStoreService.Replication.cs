@@ -266,11 +266,22 @@ public sealed partial class ChunkStoreService
             return;
         }
         _placedElsewhere.Remove(id);
+        if (DropReplica(id))
+        {
+            Counters.ReplicasDropped++;
+        }
+    }
+
+    /// <summary>
+    /// Forgets one replica now and deletes its files off the loop, after any write of the same chunk; false when it is
+    /// not held. Files that stay (an I/O error) come back at the next start, and whatever dropped it drops it again.
+    /// </summary>
+    private bool DropReplica(in Key id)
+    {
         if (!Local.Forget(id, out var chunk))
         {
-            return;
+            return false;
         }
-        Counters.ReplicasDropped++;
         _writes!.Run(id, () =>
         {
             try
@@ -279,9 +290,10 @@ public sealed partial class ChunkStoreService
             }
             catch (IOException)
             {
-                // A replica whose files stay comes back at the next start, and is dropped again.
+                // Dropped again after the next start.
             }
         }, () => { });
+        return true;
     }
 
     /// <summary>Whether a replica of <paramref name="chunk"/> is being received from some server now.</summary>

@@ -130,19 +130,10 @@ public sealed partial class ChunkStoreService
         AbandonSending(tombstone.Covers, $"dataset '{tombstone.Name}' was removed");
         foreach (var chunk in removed)
         {
-            Local.Forget(chunk.Meta.Id, out _);
-            Counters.TombstoneReplicasDropped++;
-            _writes!.Run(chunk.Meta.Id, () =>
+            if (DropReplica(chunk.Meta.Id))
             {
-                try
-                {
-                    LocalChunkStore.DeleteFiles(chunk);
-                }
-                catch (IOException)
-                {
-                    // Files that stay come back at the next start, and the tombstone (or a holder's) drops them again.
-                }
-            }, () => { });
+                Counters.TombstoneReplicasDropped++;
+            }
         }
         if (removed.Count > 0)
         {
