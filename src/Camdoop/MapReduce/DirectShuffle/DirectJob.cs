@@ -17,7 +17,9 @@ namespace Camdoop.MapReduce.DirectShuffle;
 public sealed class DirectJob
 {
     private readonly DirectShuffleService _service;
-    private readonly Queue<DirectSender> _waiting = new();
+    // Streams ready to send, in the order they were made (each server's rotation; resent ones last), however their
+    // admissions came: a server and its reducers then agree on who goes first, as pushing.
+    private readonly PriorityQueue<DirectSender, int> _waiting = new();
     private readonly List<DirectSender> _senders = [];
     private readonly List<ForwardingVertex> _vertices = [];
     private readonly Dictionary<(int ReduceTask, int Tree), ForwardingVertex> _vertexOf = [];
@@ -67,7 +69,9 @@ public sealed class DirectJob
                     {
                         children.AddRange(ChildrenHere(r, t, self));
                     }
-                    Admit(reducer, r, children.OrderBy(c => Distance(self, c.Item1)).ThenBy(c => c.Item2), streams);
+                    // Children that are all leaves send streams like this server's own: a guess of their length.
+                    long guess = children.All(c => Plan.ChildrenOf(r, c.Item2, c.Item1) == 0) ? local.RunBytes / trees : 0;
+                    Admit(reducer, r, children.OrderBy(c => Distance(self, c.Item1)).ThenBy(c => c.Item2), streams, guess);
                 }
                 continue;
             }
@@ -83,7 +87,7 @@ public sealed class DirectJob
                 var local = isServer ? new LocalRunMerge(job, LocalRuns(mapOutputs, r, t, trees), options.LocalBlockBytes) : null;
                 if (children == 0)
                 {
-                    var sender = new DirectSender(this, r, t, parentAt, local!);
+                    var sender = new DirectSender(this, r, t, parentAt, local!) { Order = _senders.Count };
                     _senders.Add(sender);
                     _senderOf.Add((r, t), sender);
                 }
@@ -149,7 +153,7 @@ public sealed class DirectJob
         {
             foreach (var sender in _senders)
             {
-                _waiting.Enqueue(sender);
+                _waiting.Enqueue(sender, sender.Order);
             }
             // Interior vertices open their streams at once, outside the limit: one waiting for a slot behind streams
             // that wait for it could deadlock.
@@ -188,7 +192,7 @@ public sealed class DirectJob
         if (_senderOf.TryGetValue((reduceTask, tree), out var sender) && !sender.IsAbandoned && !sender.IsRestart && !sender.IsAdmitted)
         {
             sender.IsAdmitted = true;
-            _waiting.Enqueue(sender);
+            _waiting.Enqueue(sender, sender.Order);
             StartWaiting();
         }
     }
@@ -214,10 +218,11 @@ public sealed class DirectJob
         }
     }
 
-    // Receivers start admitting from the node after them, so that the senders' first admissions spread over them.
-    private int Distance(int self, int node) => (node - self + _service.Context.Torus.Count) % _service.Context.Torus.Count;
+    // A receiver admits first the node just before it, which starts with the reduce task rooted just after it (the
+    // senders' rotation): both ends rank a pair alike, and the first admissions spread over the senders.
+    private int Distance(int self, int node) => (self - node + _service.Context.Torus.Count) % _service.Context.Torus.Count;
 
-    private void Admit(StreamMergeNode receiver, int reduceTask, IEnumerable<(int Sender, int Tree)> children, int expected)
+    private void Admit(StreamMergeNode receiver, int reduceTask, IEnumerable<(int Sender, int Tree)> children, int expected, long guess = 0)
     {
         var list = children.ToList();
         if (list.Count < expected)
@@ -229,8 +234,10 @@ public sealed class DirectJob
         int bound = list.Count == expected ? _service.Options.AdmissionBound : int.MaxValue;
         var hosts = _service.Context.Torus;
         var transport = _service.Transport;
+        var options = _service.Options;
         var admission = new Admission(list, bound,
-            (sender, tree) => new AdmissionWriter(JobId, reduceTask, tree).Send(transport, hosts.CoordinateOf(sender)));
+            (sender, tree) => new AdmissionWriter(JobId, reduceTask, tree).Send(transport, hosts.CoordinateOf(sender)),
+            options.ParallelFetches == 0 && bound != int.MaxValue ? options.AssumedBufferBytes : 0, options.InitialWindowBytes, guess);
         receiver.Admission = admission;
         _admissions.Add(admission);
     }
@@ -348,10 +355,10 @@ public sealed class DirectJob
                         _active--;
                     }
                     sender.Abandon();
-                    var restarted = new DirectSender(this, r, t, parentAt, local!) { IsRestart = true };
+                    var restarted = new DirectSender(this, r, t, parentAt, local!) { IsRestart = true, Order = _senders.Count };
                     _senders.Add(restarted);
                     _senderOf[(r, t)] = restarted;
-                    _waiting.Enqueue(restarted);
+                    _waiting.Enqueue(restarted, restarted.Order);
                 }
                 else
                 {
@@ -384,7 +391,7 @@ public sealed class DirectJob
 
     private void StartWaiting()
     {
-        while (_active < _service.Options.ConcurrentStreams && _waiting.TryDequeue(out var sender))
+        while (_active < _service.Options.ConcurrentStreams && _waiting.TryDequeue(out var sender, out _))
         {
             if (sender.IsAbandoned)
             {

@@ -44,6 +44,9 @@ internal sealed class DirectSender : IStreamWriter
     /// <summary>Sent again from the start after a failure, in place of an abandoned stream.</summary>
     public bool IsRestart { get; init; }
 
+    /// <summary>Its place among the job's streams here: when it was made (the server's rotation; resent ones last).</summary>
+    public int Order { get; init; }
+
     /// <summary>Its parent said it may send (unused when pushing, or for a stream resent after a failure).</summary>
     public bool IsAdmitted { get; set; }
 

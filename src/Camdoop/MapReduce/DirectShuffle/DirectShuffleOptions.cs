@@ -18,7 +18,10 @@ public sealed record DirectShuffleOptions
     /// </summary>
     public bool Push { get; init; }
 
-    /// <summary>Streams a receiving end takes at once (Hadoop's parallel copies); 0: chosen from the assumed buffer.</summary>
+    /// <summary>
+    /// Streams a receiving end takes at once (Hadoop's parallel copies); 0: chosen from the assumed buffer, starting at
+    /// <see cref="AdmissionBound"/> and growing while the streams that ended were short (<see cref="Admission"/>).
+    /// </summary>
     public int ParallelFetches { get; init; }
 
     /// <summary>Bytes of switch buffer a receiver can assume in front of its link (its port's queue, times its NICs).</summary>

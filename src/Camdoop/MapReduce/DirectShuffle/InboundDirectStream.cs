@@ -20,6 +20,7 @@ internal sealed class InboundDirectStream : IStreamReader
     private StreamMergeNode? _target;
     private int _input = -1;
     private int _tree;
+    private long _bytes;
     private bool _admission;
     private bool _dropped;
     private bool _early;
@@ -40,6 +41,7 @@ internal sealed class InboundDirectStream : IStreamReader
 
     public void OnData(ReadOnlySpan<byte> data)
     {
+        _bytes += data.Length;
         if (_preambleBytes < StreamPreamble.Size)
         {
             int n = Math.Min(data.Length, StreamPreamble.Size - _preambleBytes);
@@ -92,7 +94,7 @@ internal sealed class InboundDirectStream : IStreamReader
         {
             _target!.OnEnd(_input);
             // Its end frees its admission slot for the next child.
-            _target.Admission?.OnEnded(_sender, _tree);
+            _target.Admission?.OnEnded(_sender, _tree, _bytes);
         }
         catch (Exception e)
         {
@@ -111,6 +113,7 @@ internal sealed class InboundDirectStream : IStreamReader
         HeldBytes = 0;
         if (held is not null)
         {
+            _bytes -= length; // counted as they came
             OnData(held.AsSpan(0, length));
             ArrayPool<byte>.Shared.Return(held);
         }
