@@ -19,6 +19,7 @@ internal sealed class Admission
     private readonly int _bound;
     private readonly long _budget;
     private readonly int _window;
+    private readonly int _most;
     private long _longest;
 
     /// <param name="children">The children (host index, tree), in the order they are admitted.</param>
@@ -31,8 +32,12 @@ internal sealed class Admission
     /// </param>
     /// <param name="windowBytes">TCP's initial window: what a long stream sends before its first acknowledgement.</param>
     /// <param name="guessBytes">How long the children's streams are likely to be before any has ended; 0: unknown.</param>
+    /// <param name="mostAtOnce">
+    /// The most an automatic bound grows to: every admission opens a connection to its child, and at R = N all the
+    /// receivers admit at once, so the admissions themselves converge on each sender.
+    /// </param>
     public Admission(IEnumerable<(int Sender, int Tree)> children, int bound, Action<int, int> admit, long budgetBytes = 0, int windowBytes = 0,
-        long guessBytes = 0)
+        long guessBytes = 0, int mostAtOnce = int.MaxValue)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(bound);
         ArgumentOutOfRangeException.ThrowIfNegative(budgetBytes);
@@ -42,11 +47,12 @@ internal sealed class Admission
         _budget = budgetBytes;
         _window = Math.Max(1, windowBytes);
         _longest = Math.Max(0, guessBytes);
+        _most = Math.Max(bound, mostAtOnce);
     }
 
     /// <summary>Streams admitted at once now.</summary>
     public int Bound => _budget == 0 || _longest == 0 ? _bound
-        : (int)Math.Clamp(_budget / Math.Min(_window, _longest), _bound, int.MaxValue);
+        : (int)Math.Clamp(_budget / Math.Min(_window, _longest), _bound, _most);
 
     /// <summary>Children told to send whose streams have not ended.</summary>
     public int Admitted => _admitted.Count;

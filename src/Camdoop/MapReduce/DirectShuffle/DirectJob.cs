@@ -237,7 +237,8 @@ public sealed class DirectJob
         var options = _service.Options;
         var admission = new Admission(list, bound,
             (sender, tree) => new AdmissionWriter(JobId, reduceTask, tree).Send(transport, hosts.CoordinateOf(sender)),
-            options.ParallelFetches == 0 && bound != int.MaxValue ? options.AssumedBufferBytes : 0, options.InitialWindowBytes, guess);
+            options.ParallelFetches == 0 && bound != int.MaxValue ? options.AssumedBufferBytes : 0, options.InitialWindowBytes, guess,
+            options.ConcurrentStreams);
         receiver.Admission = admission;
         _admissions.Add(admission);
     }
