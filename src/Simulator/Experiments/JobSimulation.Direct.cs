@@ -69,7 +69,7 @@ public static partial class JobSimulation
         long last = completions.Count == 0 ? sim.Now : completions.Max(c => c.CompletedAt);
         long output = completions.Sum(c => c.LogicalBytes);
         var network = options.Network!;
-        var direct = options.Direct ?? new DirectShuffleOptions();
+        var direct = SimulatedCube.AssumingNetwork(options.Direct ?? new DirectShuffleOptions(), network, options.Tcp);
         return new JobSimulationResult
         {
             Torus = torus.ToString(),
@@ -130,6 +130,7 @@ public static partial class JobSimulation
                 PacingBitsPerSecond = options.Tcp.PacingBitsPerSecond,
                 SendBufferBytes = options.TcpSendBufferBytes,
                 ConcurrentStreams = direct.ConcurrentStreams,
+                ParallelFetches = direct.Push ? 0 : direct.AdmissionBound,
                 NicsPerServer = network.NicsPerServer,
                 Connections = tcp.Connections,
                 SegmentsSent = tcp.SegmentsSent,

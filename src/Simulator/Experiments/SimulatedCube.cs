@@ -207,6 +207,14 @@ internal sealed class SimulatedCube : IDisposable
 
     public void Dispose() => Sim.Dispose();
 
+    // A receiver's admission bound follows the switch queue in front of its NICs and TCP's initial window, which the
+    // simulation knows exactly (a real server is told them).
+    internal static DirectShuffleOptions AssumingNetwork(DirectShuffleOptions direct, SwitchedNetworkOptions network, TcpOptions tcp) => direct with
+    {
+        AssumedBufferBytes = (long)network.PortBufferBytes * network.NicsPerServer,
+        InitialWindowBytes = tcp.InitialWindowSegments * tcp.SegmentSize,
+    };
+
     private void Install(NodeHost host)
     {
         int index = Sim.Torus.IndexOf(host.Self);
@@ -216,7 +224,7 @@ internal sealed class SimulatedCube : IDisposable
             Camdoop = options.Settings.Service,
             JobControl = new JobControlOptions { Jobs = JobCatalog.AnyPath, SynchronousStart = _synchronousStart },
             MapTasks = new ChunkRouter(_mapTasks),
-            Direct = options.Direct,
+            Direct = options.Network is { } switched ? AssumingNetwork(options.Direct ?? new DirectShuffleOptions(), switched, options.Tcp) : options.Direct,
             Servers = options.Network is null ? null : options.Torus,
             Appliances = Boxes is null ? [] : [.. Enumerable.Range(options.Torus.Count, Boxes.Boxes)],
             Plans = options.Network is null ? null : Plans,

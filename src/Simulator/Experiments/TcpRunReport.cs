@@ -37,6 +37,10 @@ public sealed record TcpRunReport
     [JsonPropertyName("concurrentStreams")]
     public required int ConcurrentStreams { get; init; }
 
+    /// <summary>Streams a receiving end admits at once; 0 when every stream pushes at once.</summary>
+    [JsonPropertyName("parallelFetches")]
+    public int ParallelFetches { get; init; }
+
     [JsonPropertyName("nicsPerServer")]
     public required int NicsPerServer { get; init; }
 

@@ -24,8 +24,27 @@ public sealed class SimTcpCommandTests
         Assert.Equal("dctcp", tcp.GetProperty("congestionControl").GetString());
         Assert.Equal(64 * 1024, tcp.GetProperty("ecnThresholdBytes").GetInt32());
         Assert.Equal(0.001, tcp.GetProperty("minRtoSeconds").GetDouble());
-        // Every server but the reducer's opens one stream per reduce task elsewhere: 12 servers, 3 reducers.
-        Assert.Equal((12 * 3) - 3, tcp.GetProperty("connections").GetInt64());
+        // Every server but the reducer's opens one stream per reduce task elsewhere (12 servers, 3 reducers), each
+        // after its reducer's admission, a stream of its own.
+        Assert.Equal(2 * ((12 * 3) - 3), tcp.GetProperty("connections").GetInt64());
+        Assert.True(tcp.GetProperty("parallelFetches").GetInt32() >= 1);
+    }
+
+    [Theory]
+    [InlineData(new[] { "--push" }, 0, 33)]
+    [InlineData(new[] { "--parallel-fetches", "1" }, 1, 66)]
+    public void PushAndABoundOnAdmittedStreamsBothGiveTheReference(string[] flags, int fetches, long connections)
+    {
+        var (code, stdout, stderr) = CamdoopProcess.Run(
+            ["sim", "run", "--torus", "2x2x3", "--job", "wordcount", "--reducers", "3", "--input-per-server", "40KB",
+            "--network", "switch", "--mode", "tcp", "--min-rto", "1ms", "--verify", "--json", .. flags]);
+        Assert.True(code == 0, stderr);
+        using var doc = JsonDocument.Parse(stdout);
+        var root = doc.RootElement;
+        Assert.True(root.GetProperty("verified").GetBoolean());
+        var tcp = root.GetProperty("tcp");
+        Assert.Equal(fetches, tcp.GetProperty("parallelFetches").GetInt32());
+        Assert.Equal(connections, tcp.GetProperty("connections").GetInt64());
     }
 
     [Fact]
@@ -70,6 +89,10 @@ public sealed class SimTcpCommandTests
     [InlineData("--network", "switch", "--mode", "tcp", "--switch-buffer", "1KB")]
     [InlineData("--network", "switch", "--mode", "tcp", "--ecn", "1MB")]
     [InlineData("--network", "switch", "--mode", "tcp", "--streams-per-server", "0")]
+    [InlineData("--network", "switch", "--mode", "tcp", "--parallel-fetches", "-1")]
+    [InlineData("--network", "switch", "--mode", "tcp", "--push", "--parallel-fetches", "2")]
+    [InlineData("--push")]
+    [InlineData("--parallel-fetches", "2")]
     [InlineData("--network", "switch", "--mode", "tcp", "--fail", "link:0,0,0:+X@0.5T")]
     [InlineData("--network", "racks", "--mode", "tcp", "--concurrent", "2")]
     public void BadNetworkOrTcpFlagsFailWithOneUsageLine(params string[] flags)

@@ -102,7 +102,7 @@ public sealed class DirectShuffleStreamTests
             using var sim = new Simulation(new SimulationOptions { Torus = servers, Network = options.Network, DataRoot = dataRoot, Threads = 1 }, host =>
             {
                 var transport = TcpStreamTransport.Install(host, new TcpOptions(), 16 * 1024);
-                services[servers.IndexOf(host.Self)] = new DirectShuffleService(host, transport, new DirectShuffleOptions { MaxEarlyBytes = 8_000 });
+                services[servers.IndexOf(host.Self)] = new DirectShuffleService(host, transport, new DirectShuffleOptions { MaxEarlyBytes = 8_000, Push = true });
             });
             sim.Start();
             // Every server but the reducer's starts; their streams reach it before the job does, more than it holds.

@@ -79,8 +79,8 @@ public sealed class EdgeAggregationTests
             AggregationTrees = 2,
         });
         StreamShuffleResults.AssertExact(result, 1);
-        // One stream per server and tree, the root's excepted, whatever the tree's shape.
-        Assert.Equal(2 * (cube.Count - 1), result.Tcp!.Connections);
+        // One stream per server and tree, the root's excepted, whatever the tree's shape; and one admission of each.
+        Assert.Equal(2 * 2 * (cube.Count - 1), result.Tcp!.Connections);
     }
 
     /// <summary>Sort is only merged on the way: each interior vertex forwards exactly what it took in. WordCount is combined: less.</summary>

@@ -403,7 +403,7 @@ public static class SimRunCommand
             double bound = NetworkKinds.OfLabel(r.Network)?.HasOversubscribedRacks == true ? r.LowerBounds.Switch1GOversubscribed : tcp.NicsPerServer == 6 ? r.LowerBounds.Switch6G : r.LowerBounds.Switch1G;
             Line("  against its network's bound", string.Create(CultureInfo.InvariantCulture, $"{(bound > 0 ? r.ShuffleReduceSeconds / bound : 0):0.000}x"));
             Line("tcp", string.Create(CultureInfo.InvariantCulture,
-                $"{tcp.CongestionControl}, min RTO {S(tcp.MinRtoSeconds)}, rwnd {(tcp.ReceiveWindowBytes == 0 ? "unlimited" : Units.Bytes(tcp.ReceiveWindowBytes))}, {(tcp.PacingBitsPerSecond == 0 ? "unpaced" : $"paced at {tcp.PacingBitsPerSecond / 1e6:0.###} Mbit/s")}, send buffer {Units.Bytes(tcp.SendBufferBytes)}, {tcp.ConcurrentStreams} streams at once per server"));
+                $"{tcp.CongestionControl}, min RTO {S(tcp.MinRtoSeconds)}, rwnd {(tcp.ReceiveWindowBytes == 0 ? "unlimited" : Units.Bytes(tcp.ReceiveWindowBytes))}, {(tcp.PacingBitsPerSecond == 0 ? "unpaced" : $"paced at {tcp.PacingBitsPerSecond / 1e6:0.###} Mbit/s")}, send buffer {Units.Bytes(tcp.SendBufferBytes)}, {tcp.ConcurrentStreams} streams at once per server, {(tcp.ParallelFetches == 0 ? "pushed" : $"{tcp.ParallelFetches} admitted at once per receiver")}"));
             Line("switches", string.Create(CultureInfo.InvariantCulture,
                 $"{Units.Bytes(tcp.PortBufferBytes)} per port, ECN {(tcp.EcnThresholdBytes == 0 ? "off" : "at " + Units.Bytes(tcp.EcnThresholdBytes))}, {tcp.NicsPerServer} NIC(s) per server"));
             Line("  drops / ECN marks / peak queue", $"{tcp.SwitchDrops} / {tcp.EcnMarks} / {Units.Bytes(tcp.PeakQueueBytes)}");

@@ -21,7 +21,7 @@ public static class SwitchedNetworkFlags
 
     /// <summary>Flags that mean something only on a switched network, and those only with --mode tcp.</summary>
     private static readonly string[] SwitchFlags = ["switch-buffer", "ecn", "nics", "free-ports"];
-    private static readonly string[] TcpFlags = ["tcp", "min-rto", "rwnd", "pacing-mbps", "send-buffer", "streams-per-server"];
+    private static readonly string[] TcpFlags = ["tcp", "min-rto", "rwnd", "pacing-mbps", "send-buffer", "streams-per-server", "parallel-fetches"];
 
     private static readonly IReadOnlyDictionary<string, bool> CongestionControls = new Dictionary<string, bool>(StringComparer.Ordinal)
     {
@@ -47,7 +47,9 @@ public static class SwitchedNetworkFlags
             .Option("rwnd", "With --mode tcp: every receiver's advertised window; 0 = unlimited", "SIZE", "0")
             .Option("pacing-mbps", "With --mode tcp: each connection sends at most this many Mbit/s, segments evenly spaced; 0 = unpaced", "RATE", "0")
             .Option("send-buffer", "With --mode tcp: bytes of a stream kept until acknowledged (the socket's send buffer)", "SIZE", "128KB")
-            .Option("streams-per-server", "With --mode tcp: streams a server sends at once (one per reduce task elsewhere)", "N", "8");
+            .Option("streams-per-server", "With --mode tcp: streams a server sends at once (one per reduce task elsewhere)", "N", "8")
+            .Option("parallel-fetches", "With --mode tcp: streams a reducer (or aggregation vertex) admits at once; 0 = as many initial windows as the switch buffer holds", "N", "0")
+            .Flag("push", "With --mode tcp: every stream sends at once, unadmitted (the incast-prone baseline)");
     }
 
     /// <summary>The network --network names.</summary>
@@ -167,6 +169,10 @@ public static class SwitchedNetworkFlags
         if (!usesTcp)
         {
             RejectGiven(args, TcpFlags, "--mode tcp");
+            if (args.Flag("push"))
+            {
+                throw CliException.Usage($"{args.CommandPath}: --push needs --mode tcp");
+            }
             return (new TcpOptions(), 0, new DirectShuffleOptions());
         }
         bool dctcp = args.Choice("tcp", CongestionControls);
@@ -175,6 +181,12 @@ public static class SwitchedNetworkFlags
         long sendBuffer = args.Bytes("send-buffer");
         double pacing = args.Double("pacing-mbps", 0, 400_000);
         int streams = args.Int("streams-per-server", 1, 1 << 20);
+        int fetches = args.Int("parallel-fetches", 0, 1 << 20);
+        bool push = args.Flag("push");
+        if (push && args.Strings("parallel-fetches").Count > 0)
+        {
+            throw CliException.Usage($"{args.CommandPath}: --parallel-fetches bounds admitted streams; --push admits none");
+        }
         if (minRto < 1_000 || minRto > 60_000_000_000)
         {
             throw CliException.Usage($"{args.CommandPath}: --min-rto must be between 1us and 60s");
@@ -188,7 +200,7 @@ public static class SwitchedNetworkFlags
             throw CliException.Usage($"{args.CommandPath}: --send-buffer must be between one segment ({TcpWire.MaxSegmentSize} bytes) and 1GB");
         }
         var tcp = new TcpOptions { Dctcp = dctcp, MinRto = minRto, ReceiveWindowBytes = (int)rwnd, PacingBitsPerSecond = (long)(pacing * 1e6) };
-        return (tcp, (int)sendBuffer, new DirectShuffleOptions { ConcurrentStreams = streams });
+        return (tcp, (int)sendBuffer, new DirectShuffleOptions { ConcurrentStreams = streams, ParallelFetches = fetches, Push = push });
     }
 
     private static void RejectGiven(ParsedArguments args, string[] flags, string needs)

@@ -11,15 +11,20 @@ namespace Camdoop.MapReduce.DirectShuffle;
 /// trees of <see cref="IAggregationPlan"/>): per reduce task rooted elsewhere and per tree, a
 /// <see cref="DirectSender"/> where this host is a leaf (a few at a time) or a <see cref="ForwardingVertex"/> where
 /// it has children; a <see cref="DirectReducer"/> per reduce task rooted here. Reduce tasks are placed as the Camdoop
-/// modes place them, so runs are comparable.
+/// modes place them, so runs are comparable. Unless the options push, every receiving end admits its children a few
+/// at a time (<see cref="Admission"/>) and a stream sends only once admitted; streams resent after a failure push.
 /// </summary>
 public sealed class DirectJob
 {
     private readonly DirectShuffleService _service;
-    private readonly Queue<DirectSender> _waiting = new();
+    // Streams ready to send, in the order they were made (each server's rotation; resent ones last), however their
+    // admissions came: a server and its reducers then agree on who goes first, as pushing.
+    private readonly PriorityQueue<DirectSender, int> _waiting = new();
     private readonly List<DirectSender> _senders = [];
     private readonly List<ForwardingVertex> _vertices = [];
     private readonly Dictionary<(int ReduceTask, int Tree), ForwardingVertex> _vertexOf = [];
+    private readonly Dictionary<(int ReduceTask, int Tree), DirectSender> _senderOf = [];
+    private readonly List<Admission> _admissions = [];
     private readonly Dictionary<int, DirectReducer> _reducers = [];
     private readonly List<ReduceTaskResult> _completed = [];
     private readonly IReadOnlyList<MapOutput> _mapOutputs;
@@ -55,7 +60,19 @@ public sealed class DirectJob
                 }
                 var local = new LocalRunMerge(job, LocalRuns(mapOutputs, r, 0, 1), options.LocalBlockBytes);
                 string? path = description.Output.Kind == OutputKind.LocalFiles ? ServerJob.OutputPath(context.DataDirectory, description, r) : null;
-                _reducers.Add(r, new DirectReducer(this, r, streams, local, new ReduceOutput(job, path), options.ReducerInputBytes, options.LocalBlockBytes));
+                var reducer = new DirectReducer(this, r, streams, local, new ReduceOutput(job, path), options.ReducerInputBytes, options.LocalBlockBytes);
+                _reducers.Add(r, reducer);
+                if (!options.Push)
+                {
+                    var children = new List<(int, int)>();
+                    for (int t = 0; t < trees; t++)
+                    {
+                        children.AddRange(ChildrenHere(r, t, self));
+                    }
+                    // Children that are all leaves send streams like this server's own: a guess of their length.
+                    long guess = children.All(c => Plan.ChildrenOf(r, c.Item2, c.Item1) == 0) ? local.RunBytes / trees : 0;
+                    Admit(reducer, r, children.OrderBy(c => Distance(self, c.Item1)).ThenBy(c => c.Item2), streams, guess);
+                }
                 continue;
             }
             for (int t = 0; t < trees; t++)
@@ -70,13 +87,19 @@ public sealed class DirectJob
                 var local = isServer ? new LocalRunMerge(job, LocalRuns(mapOutputs, r, t, trees), options.LocalBlockBytes) : null;
                 if (children == 0)
                 {
-                    _senders.Add(new DirectSender(this, r, t, parentAt, local!));
+                    var sender = new DirectSender(this, r, t, parentAt, local!) { Order = _senders.Count };
+                    _senders.Add(sender);
+                    _senderOf.Add((r, t), sender);
                 }
                 else
                 {
                     var vertex = new ForwardingVertex(this, r, t, parentAt, children, local, options.ReducerInputBytes, options.LocalBlockBytes);
                     _vertices.Add(vertex);
                     _vertexOf.Add((r, t), vertex);
+                    if (!options.Push)
+                    {
+                        Admit(vertex, r, ChildrenHere(r, t, self).OrderBy(c => Distance(self, c.Sender)), children);
+                    }
                 }
             }
         }
@@ -125,21 +148,99 @@ public sealed class DirectJob
 
     internal void Start()
     {
-        foreach (var sender in _senders)
+        // Pushing, every stream goes at once (a few at a time per sender); admitted, each waits for its parent's word.
+        if (_service.Options.Push)
         {
-            _waiting.Enqueue(sender);
-        }
-        // Interior vertices open their streams at once, outside the limit: one waiting for a slot behind streams
-        // that wait for it could deadlock.
-        foreach (var vertex in _vertices)
-        {
-            Run(() => vertex.Start(_service.Transport));
+            foreach (var sender in _senders)
+            {
+                _waiting.Enqueue(sender, sender.Order);
+            }
+            // Interior vertices open their streams at once, outside the limit: one waiting for a slot behind streams
+            // that wait for it could deadlock.
+            foreach (var vertex in _vertices)
+            {
+                Run(() => vertex.Start(_service.Transport));
+            }
         }
         StartWaiting();
         foreach (var reducer in _reducers.Values)
         {
             Run(reducer.Pump);
         }
+        // A vertex admits its children whether or not its parent has admitted it: what they send waits in its merger,
+        // and no receiver waits on another's admission, so none can wait for ever.
+        foreach (var admission in _admissions)
+        {
+            Run(admission.Start);
+        }
+    }
+
+    /// <summary>
+    /// This host's stream of (<paramref name="reduceTask"/>, <paramref name="tree"/>) was admitted by its parent: a
+    /// leaf's stream queues for one of the sender's slots, an interior vertex's opens (outside them, as pushing).
+    /// </summary>
+    internal void OnAdmitted(int reduceTask, int tree)
+    {
+        if (_vertexOf.TryGetValue((reduceTask, tree), out var vertex))
+        {
+            if (!vertex.IsStarted && !vertex.Abandoned && !vertex.IsRestart)
+            {
+                vertex.Start(_service.Transport);
+            }
+            return;
+        }
+        if (_senderOf.TryGetValue((reduceTask, tree), out var sender) && !sender.IsAbandoned && !sender.IsRestart && !sender.IsAdmitted)
+        {
+            sender.IsAdmitted = true;
+            _waiting.Enqueue(sender, sender.Order);
+            StartWaiting();
+        }
+    }
+
+    // The nodes whose stream of (reduceTask, tree) comes here: servers other than the root, and appliances with
+    // children in the tree, whose parent is this host.
+    private IEnumerable<(int Sender, int Tree)> ChildrenHere(int reduceTask, int tree, int self)
+    {
+        int servers = _service.Servers.Count;
+        int hosts = Math.Min(Plan.Nodes ?? int.MaxValue, _service.Context.Torus.Count);
+        int root = _roots[reduceTask];
+        for (int node = 0; node < hosts; node++)
+        {
+            if (node == root || node == self || Plan.IsLost(node) || (node >= servers && Plan.ChildrenOf(reduceTask, tree, node) == 0))
+            {
+                continue;
+            }
+            int parent = Plan.ParentOf(reduceTask, tree, node);
+            if ((parent < 0 ? root : parent) == self)
+            {
+                yield return (node, tree);
+            }
+        }
+    }
+
+    // A receiver admits first the node just before it, which starts with the reduce task rooted just after it (the
+    // senders' rotation): both ends rank a pair alike, and the first admissions spread over the senders.
+    private int Distance(int self, int node) => (self - node + _service.Context.Torus.Count) % _service.Context.Torus.Count;
+
+    private void Admit(StreamMergeNode receiver, int reduceTask, IEnumerable<(int Sender, int Tree)> children, int expected, long guess = 0)
+    {
+        var list = children.ToList();
+        if (list.Count < expected)
+        {
+            throw new InvalidOperationException($"reduce task {reduceTask} on {_service.Context.Self}: the plan names {list.Count} children, not the {expected} it counts");
+        }
+        // More nodes than streams: some are gone in a way the plan does not say; admitting them all at once (as
+        // pushing) is safe, where a slot held for a node that never sends could stall the rest.
+        int bound = list.Count == expected ? _service.Options.AdmissionBound : int.MaxValue;
+        var hosts = _service.Context.Torus;
+        var transport = _service.Transport;
+        var options = _service.Options;
+        var admission = new Admission(list, bound,
+            (sender, tree) => new AdmissionWriter(JobId, reduceTask, tree).Send(transport, hosts.CoordinateOf(sender)),
+            options.ParallelFetches == 0 && bound != int.MaxValue ? options.AssumedBufferBytes : 0, options.InitialWindowBytes, guess,
+            options.ConcurrentStreams);
+        receiver.Admission = admission;
+        _admissions.Add(admission);
     }
 
     /// <summary>Where a child's stream of (reduce task, tree) goes on this host: the reducer, or the tree's vertex here.</summary>
@@ -224,7 +325,9 @@ public sealed class DirectJob
                 if ((parent < 0 ? _roots[r] : parent) == self)
                 {
                     var children = Enumerable.Range(0, nodes).Where(n => n != failed && n != _roots[r] && old.ParentOf(r, t, n) == failed).ToList();
-                    MergeFor(r, t)?.Cut(failed, t, children);
+                    var receiver = MergeFor(r, t);
+                    receiver?.Cut(failed, t, children);
+                    receiver?.Admission?.Forget(failed); // its children resend at once, unadmitted
                     continue;
                 }
                 if (!Below(old, r, t, self, failed, nodes))
@@ -253,9 +356,10 @@ public sealed class DirectJob
                         _active--;
                     }
                     sender.Abandon();
-                    var restarted = new DirectSender(this, r, t, parentAt, local!) { IsRestart = true };
+                    var restarted = new DirectSender(this, r, t, parentAt, local!) { IsRestart = true, Order = _senders.Count };
                     _senders.Add(restarted);
-                    _waiting.Enqueue(restarted);
+                    _senderOf[(r, t)] = restarted;
+                    _waiting.Enqueue(restarted, restarted.Order);
                 }
                 else
                 {
@@ -288,7 +392,7 @@ public sealed class DirectJob
 
     private void StartWaiting()
     {
-        while (_active < _service.Options.ConcurrentStreams && _waiting.TryDequeue(out var sender))
+        while (_active < _service.Options.ConcurrentStreams && _waiting.TryDequeue(out var sender, out _))
         {
             if (sender.IsAbandoned)
             {

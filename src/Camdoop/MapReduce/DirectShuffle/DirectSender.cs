@@ -44,6 +44,12 @@ internal sealed class DirectSender : IStreamWriter
     /// <summary>Sent again from the start after a failure, in place of an abandoned stream.</summary>
     public bool IsRestart { get; init; }
 
+    /// <summary>Its place among the job's streams here: when it was made (the server's rotation; resent ones last).</summary>
+    public int Order { get; init; }
+
+    /// <summary>Its parent said it may send (unused when pushing, or for a stream resent after a failure).</summary>
+    public bool IsAdmitted { get; set; }
+
     /// <summary>Opened (it holds one of the job's concurrent stream slots until delivered).</summary>
     public bool IsStarted => _stream is not null;
 

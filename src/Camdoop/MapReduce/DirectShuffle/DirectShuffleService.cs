@@ -26,6 +26,10 @@ public sealed class DirectShuffleService : IStreamAcceptor
     private readonly Dictionary<ulong, string> _overflowed = [];
     private const int MaxOverflowedJobs = 1024;
 
+    // Admissions that came before their job started here (its start reaches servers at different times).
+    private readonly List<(ulong JobId, int ReduceTask, int Tree)> _earlyAdmissions = [];
+    private const int MaxEarlyAdmissions = 1 << 16;
+
     /// <summary>
     /// The shuffle on one host. <paramref name="servers"/> is the job's servers' torus (placement, validation): a
     /// prefix of the hosts' torus in index order, the hosts past it being appliances that only merge and forward.
@@ -118,7 +122,29 @@ public sealed class DirectShuffleService : IStreamAcceptor
             EarlyBytes -= stream.HeldBytes;
             stream.Resume();
         }
+        foreach (var (_, reduceTask, tree) in _earlyAdmissions.Where(a => a.JobId == description.JobId).ToList())
+        {
+            directJob.Run(() => directJob.OnAdmitted(reduceTask, tree));
+        }
+        _earlyAdmissions.RemoveAll(a => a.JobId == description.JobId);
         return directJob;
+    }
+
+    /// <summary>A receiver admitted this host's stream of (<paramref name="reduceTask"/>, <paramref name="tree"/>): it may send.</summary>
+    internal void OnAdmitted(ulong jobId, int reduceTask, int tree)
+    {
+        if (_jobs.TryGetValue(jobId, out var job))
+        {
+            job.Run(() => job.OnAdmitted(reduceTask, tree));
+        }
+        else if (_earlyAdmissions.Count < MaxEarlyAdmissions)
+        {
+            _earlyAdmissions.Add((jobId, reduceTask, tree));
+        }
+        else
+        {
+            StreamsDropped++;
+        }
     }
 
     /// <summary>Bytes held of streams whose job has not started here.</summary>
@@ -195,6 +221,7 @@ public sealed class DirectShuffleService : IStreamAcceptor
             stream.Drop();
         }
         _early.RemoveAll(s => s.JobId == jobId);
+        _earlyAdmissions.RemoveAll(a => a.JobId == jobId);
         _overflowed.Remove(jobId);
         return _jobs.Remove(jobId);
     }

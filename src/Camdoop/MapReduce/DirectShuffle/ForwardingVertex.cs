@@ -39,6 +39,9 @@ internal sealed class ForwardingVertex : StreamMergeNode, IStreamWriter
     /// <summary>Sent again from the start after a failure, in place of an abandoned stream.</summary>
     public bool IsRestart { get; init; }
 
+    /// <summary>Its stream is open (pushing, at the job's start; admitted, when its parent says so).</summary>
+    public bool IsStarted => _stream is not null;
+
     public void Start(IStreamTransport transport)
     {
         _stream = transport.Open(Parent, this);

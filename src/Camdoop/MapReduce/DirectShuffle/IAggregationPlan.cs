@@ -29,4 +29,10 @@ public interface IAggregationPlan
 
     /// <summary>How many streams <paramref name="node"/> waits for in <paramref name="tree"/> (its children).</summary>
     int ChildrenOf(int reduceTask, int tree, int node);
+
+    /// <summary>Nodes the plan covers, servers then appliances; null: every host.</summary>
+    int? Nodes => null;
+
+    /// <summary>Whether <paramref name="node"/> is gone from the plan (a lost server): it sends nothing.</summary>
+    bool IsLost(int node) => false;
 }

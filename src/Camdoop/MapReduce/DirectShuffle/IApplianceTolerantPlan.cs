@@ -4,7 +4,9 @@ namespace Camdoop.MapReduce.DirectShuffle;
 public interface IApplianceTolerantPlan : IAggregationPlan
 {
     /// <summary>Servers and appliances: node indices 0 to Nodes - 1.</summary>
-    int Nodes { get; }
+    new int Nodes { get; }
+
+    int? IAggregationPlan.Nodes => Nodes;
 
     /// <summary>The same trees with appliance <paramref name="node"/> failed as well.</summary>
     IApplianceTolerantPlan WithoutAppliance(int node);

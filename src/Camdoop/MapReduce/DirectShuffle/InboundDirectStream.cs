@@ -7,7 +7,8 @@ namespace Camdoop.MapReduce.DirectShuffle;
 /// A stream another host opened to this one: its preamble names the job, reduce task and tree, and the rest goes to
 /// an input of that reducer or interior vertex. A stream for no job, reduce task or tree here, or a second one from
 /// the same sender and tree, is read and dropped, and counted. A stream for a job that has not started here yet is held (copied,
-/// up to the service's limit) until it does: the start reaches servers at different times.
+/// up to the service's limit) until it does: the start reaches servers at different times. A stream whose preamble
+/// is an admission carries nothing else: it tells this host that one of its own streams may send.
 /// </summary>
 internal sealed class InboundDirectStream : IStreamReader
 {
@@ -18,6 +19,9 @@ internal sealed class InboundDirectStream : IStreamReader
     private DirectJob? _job;
     private StreamMergeNode? _target;
     private int _input = -1;
+    private int _tree;
+    private long _bytes;
+    private bool _admission;
     private bool _dropped;
     private bool _early;
     private bool _endedEarly;
@@ -37,6 +41,7 @@ internal sealed class InboundDirectStream : IStreamReader
 
     public void OnData(ReadOnlySpan<byte> data)
     {
+        _bytes += data.Length;
         if (_preambleBytes < StreamPreamble.Size)
         {
             int n = Math.Min(data.Length, StreamPreamble.Size - _preambleBytes);
@@ -54,7 +59,7 @@ internal sealed class InboundDirectStream : IStreamReader
             Hold(data);
             return;
         }
-        if (_dropped || data.IsEmpty || _job!.Failure is not null)
+        if (_admission || _dropped || data.IsEmpty || _job!.Failure is not null)
         {
             return;
         }
@@ -81,13 +86,15 @@ internal sealed class InboundDirectStream : IStreamReader
             _endedEarly = true;
             return;
         }
-        if (_dropped || _job!.Failure is not null)
+        if (_admission || _dropped || _job!.Failure is not null)
         {
             return;
         }
         try
         {
             _target!.OnEnd(_input);
+            // Its end frees its admission slot for the next child.
+            _target.Admission?.OnEnded(_sender, _tree, _bytes);
         }
         catch (Exception e)
         {
@@ -106,6 +113,7 @@ internal sealed class InboundDirectStream : IStreamReader
         HeldBytes = 0;
         if (held is not null)
         {
+            _bytes -= length; // counted as they came
             OnData(held.AsSpan(0, length));
             ArrayPool<byte>.Shared.Return(held);
         }
@@ -159,6 +167,13 @@ internal sealed class InboundDirectStream : IStreamReader
     {
         var (jobId, reduceTask, tree) = StreamPreamble.Read(_preamble);
         JobId = jobId;
+        if (StreamPreamble.IsAdmission(tree, out int admitted))
+        {
+            _admission = true;
+            _service.OnAdmitted(jobId, reduceTask, admitted);
+            return;
+        }
+        _tree = tree;
         _job = _service.GetJob(jobId);
         if (_job is null)
         {

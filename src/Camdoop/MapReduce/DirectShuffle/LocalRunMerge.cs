@@ -24,7 +24,11 @@ internal sealed class LocalRunMerge
             _merger = new StreamMerger(job, runs.Count, job.IsAssociativeCommutative ? MergeMode.Combine : MergeMode.Merge);
         }
         IsCompleted = runs.Count == 0;
+        RunBytes = runs.Sum(r => r.Length);
     }
+
+    /// <summary>Bytes of the local runs, before any combining: what a server's stream of them is at most.</summary>
+    public long RunBytes { get; }
 
     public bool IsCompleted { get; private set; }
 

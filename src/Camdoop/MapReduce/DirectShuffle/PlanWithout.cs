@@ -60,6 +60,10 @@ public sealed class PlanWithout : IAggregationPlan
 
     public int Trees => _inner.Trees;
 
+    public int? Nodes => _nodes;
+
+    public bool IsLost(int node) => _lost.Contains(node) || _inner.IsLost(node);
+
     public int ParentOf(int reduceTask, int tree, int node)
     {
         int parent = _inner.ParentOf(reduceTask, tree, node);

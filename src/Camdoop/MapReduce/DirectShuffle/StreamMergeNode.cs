@@ -45,6 +45,9 @@ internal abstract class StreamMergeNode
 
     protected DirectJob Owner { get; }
 
+    /// <summary>Which children may send now; null when they all push at once.</summary>
+    public Admission? Admission { get; set; }
+
     protected StreamMerger Merger { get; }
 
     /// <summary>Takes the stream of <paramref name="sender"/>'s <paramref name="tree"/>: its merger input, or -1 (a second one, or one too many).</summary>

@@ -1,0 +1,179 @@
+using Camdoop.Experiments;
+using Camdoop.MapReduce.DirectShuffle;
+using Camdoop.MapReduce.DirectShuffle.Plans;
+using Camdoop.MapReduce.Jobs;
+using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Service;
+using Camdoop.Runtime.Topology;
+using Camdoop.Runtime.Transport.Tcp;
+using Camdoop.Simulator.Network;
+
+namespace Camdoop.Simulator.Tests.Experiments;
+
+/// <summary>
+/// TCP Camdoop's reducer-driven admission: each receiving end (a reducer, an interior vertex) lets a few of its
+/// children send at a time. However small the bound, and with admission off (push), every output must equal the
+/// single-process reference MapReduce; and a stream admitted before its sender's job started still goes.
+/// </summary>
+public sealed class AdmissionTests
+{
+    public static TheoryData<Workload, bool, int> Matrix()
+    {
+        var data = new TheoryData<Workload, bool, int>();
+        foreach (var workload in new[] { Workload.WordCount, Workload.Sort })
+        {
+            foreach (bool everyServer in new[] { false, true })
+            {
+                foreach (int fetches in new[] { 1, 2 })
+                {
+                    data.Add(workload, everyServer, fetches);
+                }
+            }
+        }
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(Matrix))]
+    public void AFewStreamsAtATimeGiveTheReference(Workload workload, bool everyServer, int fetches)
+    {
+        var torus = new Torus(3, 3, 3);
+        int reduceTasks = everyServer ? torus.Count : 1;
+        var options = Options(torus, Aggregation.Direct, new DirectShuffleOptions { ParallelFetches = fetches });
+        var result = JobSimulation.Run(options with
+        {
+            Settings = options.Settings with { BytesPerServer = workload == Workload.Sort ? 3_000 : 4_000 },
+            Workload = workload,
+            ReduceTasks = reduceTasks,
+        });
+        StreamShuffleResults.AssertExact(result, reduceTasks);
+        Assert.Equal(fetches, result.Tcp!.ParallelFetches);
+        // Every data stream is admitted once: one admission stream each.
+        Assert.Equal(2L * reduceTasks * (torus.Count - 1), result.Tcp.Connections);
+    }
+
+    [Theory]
+    [InlineData(Aggregation.Binary)]
+    [InlineData(Aggregation.Chain)]
+    public void InteriorVerticesAdmitTheirChildrenAndGiveTheReference(Aggregation aggregation)
+    {
+        var torus = new Torus(3, 3, 3);
+        var options = Options(torus, aggregation, new DirectShuffleOptions { ParallelFetches = 1 });
+        var result = JobSimulation.Run(options with
+        {
+            Settings = options.Settings with { BytesPerServer = 4_000 },
+            Workload = Workload.WordCount,
+            ReduceTasks = 3,
+        });
+        StreamShuffleResults.AssertExact(result, 3);
+        Assert.True(result.MergedBytes > 0);
+    }
+
+    [Fact]
+    public void PushingStillGivesTheReference()
+    {
+        var torus = new Torus(3, 3, 3);
+        var options = Options(torus, Aggregation.Direct, new DirectShuffleOptions { Push = true });
+        var result = JobSimulation.Run(options with
+        {
+            Settings = options.Settings with { BytesPerServer = 4_000 },
+            Workload = Workload.WordCount,
+            ReduceTasks = 1,
+        });
+        StreamShuffleResults.AssertExact(result, 1);
+        Assert.Equal(0, result.Tcp!.ParallelFetches);
+        Assert.Equal(torus.Count - 1, result.Tcp.Connections); // no admissions
+    }
+
+    [Fact]
+    public void TheBoundIsAsManyInitialWindowsAsTheSwitchBufferHolds()
+    {
+        Assert.Equal(2, new DirectShuffleOptions { AssumedBufferBytes = 256 * 1024, InitialWindowBytes = 10 * 9_000 }.AdmissionBound);
+        Assert.Equal(1, new DirectShuffleOptions { AssumedBufferBytes = 32 * 1024, InitialWindowBytes = 10 * 9_000 }.AdmissionBound);
+        Assert.Equal(5, new DirectShuffleOptions { ParallelFetches = 5 }.AdmissionBound);
+        Assert.Equal(int.MaxValue, new DirectShuffleOptions { Push = true }.AdmissionBound);
+    }
+
+    /// <summary>
+    /// The reducer starts first and admits a sender whose job has not started yet (on real servers the start reaches
+    /// each at its own time): the admission is kept until it does, and the job completes.
+    /// </summary>
+    [Fact]
+    public void AnAdmissionThatComesBeforeItsSendersJobIsKept()
+    {
+        var servers = new Torus(2, 2, 2);
+        var options = new JobSimulationOptions
+        {
+            Torus = servers,
+            Settings = new SimulationSettings { BytesPerServer = 20_000 },
+            ReduceTasks = 1,
+            Mode = ShuffleMode.Tcp,
+            Network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch },
+            MapParallelism = 1,
+        };
+        using var input = JobSimulationInput.Prepare(options);
+        var description = new JobDescription
+        {
+            JobId = 0xAD,
+            Job = JobSpec.Parse("wordcount"),
+            ReduceTasks = 1,
+            Mode = ShuffleMode.Tcp,
+            Output = OutputTarget.LocalFiles(),
+        };
+        var roots = JobPlacement.For(servers, description).RootIndices;
+        var plan = new DirectPlan(servers.Count, roots);
+        int reducer = roots[0];
+        var services = new DirectShuffleService[servers.Count];
+        var completed = new List<ReduceTaskResult>();
+        string dataRoot = Directory.CreateTempSubdirectory("camdoop-early-admission-").FullName;
+        try
+        {
+            using var sim = new Simulation(new SimulationOptions { Torus = servers, Network = options.Network, DataRoot = dataRoot, Threads = 1 }, host =>
+            {
+                var transport = TcpStreamTransport.Install(host, new TcpOptions(), 16 * 1024);
+                var service = new DirectShuffleService(host, transport, new DirectShuffleOptions { ParallelFetches = 1 });
+                service.ReduceTaskCompleted += completed.Add;
+                services[servers.IndexOf(host.Self)] = service;
+            });
+            sim.Start();
+            sim.ForEachServer(h =>
+            {
+                if (h == reducer)
+                {
+                    services[h].StartJob(description, input.Job, [input.MapOutputs[h]], plan);
+                }
+            });
+            // The reducer's first admission reaches a server that has no job yet.
+            sim.RunUntil(() => false, 5_000_000L);
+            Assert.Empty(completed);
+            sim.ForEachServer(h =>
+            {
+                if (h != reducer)
+                {
+                    services[h].StartJob(description, input.Job, [input.MapOutputs[h]], plan);
+                }
+            });
+            Assert.True(sim.RunUntil(() => completed.Count == 1, 10_000_000_000L), "the job did not complete");
+            Assert.Null(services[reducer].GetJob(description.JobId)!.Failure);
+        }
+        finally
+        {
+            Directory.Delete(dataRoot, recursive: true);
+        }
+    }
+
+    private static JobSimulationOptions Options(Torus torus, Aggregation aggregation, DirectShuffleOptions direct) => new()
+    {
+        Torus = torus,
+        Mode = ShuffleMode.Tcp,
+        Aggregation = aggregation,
+        Network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch },
+        // A data-centre timeout keeps the runs that lose their first bursts short in simulated time.
+        Tcp = new TcpOptions { MinRto = 1_000_000 },
+        Direct = direct,
+        OutputRatio = 0.4,
+        Settings = new SimulationSettings { Verify = true },
+        WriteOutputFiles = true,
+        MapParallelism = 1,
+    };
+}
