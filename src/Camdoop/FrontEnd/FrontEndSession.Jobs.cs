@@ -52,6 +52,18 @@ public sealed partial class FrontEndSession
         {
             throw new FrontEndException("mode tcp needs the servers on a switch network with TCP streams, and this cube's servers have none");
         }
+        if (mode != ShuffleMode.Tcp && (request.Push || request.ParallelFetches is not null))
+        {
+            throw new FrontEndException("push and parallel fetches are TCP Camdoop's (mode tcp)");
+        }
+        if (request.Push && request.ParallelFetches is not null)
+        {
+            throw new FrontEndException("a job that pushes admits no senders, so it takes no parallel fetches");
+        }
+        if (request.ParallelFetches is { } fetches && (fetches < 1 || fetches > ushort.MaxValue))
+        {
+            throw new FrontEndException($"{fetches} parallel fetches is out of range (1 .. {ushort.MaxValue})");
+        }
         if (!TreeFamilyNames.TryParse(request.Trees ?? TreeFamily.Shallow.Name(), out var trees))
         {
             throw new FrontEndException($"unknown tree family '{request.Trees}' (shallow or paper)");
@@ -85,6 +97,8 @@ public sealed partial class FrontEndSession
                 Mode = mode,
                 Trees = trees,
                 ReplicateOutput = request.ReplicateOutput,
+                ParallelFetches = (int)(request.ParallelFetches ?? 0),
+                Push = request.Push,
                 Input = new InputDescription(FormattableString.Invariant($"chunks/{input}")),
                 Output = OutputTarget.LocalFiles(),
             };

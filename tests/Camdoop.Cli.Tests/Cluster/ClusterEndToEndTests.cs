@@ -29,9 +29,22 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
     [InlineData(7, "camdoop", "paper")]
     [InlineData(1, "tcp")] // TCP Camdoop: kernel TCP through the switch namespace
     [InlineData(27, "tcp")]
-    public void WordCountOnTheTestbedEqualsTheReference(int reducers, string mode, string trees = "shallow")
+    public void WordCountOnTheTestbedEqualsTheReference(int reducers, string mode, string trees = "shallow") =>
+        RunWordCount(reducers, mode, trees, []);
+
+    /// <summary>
+    /// TCP Camdoop with the job's own admission over kernel TCP: every reducer admitting one sender at a time, and
+    /// every sender pushing at once.
+    /// </summary>
+    [RootTheory]
+    [InlineData(27, "--parallel-fetches", "1")]
+    [InlineData(1, "--push")]
+    public void TcpCamdoopWithTheJobsOwnAdmissionEqualsTheReference(int reducers, params string[] admission) =>
+        RunWordCount(reducers, "tcp", "shallow", admission);
+
+    private void RunWordCount(int reducers, string mode, string trees, string[] extra)
     {
-        var submit = cube.Cli("submit", "--job", "wordcount", "--input", "corpus", "--reducers", $"{reducers}", "--mode", mode, "--trees", trees, "--wait", "--json");
+        var submit = cube.Cli(["submit", "--job", "wordcount", "--input", "corpus", "--reducers", $"{reducers}", "--mode", mode, "--trees", trees, .. extra, "--wait", "--json"]);
         Assert.True(submit.ExitCode == 0, submit.ToString());
         using var json = JsonDocument.Parse(submit.Stdout);
         var root = json.RootElement;
@@ -44,7 +57,7 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         Assert.True(root.GetProperty("jobSeconds").GetDouble() >= root.GetProperty("shuffleReduceSeconds").GetDouble());
         Assert.Equal(reducers, root.GetProperty("outputs").GetArrayLength());
 
-        string outPath = Path.Combine(cube.WorkDirectory, $"wc-{reducers}-{mode}-{trees}.txt");
+        string outPath = Path.Combine(cube.WorkDirectory, $"wc-{reducers}-{mode}-{trees}{string.Concat(extra)}.txt");
         var cat = cube.Cli("cat", jobId, "--out", outPath);
         Assert.True(cat.ExitCode == 0, cat.ToString());
         var reference = ReferenceMapReduce.Run(new WordCountJob(), [cube.Corpus], reducers);
@@ -323,6 +336,9 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         AssertOneLineError(CliRunner.Run("ls", "--frontend", "10.205.250.250:7070"), "ls: no client credentials for front-end 10.205.250.250:7070: give --certs DIR or set CAMDOOP_CERTS");
         AssertOneLineError(cube.Cli("put", cube.CorpusPath, "--name", "../escape"), "'../escape' is not a valid dataset name: it contains a path separator ('/')");
         AssertOneLineError(cube.Cli("submit", "--job", "wordcount", "--input", "corpus", "--output", "a..b"), "'a..b' is not a valid output dataset name: it contains '..'");
+        AssertOneLineError(cube.Cli("submit", "--job", "wordcount", "--input", "corpus", "--push"), "push and parallel fetches are TCP Camdoop's (mode tcp)");
+        AssertOneLineError(cube.Cli("submit", "--job", "wordcount", "--input", "corpus", "--mode", "tcp", "--push", "--parallel-fetches", "2"),
+            "--parallel-fetches bounds admitted streams; --push admits none");
     }
 
     [RootFact]

@@ -38,7 +38,8 @@ public sealed class JobDescriptionCodecTests
     public void TheEncodingHasTheDocumentedBinaryLayout()
     {
         // The layout written out field by field, all big-endian: magic "CDJB", version 3, total length, job id, R = 27,
-        // mode 1 (noagg), output 0 (local files), 2 options, memory budget, tree family 1 (paper), flags 0, 6 zero bytes, then
+        // mode 1 (noagg), output 0 (local files), 2 options, memory budget, tree family 1 (paper), flags 0, parallel fetches 0, 4 zero
+        // bytes, then
         // each string as a u16 length and UTF-8: target, the options in name order, input path, output directory.
         static string Str(string text)
         {
@@ -128,20 +129,40 @@ public sealed class JobDescriptionCodecTests
         Assert.Contains("tree family", error, StringComparison.Ordinal);
 
         bytes = JobDescriptionCodec.Encode(Sample());
-        bytes[35] = 1;
+        bytes[37] = 1;
         Assert.False(JobDescriptionCodec.TryDecode(bytes, out _, out error));
         Assert.Contains("reserved", error, StringComparison.Ordinal);
 
-        // Byte 33 holds flags: bit 0 replicates the output, bit 1 places the roots; any other bit is refused.
+        // Byte 33 holds flags: bit 0 replicates the output, bit 1 places the roots, bit 2 pushes; any other bit is refused.
         bytes = JobDescriptionCodec.Encode(Sample());
         Assert.Equal(0, bytes[33]);
-        bytes[33] = 4;
+        bytes[33] = 8;
         Assert.False(JobDescriptionCodec.TryDecode(bytes, out _, out error));
         Assert.Contains("reserved", error, StringComparison.Ordinal);
         bytes = JobDescriptionCodec.Encode(Sample() with { ReplicateOutput = true });
         Assert.Equal(1, bytes[33]);
         Assert.True(JobDescriptionCodec.TryDecode(bytes, out decoded, out error), error);
         Assert.True(decoded!.ReplicateOutput);
+    }
+
+    [Fact]
+    public void AdmissionSettingsRoundTripAndPushWithParallelFetchesIsRefused()
+    {
+        var fetching = Sample() with { Mode = ShuffleMode.Tcp, ParallelFetches = 300 };
+        var bytes = JobDescriptionCodec.Encode(fetching);
+        Assert.Equal((0, 300), (bytes[33], (bytes[34] << 8) | bytes[35]));
+        Assert.True(JobDescriptionCodec.TryDecode(bytes, out var decoded, out string? error), error);
+        Assert.Equal((300, false), (decoded!.ParallelFetches, decoded.Push));
+
+        bytes = JobDescriptionCodec.Encode(Sample() with { Mode = ShuffleMode.Tcp, Push = true });
+        Assert.Equal(4, bytes[33]);
+        Assert.True(JobDescriptionCodec.TryDecode(bytes, out decoded, out error), error);
+        Assert.Equal((0, true), (decoded!.ParallelFetches, decoded.Push));
+
+        var both = Assert.Throws<ArgumentException>(() => (fetching with { Push = true }).Validate(27));
+        Assert.Contains("parallel fetches", both.Message, StringComparison.Ordinal);
+        var tooMany = Assert.Throws<ArgumentException>(() => (fetching with { ParallelFetches = 70_000 }).Validate(27));
+        Assert.Contains("out of range", tooMany.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -162,6 +162,63 @@ public sealed class AdmissionTests
         }
     }
 
+    /// <summary>
+    /// A job's own admission settings (`submit --push`, `--parallel-fetches`) override the servers': every server
+    /// reads them from the same description, so they agree. Pushing opens one connection per stream; admitting, two.
+    /// </summary>
+    [Theory]
+    [InlineData(false, true, 0, 7)]
+    [InlineData(true, false, 1, 14)]
+    [InlineData(false, false, 0, 14)]
+    public void AJobsOwnAdmissionSettingsOverrideTheServers(bool serversPush, bool jobPushes, int jobFetches, long connections)
+    {
+        var servers = new Torus(2, 2, 2);
+        var options = new JobSimulationOptions
+        {
+            Torus = servers,
+            Settings = new SimulationSettings { BytesPerServer = 20_000 },
+            ReduceTasks = 1,
+            Mode = ShuffleMode.Tcp,
+            Network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch },
+            MapParallelism = 1,
+        };
+        using var input = JobSimulationInput.Prepare(options);
+        var description = new JobDescription
+        {
+            JobId = 0xAE,
+            Job = JobSpec.Parse("wordcount"),
+            ReduceTasks = 1,
+            Mode = ShuffleMode.Tcp,
+            Output = OutputTarget.LocalFiles(),
+            Push = jobPushes,
+            ParallelFetches = jobFetches,
+        };
+        var plan = new DirectPlan(servers.Count, JobPlacement.For(servers, description).RootIndices);
+        var services = new DirectShuffleService[servers.Count];
+        var transports = new TcpStreamTransport[servers.Count];
+        var completed = new List<ReduceTaskResult>();
+        string dataRoot = Directory.CreateTempSubdirectory("camdoop-job-admission-").FullName;
+        try
+        {
+            using var sim = new Simulation(new SimulationOptions { Torus = servers, Network = options.Network, DataRoot = dataRoot, Threads = 1 }, host =>
+            {
+                int index = servers.IndexOf(host.Self);
+                transports[index] = TcpStreamTransport.Install(host, new TcpOptions(), 16 * 1024);
+                services[index] = new DirectShuffleService(host, transports[index], new DirectShuffleOptions { Push = serversPush });
+                services[index].ReduceTaskCompleted += completed.Add;
+            });
+            sim.Start();
+            sim.ForEachServer(h => services[h].StartJob(description, input.Job, [input.MapOutputs[h]], plan));
+            Assert.True(sim.RunUntil(() => completed.Count == 1, 10_000_000_000L), "the job did not complete");
+            Assert.Equal(connections, transports.Sum(t => t.SenderTotals.Connections));
+            Assert.All(services, s => Assert.Equal(jobPushes || (serversPush && jobFetches == 0), s.GetJob(description.JobId)!.Options.Push));
+        }
+        finally
+        {
+            Directory.Delete(dataRoot, recursive: true);
+        }
+    }
+
     private static JobSimulationOptions Options(Torus torus, Aggregation aggregation, DirectShuffleOptions direct) => new()
     {
         Torus = torus,

@@ -26,12 +26,18 @@ public static class SubmitCommand
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("output", "Store the output in the chunk store as this dataset (default: each reducer's local disk)", "NAME")
             .Flag("replicate-output", "Each reducer streams its output, as it writes it, to the server its task would start over on, so a failed root goes on from that copy")
+            .Option("parallel-fetches", "Mode tcp: streams each reducer admits at once, as Hadoop's parallel copies (default: as many initial windows as the switch buffer holds)", "N")
+            .Flag("push", "Mode tcp: every sender pushes at once, unadmitted (the incast-prone baseline)")
             .Flag("wait", "Wait for the job to finish, with a progress bar")
             .Flag("json", "Print the result as JSON (with the jobId)")
             .Handle(Run);
 
     private static int Run(ParsedArguments args)
     {
+        if (args.Flag("push") && args.Has("parallel-fetches"))
+        {
+            throw CliException.Usage("submit: --parallel-fetches bounds admitted streams; --push admits none");
+        }
         var request = new SubmitRequest
         {
             Job = Names.JobProblem(args.Required("job")) is { } problem
@@ -43,6 +49,8 @@ public static class SubmitCommand
             Output = args.String("output") is { } output ? CommonOptions.DatasetName(args, output, "output dataset name") : null,
             Trees = args.Choice("trees", TreeFamilyNames.All).Name(),
             ReplicateOutput = args.Flag("replicate-output"),
+            ParallelFetches = args.Has("parallel-fetches") ? args.Int("parallel-fetches", 1, ushort.MaxValue) : null,
+            Push = args.Flag("push"),
         };
         bool json = args.Flag("json");
         using var client = FrontEndAddress.Connect(args);

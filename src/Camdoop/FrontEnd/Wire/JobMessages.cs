@@ -35,6 +35,14 @@ public sealed class SubmitRequest : FrontEndRequest<SubmitReply>
     /// <summary>Each reducer replicates its output as it writes it, so a failed root's task goes on from the copy.</summary>
     [Key("replicateOutput")]
     public bool ReplicateOutput { get; set; }
+
+    /// <summary>Mode tcp: streams each reducer admits at once (null: the servers choose from their switch buffer).</summary>
+    [Key("parallelFetches")]
+    public long? ParallelFetches { get; set; }
+
+    /// <summary>Mode tcp: every sender pushes at once, unadmitted.</summary>
+    [Key("push")]
+    public bool Push { get; set; }
 }
 
 [MessagePackObject]

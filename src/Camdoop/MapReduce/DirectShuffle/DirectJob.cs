@@ -46,7 +46,8 @@ public sealed class DirectJob
         _mapOutputs = mapOutputs;
         Plan = plan ?? new DirectPlan(servers, roots);
         int trees = Plan.Trees;
-        var options = service.Options;
+        Options = OptionsFor(service.Options, description);
+        var options = Options;
         // Each server starts with the reduce task rooted next after it, so the servers' first streams spread over the reducers.
         var order = Enumerable.Range(0, description.ReduceTasks).OrderBy(r => (roots[r] - self + hosts.Count) % hosts.Count).ThenBy(r => r);
         foreach (int r in order)
@@ -119,6 +120,14 @@ public sealed class DirectJob
 
     public JobDescription Description { get; }
 
+    /// <summary>The service's options with the job's own admission settings, the same on every server.</summary>
+    public DirectShuffleOptions Options { get; }
+
+    private static DirectShuffleOptions OptionsFor(DirectShuffleOptions service, JobDescription job) =>
+        job.Push ? service with { Push = true, ParallelFetches = 0 }
+        : job.ParallelFetches > 0 ? service with { Push = false, ParallelFetches = job.ParallelFetches }
+        : service;
+
     public ulong JobId => Description.JobId;
 
     public IMapReduceJob Job { get; }
@@ -149,7 +158,7 @@ public sealed class DirectJob
     internal void Start()
     {
         // Pushing, every stream goes at once (a few at a time per sender); admitted, each waits for its parent's word.
-        if (_service.Options.Push)
+        if (Options.Push)
         {
             foreach (var sender in _senders)
             {
@@ -231,10 +240,10 @@ public sealed class DirectJob
         }
         // More nodes than streams: some are gone in a way the plan does not say; admitting them all at once (as
         // pushing) is safe, where a slot held for a node that never sends could stall the rest.
-        int bound = list.Count == expected ? _service.Options.AdmissionBound : int.MaxValue;
+        int bound = list.Count == expected ? Options.AdmissionBound : int.MaxValue;
         var hosts = _service.Context.Torus;
         var transport = _service.Transport;
-        var options = _service.Options;
+        var options = Options;
         var admission = new Admission(list, bound,
             (sender, tree) => new AdmissionWriter(JobId, reduceTask, tree).Send(transport, hosts.CoordinateOf(sender)),
             options.ParallelFetches == 0 && bound != int.MaxValue ? options.AssumedBufferBytes : 0, options.InitialWindowBytes, guess,
@@ -312,7 +321,7 @@ public sealed class DirectJob
         var hosts = context.Torus;
         int self = hosts.IndexOf(context.Self);
         var old = Plan;
-        var options = _service.Options;
+        var options = Options;
         for (int r = 0; r < Description.ReduceTasks; r++)
         {
             for (int t = 0; t < old.Trees; t++)
@@ -392,7 +401,7 @@ public sealed class DirectJob
 
     private void StartWaiting()
     {
-        while (_active < _service.Options.ConcurrentStreams && _waiting.TryDequeue(out var sender, out _))
+        while (_active < Options.ConcurrentStreams && _waiting.TryDequeue(out var sender, out _))
         {
             if (sender.IsAbandoned)
             {

@@ -44,6 +44,15 @@ public sealed record JobDescription
     /// </summary>
     public IReadOnlyList<int>? Roots { get; init; }
 
+    /// <summary>
+    /// TCP Camdoop: streams each receiving end admits at once (Hadoop's parallel copies); 0 leaves it to the servers,
+    /// which choose it from the switch buffer they assume. In the job so that every server uses the same.
+    /// </summary>
+    public int ParallelFetches { get; init; }
+
+    /// <summary>TCP Camdoop: every sender pushes at once, unadmitted (the incast-prone baseline).</summary>
+    public bool Push { get; init; }
+
     /// <summary>Throws <see cref="ArgumentException"/> naming the first bad field.</summary>
     public void Validate(int servers)
     {
@@ -73,6 +82,14 @@ public sealed record JobDescription
         if (Roots is not null)
         {
             ValidateRoots(servers);
+        }
+        if (ParallelFetches is < 0 or > ushort.MaxValue)
+        {
+            throw new ArgumentException($"job {JobId:x16}: {ParallelFetches} parallel fetches is out of range (0 .. {ushort.MaxValue})");
+        }
+        if (Push && ParallelFetches > 0)
+        {
+            throw new ArgumentException($"job {JobId:x16}: a job that pushes admits no senders, so it takes no parallel fetches");
         }
         if (MemoryBudgetBytes < 0)
         {

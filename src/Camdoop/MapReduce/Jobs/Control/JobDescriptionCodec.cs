@@ -12,7 +12,8 @@ namespace Camdoop.MapReduce.Jobs.Control;
 ///  0 u32 magic "CDJB"   4 u16 version (3)   6 u16 total length
 ///  8 u64 job id        16 i32 reduce tasks  20 u8 mode   21 u8 output kind   22 u16 option count
 /// 24 i64 memory budget
-/// 32 u8 tree family    33 u8 flags (bit 0: replicate the output, bit 1: roots placed)   34 6 bytes zero
+/// 32 u8 tree family    33 u8 flags (bit 0: replicate the output, bit 1: roots placed, bit 2: push)
+/// 34 u16 parallel fetches (0: the servers choose)   36 4 bytes zero
 /// 40 str job target, then option count x (str name, str value), str input path, str output directory
 /// then, with bit 1 only: u32 x reduce tasks, each reduce task's root server index in task order
 /// </code>
@@ -34,6 +35,8 @@ public static class JobDescriptionCodec
     private const byte FlagReplicateOutput = 1;
 
     private const byte FlagRootsPlaced = 2;
+
+    private const byte FlagPush = 4;
 
     /// <summary>Version 2, the little-endian layout of older builds, as its bytes read big-endian.</summary>
     private const ushort LittleEndianVersion2 = 0x0200;
@@ -67,8 +70,10 @@ public static class JobDescriptionCodec
         BinaryPrimitives.WriteUInt16BigEndian(destination[22..], (ushort)job.Job.Options.Count);
         BinaryPrimitives.WriteInt64BigEndian(destination[24..], job.MemoryBudgetBytes);
         destination[32] = (byte)job.Trees;
-        destination[33] = (byte)((job.ReplicateOutput ? FlagReplicateOutput : 0) | (job.Roots is not null ? FlagRootsPlaced : 0));
-        destination[34..FixedSize].Clear();
+        destination[33] = (byte)((job.ReplicateOutput ? FlagReplicateOutput : 0) | (job.Roots is not null ? FlagRootsPlaced : 0)
+            | (job.Push ? FlagPush : 0));
+        BinaryPrimitives.WriteUInt16BigEndian(destination[34..], checked((ushort)job.ParallelFetches));
+        destination[36..FixedSize].Clear();
         int offset = FixedSize;
         offset += WriteString(destination[offset..], job.Job.Target);
         foreach (var option in job.Job.Options.OrderBy(o => o.Key, StringComparer.Ordinal))
@@ -135,7 +140,8 @@ public static class JobDescriptionCodec
         long budget = BinaryPrimitives.ReadInt64BigEndian(source[24..]);
         var trees = (TreeFamily)source[32];
         byte flags = source[33];
-        if ((flags & ~(FlagReplicateOutput | FlagRootsPlaced)) != 0 || source[34..FixedSize].ContainsAnyExcept((byte)0))
+        int parallelFetches = BinaryPrimitives.ReadUInt16BigEndian(source[34..]);
+        if ((flags & ~(FlagReplicateOutput | FlagRootsPlaced | FlagPush)) != 0 || source[36..FixedSize].ContainsAnyExcept((byte)0))
         {
             error = "job description: reserved bytes are not zero";
             return false;
@@ -197,6 +203,8 @@ public static class JobDescriptionCodec
             Trees = trees,
             ReplicateOutput = (flags & FlagReplicateOutput) != 0,
             Roots = roots,
+            ParallelFetches = parallelFetches,
+            Push = (flags & FlagPush) != 0,
         };
         try
         {
