@@ -246,8 +246,7 @@ public sealed class DirectJob
         var options = Options;
         var admission = new Admission(list, bound,
             (sender, tree) => new AdmissionWriter(JobId, reduceTask, tree).Send(transport, hosts.CoordinateOf(sender)),
-            options.ParallelFetches == 0 && bound != int.MaxValue ? options.AssumedBufferBytes : 0, options.InitialWindowBytes, guess,
-            options.ConcurrentStreams);
+            options.ParallelFetches == 0 && bound != int.MaxValue ? options.AssumedBufferBytes : 0, options.InitialWindowBytes, guess);
         receiver.Admission = admission;
         _admissions.Add(admission);
     }

@@ -66,6 +66,7 @@ internal sealed class InboundDirectStream : IStreamReader
         try
         {
             _target!.OnData(_input, data);
+            _target.Admission?.OnReceived(_sender, _tree, _bytes);
         }
         // corrupt data or a job function's bug fails the job on this server, never the server
         catch (Exception e)
