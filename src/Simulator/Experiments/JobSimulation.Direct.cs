@@ -137,6 +137,7 @@ public static partial class JobSimulation
                 SegmentsResent = tcp.SegmentsResent,
                 FastRetransmits = tcp.FastRetransmits,
                 SwitchDrops = sim.Switches.Sum(s => s.BufferDrops),
+                AcksDeferred = transports.Sum(t => t?.AcksDeferred ?? 0),
                 EcnMarks = sim.Switches.Sum(s => s.EcnMarks),
                 PeakQueueBytes = sim.Switches.Count == 0 ? 0 : sim.Switches.Max(s => (long)s.PeakQueueBytes),
             },

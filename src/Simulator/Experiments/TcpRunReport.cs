@@ -60,6 +60,10 @@ public sealed record TcpRunReport
     [JsonPropertyName("switchDrops")]
     public required long SwitchDrops { get; init; }
 
+    /// <summary>Acknowledgements a receiver's full queue held back and sent when it had room.</summary>
+    [JsonPropertyName("acksDeferred")]
+    public long AcksDeferred { get; init; }
+
     [JsonPropertyName("ecnMarks")]
     public required long EcnMarks { get; init; }
 

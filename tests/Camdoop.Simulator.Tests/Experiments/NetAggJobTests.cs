@@ -124,10 +124,14 @@ public sealed class NetAggJobTests
 
     /// <summary>
     /// With switch buffers that hold every window nothing is lost, and a box that takes in its rack's streams at
-    /// 10 Gbit/s while merging at 9.2 must still acknowledge every segment in time: no timeout.
+    /// 10 Gbit/s while merging at 9.2 must still acknowledge every segment in time: no timeout. At 2 MB per server
+    /// the box wakes from merging to many segments at once and their acknowledgements overflow its own port's queue:
+    /// they wait for room (and were once dropped, the last of a flight leaving its sender to time out).
     /// </summary>
-    [Fact]
-    public void WithoutLossesNoStreamTimesOutAtABusyBox()
+    [Theory]
+    [InlineData(200_000)]
+    [InlineData(2 << 20)]
+    public void WithoutLossesNoStreamTimesOutAtABusyBox(int bytesPerServer)
     {
         var options = Options(new Torus(4, 4, 4), 40);
         var result = JobSimulation.Run(options with
@@ -137,12 +141,16 @@ public sealed class NetAggJobTests
             Tcp = new TcpOptions(),
             Workload = Workload.Synthetic,
             OutputRatio = 0,
-            Settings = options.Settings with { BytesPerServer = 200_000 },
+            Settings = options.Settings with { BytesPerServer = bytesPerServer, Seed = 1 },
             ReduceTasks = 1,
         });
         StreamShuffleResults.AssertExact(result, 1);
         Assert.Equal(0, result.Tcp!.SwitchDrops);
         Assert.Equal(0, result.Timeouts);
+        if (bytesPerServer > 1_000_000)
+        {
+            Assert.True(result.Tcp.AcksDeferred > 0, "no acknowledgement waited for room: the case no longer tests it");
+        }
     }
 
     [Fact]

@@ -23,6 +23,12 @@ public sealed class TcpService : IService
     private readonly Dictionary<uint, TcpConnection> _connections = [];
     private readonly Dictionary<ulong, TcpReceiver> _receivers = [];
     private readonly Queue<TcpConnection>[] _blocked = new Queue<TcpConnection>[Ports.Count];
+
+    // Acknowledgements a full queue refused, per port and receiver: sent with the receiver's latest number as soon as
+    // the port has room, as a stack sends a later cumulative one. Dropped, the last of a flight left its sender
+    // waiting for a retransmission timeout though nothing was lost (a receiver that wakes to many segments at once,
+    // such as an agg box after merging, acknowledges them all in one instant).
+    private readonly Dictionary<ulong, OwedAck>[] _owed = new Dictionary<ulong, OwedAck>[Ports.Count];
     private readonly List<Port> _nics = [];
     private INodeContext _context = null!;
     private uint _nextId;
@@ -37,6 +43,7 @@ public sealed class TcpService : IService
         for (int p = 0; p < _blocked.Length; p++)
         {
             _blocked[p] = new Queue<TcpConnection>();
+            _owed[p] = [];
         }
     }
 
@@ -51,8 +58,8 @@ public sealed class TcpService : IService
     /// <summary>Acknowledgements handed to a port.</summary>
     public long AcksSent { get; private set; }
 
-    /// <summary>Acknowledgements not sent because the port's queue was full (a later one covers them).</summary>
-    public long AcksDropped { get; private set; }
+    /// <summary>Acknowledgements a full queue held back, sent when it had room (with the latest number).</summary>
+    public long AcksDeferred { get; private set; }
 
     /// <summary>Segments that did not parse, or acknowledged no connection of this node.</summary>
     public long Malformed { get; private set; }
@@ -130,6 +137,25 @@ public sealed class TcpService : IService
 
     public void OnSendReady(Port port)
     {
+        var owed = _owed[(int)port];
+        if (owed.Count > 0)
+        {
+            foreach (var (key, ack) in owed.ToList())
+            {
+                if (!_receivers.TryGetValue(key, out var receiver))
+                {
+                    owed.Remove(key);
+                    continue;
+                }
+                var status = SendAck(ack.Peer, ack.Connection, receiver.Expected, ack.Timestamp, ack.Ece, port);
+                if (status == SendStatus.QueueFull)
+                {
+                    break;
+                }
+                owed.Remove(key); // sent, or the link is gone and the sender's timer will tell
+
+            }
+        }
         var blocked = _blocked[(int)port];
         int turns = blocked.Count;
         while (turns-- > 0 && _context.QueueSpace(Id, port) > AckReserve)
@@ -138,7 +164,7 @@ public sealed class TcpService : IService
             connection.Blocked = false;
             Pump(connection);
         }
-        if (blocked.Count > 0)
+        if (blocked.Count > 0 || owed.Count > 0)
         {
             _context.RequestSendReady(Id, port);
         }
@@ -170,6 +196,10 @@ public sealed class TcpService : IService
         }
         _receivers.Clear();
         _connections.Clear();
+        foreach (var owed in _owed)
+        {
+            owed.Clear();
+        }
     }
 
     private void OnAck(in TcpSegment segment)
@@ -205,21 +235,37 @@ public sealed class TcpService : IService
             _receivers.Add(key, receiver);
         }
         long ack = receiver.OnSegment(segment.Sequence, data, (segment.Flags & TcpFlags.Fin) != 0);
-        var flags = TcpFlags.Ack | (segment.CongestionExperienced ? TcpFlags.Ece : TcpFlags.None);
-        var reply = new TcpSegment(flags, 0, segment.Connection, 0, ack, _context.Now, segment.Timestamp);
-        Span<byte> bytes = stackalloc byte[TcpWire.HeaderSize];
-        TcpWire.Write(bytes, reply);
-        var header = new FrameHeader(Id, _context.Self, source);
-        if (_context.TrySend(arrival, ref header, default, bytes) != SendStatus.Queued)
+        var owed = _owed[(int)arrival];
+        bool ece = segment.CongestionExperienced;
+        if (owed.Count > 0 && owed.Remove(key, out var earlier))
         {
-            AcksDropped++;
+            ece |= earlier.Ece;
         }
-        else
+        if (SendAck(source, segment.Connection, ack, segment.Timestamp, ece, arrival) == SendStatus.QueueFull)
         {
-            AcksSent++;
+            AcksDeferred++;
+            owed[key] = new OwedAck(source, segment.Connection, segment.Timestamp, ece);
+            _context.RequestSendReady(Id, arrival);
         }
         // A receiver that has ended stays: its acknowledgements answer the sender's resent FIN until the sender is done.
     }
+
+    private SendStatus SendAck(Coordinate peer, uint connection, long ack, long timestampEcho, bool ece, Port port)
+    {
+        var flags = TcpFlags.Ack | (ece ? TcpFlags.Ece : TcpFlags.None);
+        var reply = new TcpSegment(flags, 0, connection, 0, ack, _context.Now, timestampEcho);
+        Span<byte> bytes = stackalloc byte[TcpWire.HeaderSize];
+        TcpWire.Write(bytes, reply);
+        var header = new FrameHeader(Id, _context.Self, peer);
+        var status = _context.TrySend(port, ref header, default, bytes);
+        if (status == SendStatus.Queued)
+        {
+            AcksSent++;
+        }
+        return status;
+    }
+
+    private readonly record struct OwedAck(Coordinate Peer, uint Connection, long Timestamp, bool Ece);
 
     private bool TrySendSegment(TcpConnection connection, long sequence, int length, bool fin)
     {
