@@ -7,15 +7,9 @@ public static class Program
 {
     public static int Main(string[] args)
     {
-        var root = RootCommand.Create();
         try
         {
-            if (args.Length == 0)
-            {
-                Console.Out.Write(root.HelpText());
-                return 0;
-            }
-            return root.Invoke(args, Console.Out);
+            return RootCommand.Create().Invoke(args, Console.Out);
         }
         catch (CliException ex)
         {

@@ -32,8 +32,44 @@ public class CommandParsingTests
         Assert.Equal(50_000, seen.Nanoseconds("link-delay"));
     }
 
+    [Fact]
+    public void ARepeatedOptionKeepsEveryValueAndReadsAsTheLast()
+    {
+        ParsedArguments? seen = null;
+        Sample(p => seen = p).Invoke(["run", "--torus", "2x2x2", "--torus=4x4x4"], TextWriter.Null);
+        Assert.NotNull(seen);
+        Assert.Equal("4x4x4", seen.String("torus"));
+        Assert.Equal(new[] { "2x2x2", "4x4x4" }, seen.Strings("torus"));
+        Assert.Empty(seen.Strings("input-per-server"));
+        Assert.True(seen.Has("input-per-server"));
+        Assert.False(seen.Has("link-delay"));
+    }
+
+    [Fact]
+    public void AFlagCanBeTurnedOffAndIsOffWhenAbsent()
+    {
+        ParsedArguments? seen = null;
+        Sample(p => seen = p).Invoke(["run", "--json=false"], TextWriter.Null);
+        Assert.False(seen!.Flag("json"));
+        Assert.True(seen.Has("json"));
+        Sample(p => seen = p).Invoke(["run"], TextWriter.Null);
+        Assert.False(seen.Flag("json"));
+        Assert.False(seen.Has("json"));
+    }
+
+    [Fact]
+    public void AfterADoubleDashAWordStartingWithDashesIsAnArgument()
+    {
+        ParsedArguments? seen = null;
+        Sample(p => seen = p).Invoke(["run", "--json", "--", "--job1"], TextWriter.Null);
+        Assert.Equal("--job1", seen!.Argument("name"));
+        Assert.True(seen.Flag("json"));
+    }
+
     [Theory]
     [InlineData("run --bogus 1", "unknown option --bogus")]
+    [InlineData("run --bogus=1", "unknown option --bogus")]
+    [InlineData("run job1 --bogus", "unknown option --bogus")]
     [InlineData("run --torus", "--torus needs a value")]
     [InlineData("walk", "unknown command 'walk'")]
     [InlineData("run a b", "unexpected argument 'b'")]
@@ -61,7 +97,7 @@ public class CommandParsingTests
         Assert.Equal(0, Sample(_ => { }).Invoke(["run", "--help"], writer));
         var help = writer.ToString();
         Assert.Contains("--torus <XxYxZ>", help, StringComparison.Ordinal);
-        Assert.Contains("(default: 2MB)", help, StringComparison.Ordinal);
+        Assert.Contains("[default: 2MB]", help, StringComparison.Ordinal);
         Assert.Contains("--json", help, StringComparison.Ordinal);
     }
 

@@ -6,9 +6,10 @@ namespace Camdoop.Cli.Tests.Docs;
 
 /// <summary>
 /// docs/cli.md against the commands themselves: for every command, each option its --help lists must be in the
-/// command's section of the reference (same value placeholder, same default) and each option the section lists must
-/// be in the help, and the section must show the help's usage line. A section is the text from a heading
-/// "## `camdoop COMMAND`" to the next "## " heading; its options are the table rows that start with "| `--".
+/// command's section of the reference (same label, same default) and each option the section lists must be in the
+/// help, and the section must show the help's usage line. A section is the text from a heading "## `camdoop COMMAND`"
+/// to the next "## " heading; its options are the table rows that start with "| `-". An option's default is the one
+/// its help line ends with, "[default: VALUE]", else a fallback its description ends with, "(default: WORDS)".
 /// </summary>
 public sealed partial class CliReferenceTests
 {
@@ -34,9 +35,7 @@ public sealed partial class CliReferenceTests
         string help = HelpOf(command);
         string section = Doc.Value.Section(command);
 
-        string usage = help.Split('\n')[0].Trim();
-        Assert.StartsWith("Usage: ", usage, StringComparison.Ordinal);
-        string usageLine = usage["Usage: ".Length..];
+        string usageLine = UsageOf(help);
         Assert.True(section.Split('\n').Any(line => line.Trim() == usageLine),
             $"{Reference.FileName}, section `camdoop {command}`: the usage line '{usageLine}' that --help prints is missing");
 
@@ -83,7 +82,8 @@ public sealed partial class CliReferenceTests
         Assert.Equal(new OptionEntry("--trees <FAMILY>", "shallow"), options["--trees"]);
         Assert.Equal(new OptionEntry("--input <PATH>", NoDefault), options["--input"]);
         Assert.Equal(new OptionEntry("--verify", NoDefault), options["--verify"]);
-        Assert.Equal(new OptionEntry("--help", NoDefault), options["--help"]);
+        Assert.Equal(new OptionEntry("-h, --help", NoDefault), options["--help"]);
+        Assert.Equal(new OptionEntry("--frontend <HOST:PORT>", "the testbed's"), HelpOptions(HelpOf("ls"))["--frontend"]);
         Assert.Equal(new OptionEntry("--reducers <LIST>", NoDefault), HelpOptions(HelpOf("sim sweep"))["--reducers"]);
     }
 
@@ -113,7 +113,16 @@ public sealed partial class CliReferenceTests
         return output.ToString().Replace("\r\n", "\n", StringComparison.Ordinal);
     }
 
-    /// <summary>The "Options:" block of a help text: option name to its label and default.</summary>
+    /// <summary>The command line that the "Usage:" section of a help text shows.</summary>
+    private static string UsageOf(string help)
+    {
+        var lines = help.Split('\n');
+        int heading = Array.IndexOf(lines, "Usage:");
+        Assert.True(heading >= 0 && heading + 1 < lines.Length, $"no usage in the help:\n{help}");
+        return lines[heading + 1].Trim();
+    }
+
+    /// <summary>The "Options:" section of a help text: option name to its label and default.</summary>
     private static Dictionary<string, OptionEntry> HelpOptions(string help)
     {
         var options = new Dictionary<string, OptionEntry>(StringComparer.Ordinal);
@@ -125,27 +134,35 @@ public sealed partial class CliReferenceTests
                 inOptions = true;
                 continue;
             }
-            if (!inOptions || line.Length == 0)
+            if (!inOptions)
             {
                 continue;
             }
+            // The section ends at a blank line or the next heading.
+            if (!line.StartsWith("  ", StringComparison.Ordinal))
+            {
+                break;
+            }
             var match = HelpOptionLine().Match(line);
             Assert.True(match.Success, $"cannot read the help line '{line}'");
-            var @default = HelpDefault().Match(match.Groups["help"].Value);
-            string name = match.Groups["name"].Value;
-            string label = match.Groups["value"].Success ? $"{name} {match.Groups["value"].Value}" : name;
-            options.Add(name, new OptionEntry(label, @default.Success ? @default.Groups[1].Value : NoDefault));
+            string description = match.Groups["help"].Value;
+            var @default = HelpDefault().Match(description);
+            if (!@default.Success)
+            {
+                @default = HelpFallback().Match(description);
+            }
+            options.Add(match.Groups["name"].Value, new OptionEntry(match.Groups["label"].Value, @default.Success ? @default.Groups[1].Value : NoDefault));
         }
         return options;
     }
 
-    /// <summary>The option rows of a section's tables: "| `--name &lt;VALUE&gt;` | `default` or – | meaning |".</summary>
+    /// <summary>The option rows of a section's tables: "| `--name &lt;VALUE&gt;` | `default` or – | meaning |" (or "| `-h, --help` |").</summary>
     private static Dictionary<string, OptionEntry> DocOptions(string section, string command)
     {
         var options = new Dictionary<string, OptionEntry>(StringComparer.Ordinal);
         foreach (var line in section.Split('\n'))
         {
-            if (!line.StartsWith("| `--", StringComparison.Ordinal))
+            if (!line.StartsWith("| `-", StringComparison.Ordinal))
             {
                 continue;
             }
@@ -153,18 +170,22 @@ public sealed partial class CliReferenceTests
             Assert.True(cells.Length >= 4, $"{Reference.FileName}, section `camdoop {command}`: the row '{line}' needs the columns option | default | meaning");
             string label = cells[1].Trim().Trim('`');
             string @default = cells[2].Trim().Trim('`');
-            string name = label.Split(' ')[0];
+            // "-h, --help" is named --help.
+            string name = label.Split(' ').First(word => word.StartsWith("--", StringComparison.Ordinal));
             Assert.True(options.TryAdd(name, new OptionEntry(label, @default)),
                 $"{Reference.FileName}, section `camdoop {command}`, lists {name} twice");
         }
         return options;
     }
 
-    [GeneratedRegex(@"^  (?<name>--[a-z0-9-]+)(?: (?<value><[^>]+>))?\s{2,}(?<help>.*)$")]
+    [GeneratedRegex(@"^  (?<label>(?:-[a-z], )?(?<name>--[a-z0-9-]+)(?: <[^>]+>)?)\s{2,}(?<help>.*)$")]
     private static partial Regex HelpOptionLine();
 
-    [GeneratedRegex(@"\(default: ([^()]*)\)$")]
+    [GeneratedRegex(@"\[default: ([^\[\]]*)\]$")]
     private static partial Regex HelpDefault();
+
+    [GeneratedRegex(@"\(default: ([^()]*)\)$")]
+    private static partial Regex HelpFallback();
 
     [GeneratedRegex(@"^## `camdoop (?<command>[^`]+)`\s*$")]
     private static partial Regex SectionHeading();

@@ -319,7 +319,7 @@ public class SimCommandTests
         {
             var writer = new StringWriter();
             Assert.Equal(0, RootCommand.Create().Invoke([.. path, "--help"], writer));
-            Assert.Contains($"Usage: {string.Join(' ', ["camdoop", .. path])}", writer.ToString(), StringComparison.Ordinal);
+            Assert.Contains($"Usage:\n  {string.Join(' ', ["camdoop", .. path])}", writer.ToString().Replace("\r\n", "\n", StringComparison.Ordinal), StringComparison.Ordinal);
         }
     }
 }

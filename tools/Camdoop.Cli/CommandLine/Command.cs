@@ -1,13 +1,22 @@
-using System.Text;
+using System.CommandLine;
+using System.CommandLine.Help;
+using SclCommand = System.CommandLine.Command;
 
 namespace Camdoop.Cli.CommandLine;
 
-/// <summary>A command or a group of subcommands, with its options and --help text.</summary>
+/// <summary>
+/// A command or a group of subcommands, with its options. Parsing, --help and response files are System.CommandLine's:
+/// the command tree is built into one of its commands the first time it is invoked.
+/// </summary>
 public sealed class Command
 {
+    /// <summary>No short options but -h: bundling would read a value such as "-hX" as -h and X.</summary>
+    private static readonly ParserConfiguration Parser = new() { EnablePosixBundling = false };
+
     private readonly List<Command> _subcommands = [];
     private readonly List<OptionSpec> _options = [];
     private readonly List<(string Name, string Help, bool Required)> _arguments = [];
+    private BuiltCommand? _built;
 
     public Command(string name, string summary)
     {
@@ -29,7 +38,10 @@ public sealed class Command
 
     public IReadOnlyList<Command> Subcommands => _subcommands;
 
-    internal IReadOnlyList<(string Name, string Help, bool Required)> Arguments => _arguments;
+    public string Path => Parent is null ? Name : $"{Parent.Path} {Name}";
+
+    /// <summary>The System.CommandLine command of this one, with its options, arguments and subcommands.</summary>
+    internal BuiltCommand Built => _built ??= Build();
 
     public Command Add(Command sub)
     {
@@ -58,90 +70,68 @@ public sealed class Command
         return this;
     }
 
-    public string Path => Parent is null ? Name : $"{Parent.Path} {Name}";
-
-    /// <summary>Finds the subcommand named by the arguments, parses the rest, and runs it.</summary>
+    /// <summary>
+    /// Parses the arguments and runs the command they name, or writes its help to <paramref name="output"/>; a usage
+    /// error is thrown as a <see cref="CliException"/> with exit code 2.
+    /// </summary>
     public int Invoke(string[] args, TextWriter output)
     {
-        var command = this;
-        int i = 0;
-        while (i < args.Length && command._subcommands.Count > 0 && !args[i].StartsWith('-'))
+        var result = Built.Parse(args, Parser);
+        if (UsageError.Find(result) is { } error)
         {
-            var next = command._subcommands.Find(c => c.Name == args[i])
-                ?? throw CliException.Usage($"{command.Path}: unknown command '{args[i]}' (see '{command.Path} --help')");
-            command = next;
-            i++;
+            throw error;
         }
-        var rest = args[i..];
-        if (rest.Contains("--help") || rest.Contains("-h") || command.Handler is null)
-        {
-            output.Write(command.HelpText());
-            return command.Handler is null && !(rest.Contains("--help") || rest.Contains("-h")) && rest.Length > 0 ? 2 : 0;
-        }
-        var parsed = ParsedArguments.Parse(command, rest);
-        return command.Handler(parsed);
+        // Exceptions reach the caller, which prints them as one line; System.CommandLine's handler prints a stack.
+        return result.Invoke(new InvocationConfiguration { Output = output, EnableDefaultExceptionHandler = false });
     }
 
-    public string HelpText()
+    internal OptionSpec? OptionNamed(string name) => _options.Find(o => o.Name == name);
+
+    internal Option? OptionSymbol(string name) => Built.Options.FirstOrDefault(o => o.Name == "--" + name);
+
+    internal Argument<string>? ArgumentSymbol(string name) =>
+        Built.Arguments.OfType<Argument<string>>().FirstOrDefault(a => a.Name == name);
+
+    private BuiltCommand Build()
     {
-        var sb = new StringBuilder();
-        sb.Append("Usage: ").Append(Path);
-        if (_subcommands.Count > 0)
+        var symbol = new BuiltCommand(this);
+        if (Parent is null)
         {
-            sb.Append(" <command>");
-        }
-        foreach (var (name, _, required) in _arguments)
-        {
-            sb.Append(required ? $" <{name}>" : $" [{name}]");
-        }
-        if (_options.Count > 0)
-        {
-            sb.Append(" [options]");
-        }
-        sb.AppendLine().AppendLine().AppendLine(Summary);
-        if (Details is not null)
-        {
-            sb.AppendLine().AppendLine(Details);
-        }
-        if (_subcommands.Count > 0)
-        {
-            sb.AppendLine().AppendLine("Commands:");
-            foreach (var c in _subcommands)
+            // Recursive: every subcommand has it, and its help is the one of the command it follows.
+            symbol.Options.Add(new HelpOption("--help", "-h")
             {
-                sb.Append("  ").Append(c.Name.PadRight(Math.Max(14, c.Name.Length + 2))).AppendLine(c.Summary);
-            }
+                Description = "Show this help",
+                Action = new CommandHelp(clearsParseErrors: true),
+            });
         }
-        // One column for every name, wide enough for the longest, so a description never runs into its option.
-        int column = 26;
-        foreach (var (name, _, _) in _arguments)
+        foreach (var spec in _options)
         {
-            column = Math.Max(column, name.Length + 2);
+            symbol.Options.Add(spec.Build());
         }
-        foreach (var o in _options)
+        foreach (var (name, help, required) in _arguments)
         {
-            column = Math.Max(column, OptionLabel(o).Length + 2);
+            var arity = required ? ArgumentArity.ExactlyOne : ArgumentArity.ZeroOrOne;
+            symbol.Arguments.Add(new Argument<string>(name) { Description = help, Arity = arity });
         }
-        if (_arguments.Count > 0)
+        foreach (var sub in _subcommands)
         {
-            sb.AppendLine().AppendLine("Arguments:");
-            foreach (var (name, help, _) in _arguments)
-            {
-                sb.Append("  ").Append(name.PadRight(column)).AppendLine(help);
-            }
+            symbol.Subcommands.Add(sub.Built);
         }
-        sb.AppendLine().AppendLine("Options:");
-        foreach (var o in _options)
+        if (Handler is { } handler)
         {
-            sb.Append("  ").Append(OptionLabel(o).PadRight(column)).Append(o.Help);
-            if (o.Default is not null)
-            {
-                sb.Append(" (default: ").Append(o.Default).Append(')');
-            }
-            sb.AppendLine();
+            symbol.SetAction(result => handler(new ParsedArguments(this, result)));
         }
-        sb.Append("  ").Append("--help".PadRight(column)).AppendLine("Show this help");
-        return sb.ToString();
+        else
+        {
+            // A group run alone shows its commands; with an unknown one it is still a usage error.
+            symbol.Action = new CommandHelp(clearsParseErrors: false);
+        }
+        return symbol;
     }
 
-    private static string OptionLabel(OptionSpec o) => o.IsFlag ? $"--{o.Name}" : $"--{o.Name} <{o.ValueName}>";
+    /// <summary>The System.CommandLine command built from a <see cref="Command"/>, which it leads back to.</summary>
+    internal sealed class BuiltCommand(Command spec) : SclCommand(spec.Name, spec.Summary)
+    {
+        public Command Spec { get; } = spec;
+    }
 }

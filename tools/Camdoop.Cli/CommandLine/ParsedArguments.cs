@@ -1,101 +1,35 @@
+using System.CommandLine;
 using System.Globalization;
 
 namespace Camdoop.Cli.CommandLine;
 
-/// <summary>Parsed --options and positional arguments of one command invocation, with typed accessors.</summary>
+/// <summary>The --options and positional arguments of one command invocation, as parsed, with typed accessors.</summary>
 public sealed class ParsedArguments
 {
-    private readonly Dictionary<string, string?> _values = new(StringComparer.Ordinal);
-    private readonly Dictionary<string, string> _arguments = new(StringComparer.Ordinal);
-    private readonly Dictionary<string, List<string>> _repeated = new(StringComparer.Ordinal);
     private readonly Command _command;
+    private readonly ParseResult _result;
 
-    private ParsedArguments(Command command)
+    internal ParsedArguments(Command command, ParseResult result)
     {
         _command = command;
+        _result = result;
     }
 
     public string CommandPath => _command.Path;
 
-    internal static ParsedArguments Parse(Command command, string[] args)
-    {
-        var arguments = command.Arguments;
-        var parsed = new ParsedArguments(command);
-        int positional = 0;
-        for (int i = 0; i < args.Length; i++)
-        {
-            string a = args[i];
-            if (a.StartsWith("--", StringComparison.Ordinal))
-            {
-                string name = a[2..];
-                string? inline = null;
-                int eq = name.IndexOf('=', StringComparison.Ordinal);
-                if (eq >= 0)
-                {
-                    inline = name[(eq + 1)..];
-                    name = name[..eq];
-                }
-                var spec = command.Options.FirstOrDefault(o => o.Name == name)
-                    ?? throw CliException.Usage($"{command.Path}: unknown option --{name} (see '{command.Path} --help')");
-                if (spec.IsFlag)
-                {
-                    parsed._values[name] = inline ?? "true";
-                }
-                else
-                {
-                    if (inline is null)
-                    {
-                        if (i + 1 >= args.Length)
-                        {
-                            throw CliException.Usage($"{command.Path}: --{name} needs a value <{spec.ValueName}>");
-                        }
-                        inline = args[++i];
-                    }
-                    parsed._values[name] = inline;
-                    if (!parsed._repeated.TryGetValue(name, out var all))
-                    {
-                        parsed._repeated[name] = all = [];
-                    }
-                    all.Add(inline);
-                }
-            }
-            else
-            {
-                if (positional >= arguments.Count)
-                {
-                    throw CliException.Usage($"{command.Path}: unexpected argument '{a}' (see '{command.Path} --help')");
-                }
-                parsed._arguments[arguments[positional++].Name] = a;
-            }
-        }
-        for (int p = positional; p < arguments.Count; p++)
-        {
-            if (arguments[p].Required)
-            {
-                throw CliException.Usage($"{command.Path}: missing argument <{arguments[p].Name}>");
-            }
-        }
-        foreach (var o in command.Options)
-        {
-            if (!parsed._values.ContainsKey(o.Name) && o.Default is not null && !o.IsFlag)
-            {
-                parsed._values[o.Name] = o.Default;
-            }
-        }
-        return parsed;
-    }
-
-    public string? Argument(string name) => _arguments.GetValueOrDefault(name);
+    public string? Argument(string name) => _command.ArgumentSymbol(name) is { } argument ? _result.GetValue(argument) : null;
 
     /// <summary>Every value given for a repeatable option, in order (empty when not given).</summary>
-    public IReadOnlyList<string> Strings(string option) => _repeated.GetValueOrDefault(option) ?? [];
+    public IReadOnlyList<string> Strings(string option) =>
+        Given(option) && _command.OptionSymbol(option) is Option<string[]> values ? _result.GetValue(values) ?? [] : [];
 
-    public bool Has(string option) => _values.ContainsKey(option);
+    /// <summary>Whether the option was given, or has a default value.</summary>
+    public bool Has(string option) => Given(option) || _command.OptionNamed(option) is { IsFlag: false, Default: not null };
 
     public bool Flag(string option) =>
-        _values.TryGetValue(option, out var v) && !string.Equals(v, "false", StringComparison.OrdinalIgnoreCase);
+        Value(option) is { } v && !string.Equals(v, "false", StringComparison.OrdinalIgnoreCase);
 
-    public string? String(string option) => _values.GetValueOrDefault(option);
+    public string? String(string option) => Value(option);
 
     public string Required(string option) =>
         String(option) ?? throw CliException.Usage($"{CommandPath}: --{option} is required");
@@ -155,4 +89,14 @@ public sealed class ParsedArguments
             ? v
             : throw CliException.Usage($"{CommandPath}: --{option} must be one of {string.Join(", ", choices.Keys)}, not '{text}'");
     }
+
+    private bool Given(string option) => _command.OptionSymbol(option) is { } symbol && _result.GetResult(symbol) is { Implicit: false };
+
+    /// <summary>A valued option's last value or its default; a flag's "true" or "false" when given.</summary>
+    private string? Value(string option) => _command.OptionSymbol(option) switch
+    {
+        Option<string[]> values => _result.GetValue(values) is [.., var last] ? last : null,
+        Option<bool> flag when Given(option) => _result.GetValue(flag) ? "true" : "false",
+        _ => null,
+    };
 }
