@@ -115,7 +115,7 @@ public sealed class StreamingJob : IMapReduceJob
         var command = new StreamingCommand(role, System.IO.Path.GetFileName(path), System.IO.Path.GetFullPath(path));
         if (!File.Exists(command.Path))
         {
-            throw new JobLoadException($"{role} '{path}' does not exist");
+            throw new JobLoadException($"{command} is not in {System.IO.Path.GetDirectoryName(command.Path)}");
         }
         CheckExecutable(command);
         return command;
