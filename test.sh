@@ -53,6 +53,12 @@ if [ "$(id -u)" = 0 ] && ! ldconfig -p 2>/dev/null | grep 'libpcap\.so\.0\.8' >/
     fi
 fi
 
+# The streaming job tests run the repository's Python WordCount (examples/streaming). As root, install python3 when
+# missing; if that fails, go on: those tests then fail, naming the interpreter their #! line could not find.
+if [ "$(id -u)" = 0 ] && ! command -v python3 >/dev/null; then
+    install_package python3 || echo "test.sh: $install_error; the streaming job tests will fail" >&2
+fi
+
 # The web view's browser test drives Debian's Chromium headless. As root, install it when missing; if that fails, go
 # on: the test then fails and names what is missing (without root it skips, as every testbed test does).
 if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then

@@ -227,8 +227,9 @@ internal sealed partial class JobWorker
             // a bad job, input or disk fails the job on this server, never the server
             catch (Exception e)
             {
-                // Input the job cannot read is the user's to fix: its message says what is wrong with it.
-                failure = e is JobLoadException or InvalidDataException or RecordTooLargeException or FormatException
+                // Input the job cannot read, or a program of a streaming job that fails, is the user's to fix: its
+                // message says what is wrong.
+                failure = e is JobLoadException or InvalidDataException or RecordTooLargeException or FormatException or StreamingCommandException
                     ? e.Message
                     : $"{e.GetType().Name}: {e.Message}";
                 foreach (var o in outputs)

@@ -122,8 +122,9 @@ public sealed class JobSimulationInput : IDisposable
         MapTasks.Get(Job, ReduceTasks, chunk.Meta.Id, options => MapTask.Run(Job, chunk.Path, options));
 
     /// <summary>
-    /// Runs a map task ahead of the simulated server that needs it. Input the job cannot read throws; the shared map
-    /// tasks keep the error, and the server that maps the chunk fails the job with it, naming itself.
+    /// Runs a map task ahead of the simulated server that needs it. Input the job cannot read, or a streaming job's
+    /// program that fails, throws; the shared map tasks keep the error, and the server that maps the chunk fails the
+    /// job with it, naming itself.
     /// </summary>
     private static void TryMap(Action map)
     {
@@ -131,7 +132,7 @@ public sealed class JobSimulationInput : IDisposable
         {
             map();
         }
-        catch (Exception e) when (e is InvalidDataException or RecordTooLargeException or FormatException)
+        catch (Exception e) when (e is InvalidDataException or RecordTooLargeException or FormatException or StreamingCommandException)
         {
         }
     }

@@ -3,6 +3,7 @@ using System.Text;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Experiments;
 using Camdoop.MapReduce.DirectShuffle.Plans;
+using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
 using Camdoop.Runtime.Topology;
@@ -45,6 +46,10 @@ public static class SimRunCommand
         }
             .Option("torus", "Torus size", "XxYxZ", "3x3x3")
             .Option("job", "synthetic | wordcount | sort | topk[?k=N] | median | PATH.dll#Type", "JOB", "synthetic")
+            .Option("mapper", "A streaming job instead of --job: the mapper, an executable of --job-dir that turns input lines into key<TAB>value lines", "CMD")
+            .Option("reducer", "The streaming job's reducer: an executable of --job-dir that reads key<TAB>value lines sorted by key", "CMD")
+            .Option("combiner", "The streaming job's combiner, run like the reducer over each map task's sorted output before the shuffle", "CMD")
+            .Option("job-dir", "The directory of --mapper, --reducer and --combiner", "DIR", ".")
             .Option("output-ratio", "Output ratio S of the synthetic data, 0 (= 1/N) .. 1", "S", "0.5")
             .Option("reducers", "Number of reduce tasks R (1..N)", "R", "1")
             .Option("mode", "camdoop (on-path aggregation) | noagg (merge only on path) | tcp (TCP Camdoop through a switch; needs --network); " +
@@ -84,7 +89,7 @@ public static class SimRunCommand
     private static JobSimulationOptions Options(ParsedArguments args, out long inputBytes)
     {
         var torus = CommonOptions.Torus(args);
-        string job = args.Required("job");
+        string job = JobText(args);
         string? input = args.String("input");
         var workload = input is not null ? Workload.Files : WorkloadOf(job);
         if (input is not null && !File.Exists(input) && !Directory.Exists(input))
@@ -139,6 +144,35 @@ public static class SimRunCommand
         };
     }
 
+    /// <summary>--job, or the streaming job that --mapper and --reducer name, by their paths under --job-dir.</summary>
+    private static string JobText(ParsedArguments args)
+    {
+        if (!args.Has("mapper") && !args.Has("reducer") && !args.Has("combiner"))
+        {
+            return args.Required("job");
+        }
+        if (args.Strings("job").Count > 0 || !args.Has("mapper") || !args.Has("reducer"))
+        {
+            throw CliException.Usage("sim run: give --job, or a streaming job's --mapper CMD and --reducer CMD (and maybe --combiner CMD)");
+        }
+        string directory = args.Required("job-dir");
+        string Program(string option)
+        {
+            string name = args.Required(option);
+            return name.Length > 0 && name == Path.GetFileName(name) && name is not ("." or "..")
+                ? Path.GetFullPath(Path.Combine(directory, name))
+                : throw CliException.Usage($"sim run: --{option} '{name}' must name a file of --job-dir by its file name alone");
+        }
+        try
+        {
+            return StreamingJob.Spec(Program("mapper"), Program("reducer"), args.Has("combiner") ? Program("combiner") : null).ToString();
+        }
+        catch (JobLoadException e)
+        {
+            throw CliException.Usage($"sim run: {e.Message}");
+        }
+    }
+
     /// <summary>The --query texts, each checked: a bad one is one clear line before anything runs.</summary>
     private static List<string> Queries(ParsedArguments args)
     {
@@ -187,6 +221,7 @@ public static class SimRunCommand
             "wordcount" => Workload.WordCount,
             "sort" => Workload.Sort,
             "topk" => Workload.TopK,
+            StreamingJob.JobName => throw CliException.Usage("sim run: a streaming job has no generated data set; give it --input PATH"),
             _ => throw CliException.Usage($"sim run: job '{job}' has no generated data set; give it --input PATH"),
         };
     }

@@ -3,6 +3,7 @@ using Camdoop.Cli.CommandLine;
 using Camdoop.Cli.Testbed;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Trees;
 
@@ -20,6 +21,9 @@ public static class SubmitCommand
             .Option(FrontEndAddress.Option, "Front-end address (default: the testbed's)", "HOST:PORT")
             .Option(ClientCredentials.Option, ClientCredentials.Help, "DIR")
             .Option("job", "Built-in job (wordcount, sort, topk?k=N, median, synthetic) or NAME.dll#Type (an assembly in the servers' job assembly directory)", "JOB")
+            .Option("mapper", "A streaming job instead of --job: the mapper, an executable of the servers' job assembly directory that turns input lines into key<TAB>value lines", "CMD")
+            .Option("reducer", "The streaming job's reducer: an executable of the servers' job assembly directory that reads key<TAB>value lines sorted by key", "CMD")
+            .Option("combiner", "The streaming job's combiner, run like the reducer over each map task's sorted output before the shuffle", "CMD")
             .Option("input", "Input dataset", "NAME")
             .Option("reducers", "Reduce tasks R", "R", "1")
             .Option("mode", "camdoop (on-path aggregation), noagg (the paper's Camdoop (no agg.)) or tcp (TCP Camdoop: straight to the reducers over the switch network)", "MODE", "camdoop")
@@ -38,11 +42,12 @@ public static class SubmitCommand
         {
             throw CliException.Usage("submit: --parallel-fetches bounds admitted streams; --push admits none");
         }
+        string job = JobText(args);
         var request = new SubmitRequest
         {
-            Job = Names.JobProblem(args.Required("job")) is { } problem
-                ? throw CliException.Usage($"submit: {Names.Quote(args.Required("job"))} is not a valid job: {problem}")
-                : args.Required("job"),
+            Job = Names.JobProblem(job) is { } problem
+                ? throw CliException.Usage($"submit: {Names.Quote(job)} is not a valid job: {problem}")
+                : job,
             Input = CommonOptions.DatasetName(args, args.Required("input"), "input dataset name"),
             Reducers = args.Int("reducers", 1, 1 << 20),
             Mode = args.Choice("mode", ShuffleModes.All).Name(),
@@ -82,6 +87,27 @@ public static class SubmitCommand
             Console.Error.WriteLine($"camdoop: job {jobId} {status.State}: {status.Failure}");
         }
         return status.State == "done" ? 0 : 1;
+    }
+
+    /// <summary>--job, or the streaming job that --mapper and --reducer name (files of the servers' job assembly directory).</summary>
+    private static string JobText(ParsedArguments args)
+    {
+        if (!args.Has("mapper") && !args.Has("reducer") && !args.Has("combiner"))
+        {
+            return args.Required("job");
+        }
+        if (args.Has("job") || !args.Has("mapper") || !args.Has("reducer"))
+        {
+            throw CliException.Usage("submit: give --job, or a streaming job's --mapper CMD and --reducer CMD (and maybe --combiner CMD)");
+        }
+        try
+        {
+            return StreamingJob.Spec(args.Required("mapper"), args.Required("reducer"), args.String("combiner")).ToString();
+        }
+        catch (JobLoadException e)
+        {
+            throw CliException.Usage($"submit: {e.Message}");
+        }
     }
 
     /// <summary>Polls the job until it is done, failed or killed, drawing its progress.</summary>

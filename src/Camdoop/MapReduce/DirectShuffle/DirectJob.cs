@@ -31,6 +31,9 @@ public sealed class DirectJob
     private readonly IReadOnlyList<int> _roots;
     private int _active;
 
+    // Reducer programs of a streaming job running for reduce tasks rooted here.
+    private int _reducerPrograms;
+
     internal DirectJob(DirectShuffleService service, JobDescription description, IMapReduceJob job, IReadOnlyList<MapOutput> mapOutputs, IAggregationPlan? plan)
     {
         _service = service;
@@ -60,7 +63,8 @@ public sealed class DirectJob
                     streams += Plan.ChildrenOf(r, t, self);
                 }
                 var local = new LocalRunMerge(job, LocalRuns(mapOutputs, r, 0, 1), options.LocalBlockBytes);
-                string? path = description.Output.Kind == OutputKind.LocalFiles ? ServerJob.OutputPath(context.DataDirectory, description, r) : null;
+                string? path = job is StreamingJob ? StreamingReduce.InputPath(context.DataDirectory, description.JobId, r)
+                    : description.Output.Kind == OutputKind.LocalFiles ? ServerJob.OutputPath(context.DataDirectory, description, r) : null;
                 var reducer = new DirectReducer(this, r, streams, local, new ReduceOutput(job, path), options.ReducerInputBytes, options.LocalBlockBytes);
                 _reducers.Add(r, reducer);
                 if (!options.Push)
@@ -151,7 +155,7 @@ public sealed class DirectJob
 
     /// <summary>Every stream delivered and every reduce task rooted here written.</summary>
     public bool IsFinished => _senders.All(s => s.IsAbandoned || s.IsDelivered) && _vertices.All(v => v.Abandoned || v.IsDelivered)
-        && _reducers.Values.All(r => r.IsFinished);
+        && _reducers.Values.All(r => r.IsFinished) && _reducerPrograms == 0;
 
     internal long Now => _service.Context.Now;
 
@@ -263,8 +267,41 @@ public sealed class DirectJob
 
     internal void OnReducerCompleted(DirectReducer reducer)
     {
-        var output = reducer.Output;
-        var result = new ReduceTaskResult(JobId, reducer.ReduceTask, _service.Context.Self, reducer.CompletedAt, output.Records,
+        if (Job is StreamingJob streaming)
+        {
+            RunReducerProgram(reducer, streaming);
+            return;
+        }
+        Complete(reducer, reducer.Output, reducer.CompletedAt);
+    }
+
+    /// <summary>A streaming job's reduce task: its reducer program runs over the records, off the loop (see <see cref="StreamingReduce"/>).</summary>
+    private void RunReducerProgram(DirectReducer reducer, StreamingJob job)
+    {
+        var context = _service.Context;
+        string? outputPath = Description.Output.Kind == OutputKind.LocalFiles ? ServerJob.OutputPath(context.DataDirectory, Description, reducer.ReduceTask) : null;
+        _reducerPrograms++;
+        StreamingReduce.Start(context, job, reducer.Output.Path!, outputPath,
+            output =>
+            {
+                _reducerPrograms--;
+                if (Failure is not null)
+                {
+                    output.Dispose();
+                    return;
+                }
+                Complete(reducer, output, context.Now);
+            },
+            reason =>
+            {
+                _reducerPrograms--;
+                Fail(reason);
+            });
+    }
+
+    private void Complete(DirectReducer reducer, ReduceOutput output, long completedAt)
+    {
+        var result = new ReduceTaskResult(JobId, reducer.ReduceTask, _service.Context.Self, completedAt, output.Records,
             output.LogicalBytes, output.StreamBytes, output.FileBytes, output.Checksum, output.Path);
         _completed.Add(result);
         _service.OnReduceTaskCompleted(result);

@@ -1,9 +1,10 @@
 namespace Camdoop.MapReduce.Jobs;
 
 /// <summary>
-/// Which jobs a process may run. Built-in jobs always. A user job's assembly: from any path in a process the user
-/// runs for himself (the simulator, <see cref="AnyPath"/>); on a server, only from the directory its operator allows,
-/// named by file name, so that whoever reaches a front-end cannot make every server load code from anywhere.
+/// Which jobs a process may run. Built-in jobs always. A user job's assembly, or a streaming job's programs: from any
+/// path in a process the user runs for himself (the simulator, <see cref="AnyPath"/>); on a server, only from the
+/// directory its operator allows, named by file name, so that whoever reaches a front-end cannot make every server
+/// load or run code from anywhere.
 /// </summary>
 public sealed class JobCatalog
 {
@@ -34,9 +35,13 @@ public sealed class JobCatalog
     public IMapReduceJob Create(JobSpec spec)
     {
         ArgumentNullException.ThrowIfNull(spec);
-        if (!spec.IsUserJob || _anyPath)
+        if (_anyPath || !(spec.IsUserJob || spec.IsStreamingJob))
         {
             return JobRegistry.Create(spec);
+        }
+        if (spec.IsStreamingJob)
+        {
+            return StreamingJob.FromOptions(spec.Options, FindProgram);
         }
         int hash = spec.Target.LastIndexOf('#');
         // Checked and loaded from one open file: a link swapped between a check by path and a load by path would
@@ -61,7 +66,7 @@ public sealed class JobCatalog
                 $"job assembly '{name}' refused: this server loads no job assemblies (its config sets no jobAssemblyDirectory); "
               + $"built-in jobs are {string.Join(", ", JobRegistry.BuiltInNames)}");
         }
-        if (name.Length == 0 || name is "." or ".." || name.IndexOfAny(['/', '\\']) >= 0 || Path.IsPathRooted(name) || name.Any(char.IsControl))
+        if (!IsFileName(name))
         {
             throw new JobLoadException(
                 $"job assembly '{name}' refused: name a file of the servers' job assembly directory by its file name alone, "
@@ -91,4 +96,46 @@ public sealed class JobCatalog
         }
         return (image, opened);
     }
+
+    /// <summary>
+    /// A streaming job's program <paramref name="name"/> (role <paramref name="role"/>) of the allowed directory, or why
+    /// it is refused. It runs by the path the kernel resolves, which must lie in the directory: links are followed
+    /// while they stay in it.
+    /// </summary>
+    public StreamingCommand FindProgram(string role, string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        if (AssemblyDirectory is null)
+        {
+            throw new JobLoadException(
+                $"{role} '{name}' refused: this server runs no job programs (its config sets no jobAssemblyDirectory); "
+              + $"built-in jobs are {string.Join(", ", JobRegistry.BuiltInNames)}");
+        }
+        if (!IsFileName(name))
+        {
+            throw new JobLoadException(
+                $"{role} '{name}' refused: name a file of the servers' job assembly directory by its file name alone, "
+              + "like wordcount_mapper.py (no path, no '..')");
+        }
+        string path = Path.Combine(AssemblyDirectory, name);
+        if (!File.Exists(path))
+        {
+            throw new JobLoadException($"{role} '{name}' is not in this server's job assembly directory {AssemblyDirectory}");
+        }
+        string? real = KernelPaths.Real(path);
+        string? directory = KernelPaths.Real(AssemblyDirectory);
+        if (real is null || directory is null || !string.Equals(Path.GetDirectoryName(real), directory, StringComparison.Ordinal))
+        {
+            throw new JobLoadException(real is null || directory is null
+                ? $"{role} '{name}' refused: where it lies cannot be checked"
+                : $"{role} '{name}' refused: it is a link leading out of the job assembly directory {AssemblyDirectory}");
+        }
+        var command = new StreamingCommand(role, name, real);
+        StreamingJob.CheckExecutable(command);
+        return command;
+    }
+
+    /// <summary>A file's name alone: no directory, no '..', no control character.</summary>
+    private static bool IsFileName(string name) =>
+        name.Length > 0 && name is not ("." or "..") && name.IndexOfAny(['/', '\\']) < 0 && !Path.IsPathRooted(name) && !name.Any(char.IsControl);
 }

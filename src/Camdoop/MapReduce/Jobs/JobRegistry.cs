@@ -4,7 +4,8 @@ using System.Runtime.Loader;
 namespace Camdoop.MapReduce.Jobs;
 
 /// <summary>
-/// Turns a <see cref="JobSpec"/> into a job instance: built-in names, or a user type loaded from an assembly file.
+/// Turns a <see cref="JobSpec"/> into a job instance: built-in names, a user type loaded from an assembly file, or a
+/// streaming job whose programs are given by path.
 /// A user job type must be public, implement <see cref="IMapReduceJob"/>, and have a public constructor taking
 /// either <c>IReadOnlyDictionary&lt;string, string&gt;</c> (the options) or nothing. Each assembly file is loaded once,
 /// into its own <see cref="AssemblyLoadContext"/> that shares Camdoop's assemblies with the host.
@@ -35,6 +36,10 @@ public static class JobRegistry
         {
             int hash = spec.Target.LastIndexOf('#');
             return Load(spec.Target[..hash], spec.Target[(hash + 1)..], spec.Options);
+        }
+        if (spec.IsStreamingJob)
+        {
+            return StreamingJob.FromOptions(spec.Options, StreamingJob.AtPath);
         }
         if (!BuiltIns.TryGetValue(spec.Target, out var factory))
         {

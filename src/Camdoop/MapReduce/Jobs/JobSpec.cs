@@ -16,6 +16,9 @@ public sealed record JobSpec(string Target, IReadOnlyDictionary<string, string> 
     /// <summary>True when <see cref="Target"/> names a type in an assembly file ("path#TypeName").</summary>
     public bool IsUserJob => Target.Contains('#', StringComparison.Ordinal);
 
+    /// <summary>True when the job's functions are programs (<see cref="StreamingJob"/>), named in its options.</summary>
+    public bool IsStreamingJob => string.Equals(Target, StreamingJob.JobName, StringComparison.OrdinalIgnoreCase);
+
     public static JobSpec Parse(string text)
     {
         ArgumentNullException.ThrowIfNull(text);

@@ -12,6 +12,8 @@ namespace Camdoop.MapReduce.MapPhase;
 /// indexed run file (<see cref="IndexedRunFile"/>). When the sort buffer fills,
 /// its sorted content is spilled to a temporary file; the spills are merged (and combined) at the end with a
 /// <see cref="StreamMerger"/>, so input size is bounded by disk, not memory.
+/// A streaming job's map task runs its mapper program over the whole input and its combiner program over each sorted
+/// load of the buffer (<see cref="StreamingMapper"/>, <see cref="StreamingCombiner"/>).
 /// CPU-bound and synchronous: the runtime runs it off the event loop; the simulator runs it inline.
 /// </summary>
 public static class MapTask
@@ -45,12 +47,19 @@ public static class MapTask
         var spills = new List<SpillFile>();
         try
         {
-            while (splitter.TryNext(out var record))
+            if (job is StreamingJob streaming)
             {
-                job.Map(record, buffer);
-                if (buffer.IsFull)
+                StreamingMapper.Run(streaming, splitter, buffer, () => spills.Add(Spill(job, buffer, options, buckets, spills.Count)));
+            }
+            else
+            {
+                while (splitter.TryNext(out var record))
                 {
-                    spills.Add(Spill(buffer, options, buckets, spills.Count));
+                    job.Map(record, buffer);
+                    if (buffer.IsFull)
+                    {
+                        spills.Add(Spill(job, buffer, options, buckets, spills.Count));
+                    }
                 }
             }
 
@@ -60,7 +69,7 @@ public static class MapTask
             if (options.OutputDirectory is null)
             {
                 memory = new MemorySink(buckets, (int)Math.Min(buffer.EncodedBytes, Array.MaxLength));
-                WriteOutput(job, buffer, spills, memory, buckets);
+                WriteOutput(job, buffer, spills, memory, options);
                 memory.Complete();
                 headers = MemoryHeaders(memory, options, job.IsAssociativeCommutative);
                 counters = memory.Counters;
@@ -68,7 +77,7 @@ public static class MapTask
             else
             {
                 using var files = new IndexedRunFileSink(options.OutputDirectory, options.ReduceTasks, options.JobId, options.MapTaskId, job.IsAssociativeCommutative);
-                WriteOutput(job, buffer, spills, files, buckets);
+                WriteOutput(job, buffer, spills, files, options);
                 files.Complete();
                 headers = files.Headers;
                 counters = files.Counters;
@@ -84,27 +93,39 @@ public static class MapTask
         }
     }
 
-    private static SpillFile Spill(SortBuffer buffer, MapTaskOptions options, int buckets, int index)
+    private static SpillFile Spill(IMapReduceJob job, SortBuffer buffer, MapTaskOptions options, int buckets, int index)
     {
         string directory = options.SpillDirectory ?? options.OutputDirectory ?? Path.GetTempPath();
         Directory.CreateDirectory(directory);
         var spill = new SpillFile(Path.Combine(directory, $"spill-{options.MapTaskId:x16}-{Environment.ProcessId}-{index}-{Guid.NewGuid():N}.tmp"), buckets);
-        buffer.SortAndWrite(spill);
+        SortAndWrite(job, buffer, spill, options);
         spill.Complete();
         return spill;
     }
 
-    private static void WriteOutput(IMapReduceJob job, SortBuffer buffer, List<SpillFile> spills, IBucketSink sink, int buckets)
+    private static void WriteOutput(IMapReduceJob job, SortBuffer buffer, List<SpillFile> spills, IBucketSink sink, MapTaskOptions options)
     {
+        int buckets = options.ReduceTasks * Stripes.Count;
         if (spills.Count == 0)
         {
-            buffer.SortAndWrite(sink);
+            SortAndWrite(job, buffer, sink, options);
             return;
         }
         var rest = new MemorySink(buckets);
-        buffer.SortAndWrite(rest);
+        SortAndWrite(job, buffer, rest, options);
         rest.Complete();
         MergeSpills(job, spills, rest, sink, buckets);
+    }
+
+    /// <summary>The buffer's records into the sink, sorted (and combined, by the job's function or its combiner program).</summary>
+    private static void SortAndWrite(IMapReduceJob job, SortBuffer buffer, IBucketSink sink, MapTaskOptions options)
+    {
+        if (job is StreamingJob { Combiner: { } combiner })
+        {
+            StreamingCombiner.SortAndWrite(combiner, job, buffer, sink, options.ReduceTasks, options.SortBufferBytes);
+            return;
+        }
+        buffer.SortAndWrite(sink);
     }
 
     /// <summary>Merges, bucket by bucket, every spill with the last in-memory sort into the sink.</summary>

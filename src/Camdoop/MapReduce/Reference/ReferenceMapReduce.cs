@@ -14,6 +14,10 @@ public static class ReferenceMapReduce
     {
         ArgumentNullException.ThrowIfNull(job);
         ArgumentOutOfRangeException.ThrowIfLessThan(reduceTasks, 1);
+        if (job is StreamingJob streaming)
+        {
+            return ReferenceStreaming.Run(streaming, serverInputs, reduceTasks);
+        }
         var keyOrder = new KeyOrder(job.KeyComparer);
         // Per reduce task: key -> all values that reach the reducer (after each server's combine).
         var groups = new Dictionary<byte[], List<byte[]>>[reduceTasks];

@@ -96,7 +96,7 @@ public sealed partial class ServerJob
     public int InboundStreams { get; internal set; }
 
     /// <summary>Every vertex output hosted here acknowledged and every reduce task rooted here written.</summary>
-    public bool IsFinished => _unfinishedVertices == 0 && _roots.Values.All(r => r.IsFinished);
+    public bool IsFinished => _unfinishedVertices == 0 && _roots.Values.All(r => r.IsFinished) && _reducerPrograms == 0;
 
     /// <summary>Set when the job failed on this server (corrupt data, a job function threw); the reason.</summary>
     public string? Failure { get; private set; }
@@ -264,8 +264,13 @@ public sealed partial class ServerJob
         }
     }
 
-    /// <summary>Where reduce task <paramref name="reduceTask"/>'s output file goes here, or null when output is discarded.</summary>
-    private string? PartPath(int reduceTask) => Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(reduceTask) : null;
+    /// <summary>
+    /// Where reduce task <paramref name="reduceTask"/>'s root reducer writes here: its output file, or null when output
+    /// is discarded; for a streaming job, the input of its reducer program.
+    /// </summary>
+    private string? PartPath(int reduceTask) =>
+        Job is StreamingJob ? StreamingReduce.InputPath(_service.Context.DataDirectory, JobId, reduceTask)
+        : Description.Output.Kind == OutputKind.LocalFiles ? OutputPath(reduceTask) : null;
 
     /// <summary>part-NNNNN under the output directory (default jobs/&lt;id&gt;/output) of this server's data directory.</summary>
     public string OutputPath(int reduceTask) => OutputPath(_service.Context.DataDirectory, Description, reduceTask);
@@ -447,8 +452,18 @@ public sealed partial class ServerJob
 
     internal void OnReduceTaskCompleted(RootReducer root)
     {
-        var output = root.Output;
-        var result = new ReduceTaskResult(JobId, root.ReduceTask, Self, root.CompletedAt, output.Records, output.LogicalBytes,
+        if (Job is StreamingJob streaming)
+        {
+            RunReducerProgram(root, streaming);
+            return;
+        }
+        Complete(root, root.Output, root.CompletedAt);
+    }
+
+    /// <summary>Reduce task <paramref name="root"/> wrote all of its <paramref name="output"/> at <paramref name="completedAt"/>.</summary>
+    private void Complete(RootReducer root, ReduceOutput output, long completedAt)
+    {
+        var result = new ReduceTaskResult(JobId, root.ReduceTask, Self, completedAt, output.Records, output.LogicalBytes,
             output.StreamBytes, output.FileBytes, output.Checksum, output.Path);
         _completed.Add(result);
         if (root.IsAdopted)
