@@ -1,13 +1,16 @@
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Experiments;
+using Camdoop.MapReduce.DataGen;
+using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 
 namespace Camdoop.Cli.Commands;
 
 /// <summary>
 /// `camdoop demo`: the README's first command. WordCount over a generated corpus on a simulated 3x3x3 CamCube,
-/// once with on-path aggregation and once without, both checked against the single-process reference.
+/// once with on-path aggregation and once without, both checked against the single-process reference. The corpus's
+/// most frequent words are English's, so its top words read like a word count.
 /// </summary>
 public static class DemoCommand
 {
@@ -29,14 +32,19 @@ public static class DemoCommand
         try
         {
             var results = new Dictionary<ShuffleMode, JobSimulationResult>();
+            long bytesPerServer = args.Bytes("input-per-server");
+            ulong seed = (ulong)args.Long("seed", 0);
+            string corpus = WriteCorpus(Path.Combine(outputRoot, "corpus"), torus.Count, bytesPerServer, seed);
             var baseOptions = new JobSimulationOptions
             {
                 Torus = torus,
-                Workload = Workload.WordCount,
+                Workload = Workload.Files,
+                Job = WordCountJob.JobName,
+                InputPath = corpus,
                 Settings = new SimulationSettings
                 {
-                    BytesPerServer = args.Bytes("input-per-server"),
-                    Seed = (ulong)args.Long("seed", 0),
+                    BytesPerServer = bytesPerServer,
+                    Seed = seed,
                     Verify = true,
                 },
                 ReduceTasks = args.Int("reducers", 1, torus.Count),
@@ -88,6 +96,18 @@ public static class DemoCommand
                 Directory.Delete(outputRoot, recursive: true);
             }
         }
+    }
+
+    /// <summary>One file of English-like text per server, as `datagen` writes them.</summary>
+    private static string WriteCorpus(string directory, int servers, long bytesPerServer, ulong seed)
+    {
+        Directory.CreateDirectory(directory);
+        var text = new TextDataGenerator(servers, bytesPerServer, seed, commonWords: EnglishWords.ByFrequency);
+        for (int s = 0; s < servers; s++)
+        {
+            File.WriteAllBytes(Path.Combine(directory, DatasetGenerator.FileName(s)), text.GenerateServer(s));
+        }
+        return directory;
     }
 
     private static void Row(string name, JobSimulationResult r) =>

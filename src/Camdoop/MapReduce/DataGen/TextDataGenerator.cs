@@ -5,7 +5,8 @@ namespace Camdoop.MapReduce.DataGen;
 /// <summary>
 /// English-like text for WordCount: words drawn from a Zipf-distributed vocabulary (rank r has weight 1/r^s),
 /// lines of 1-16 words, some capitalised, some followed by punctuation, some numbers and a few non-ASCII words,
-/// so the tokenizer's rules are exercised. Every server draws from the same vocabulary.
+/// so the tokenizer's rules are exercised. Every server draws from the same vocabulary: generated words, or, with
+/// <c>commonWords</c>, those words at the top ranks (the demo's English) and generated words below them.
 /// </summary>
 public sealed class TextDataGenerator
 {
@@ -19,7 +20,8 @@ public sealed class TextDataGenerator
     private readonly ulong _seed;
     private readonly long _inputBytesPerServer;
 
-    public TextDataGenerator(int servers, long inputBytesPerServer, ulong seed, int vocabularySize = 20_000, double zipfExponent = 1.0)
+    public TextDataGenerator(int servers, long inputBytesPerServer, ulong seed, int vocabularySize = 20_000, double zipfExponent = 1.0,
+        IReadOnlyList<string>? commonWords = null)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(vocabularySize, 1);
         Servers = servers;
@@ -28,6 +30,13 @@ public sealed class TextDataGenerator
         var random = new DeterministicRandom(seed, 200);
         var words = new HashSet<string>(StringComparer.Ordinal);
         var vocabulary = new List<byte[]>(vocabularySize);
+        foreach (string common in commonWords ?? [])
+        {
+            if (vocabulary.Count < vocabularySize && common.Length > 0 && common.All(char.IsAsciiLetterLower) && words.Add(common))
+            {
+                vocabulary.Add(Encoding.ASCII.GetBytes(common));
+            }
+        }
         while (vocabulary.Count < vocabularySize)
         {
             int length = 1 + random.Next(4) + random.Next(4) + random.Next(5); // 1..11, mostly 4-7
