@@ -101,7 +101,7 @@ public sealed class ServerStack
             },
             options.JobControl);
         host.Register(jobControl);
-        var monitor = new MonitorService(new CamdoopJobSource(camdoop), options.ProcessStats, new ChunkStoreStorageSource(store));
+        var monitor = new MonitorService(new CamdoopJobSource(camdoop, direct), options.ProcessStats, new ChunkStoreStorageSource(store));
         host.Register(monitor);
         return new ServerStack(jobControl)
         {

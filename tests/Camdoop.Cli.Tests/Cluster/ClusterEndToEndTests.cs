@@ -63,6 +63,22 @@ public class ClusterEndToEndTests(TestbedCube cube) : IClassFixture<TestbedCube>
         var reference = ReferenceMapReduce.Run(new WordCountJob(), [cube.Corpus], reducers);
         var expected = Enumerable.Range(0, reducers).SelectMany(reference.Format).ToArray();
         Assert.True(expected.AsSpan().SequenceEqual(File.ReadAllBytes(outPath)), $"job {jobId} output differs from the reference");
+        if (mode == "tcp")
+        {
+            AssertJobsTableShowsItFinished(jobId, reducers);
+        }
+    }
+
+    /// <summary>TCP Camdoop's jobs are in the jobs table too, as the web view's Jobs panel reads it: finished on every server.</summary>
+    private void AssertJobsTableShowsItFinished(string jobId, int reducers)
+    {
+        var query = cube.Cli("query", "select job, state, count(*) as servers, sum(reduce_tasks_done) as done from jobs group by job, state every 1s", "--once", "--json");
+        Assert.True(query.ExitCode == 0, query.ToString());
+        using var round = JsonDocument.Parse(query.Stdout);
+        var rows = round.RootElement.GetProperty("rows").EnumerateArray()
+            .Select(r => r.EnumerateArray().Select(v => v.GetString()!).ToArray()).Where(r => r[0] == jobId).ToList();
+        var row = Assert.Single(rows);
+        Assert.Equal(["finished", "27", $"{reducers}"], row[1..]);
     }
 
     [RootFact]

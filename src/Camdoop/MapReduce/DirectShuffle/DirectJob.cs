@@ -153,6 +153,12 @@ public sealed class DirectJob
     /// <summary>Bytes this server's reducers took in, from the streams and from local runs.</summary>
     public long ReducedBytes => _reducers.Values.Sum(r => r.InputBytes);
 
+    /// <summary>Streams this host sends: its leaves' and its interior vertices'.</summary>
+    public int Streams => _senders.Count + _vertices.Count;
+
+    /// <summary>Of <see cref="Streams"/>, those delivered (or given up with a failed node).</summary>
+    public int StreamsDone => _senders.Count(s => s.IsAbandoned || s.IsDelivered) + _vertices.Count(v => v.Abandoned || v.IsDelivered);
+
     /// <summary>Every stream delivered and every reduce task rooted here written.</summary>
     public bool IsFinished => _senders.All(s => s.IsAbandoned || s.IsDelivered) && _vertices.All(v => v.Abandoned || v.IsDelivered)
         && _reducers.Values.All(r => r.IsFinished) && _reducerPrograms == 0;

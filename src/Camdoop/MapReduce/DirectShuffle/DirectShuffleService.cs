@@ -76,6 +76,9 @@ public sealed class DirectShuffleService : IStreamAcceptor
     /// <summary>Raised (on the event loop) when this host starts its part of a job.</summary>
     public event Action<DirectJob>? JobStarted;
 
+    /// <summary>Raised (on the event loop) just before a job is forgotten.</summary>
+    public event Action<DirectJob>? JobRemoving;
+
     public DirectJob? GetJob(ulong jobId) => _jobs.GetValueOrDefault(jobId);
 
     /// <summary>
@@ -215,6 +218,10 @@ public sealed class DirectShuffleService : IStreamAcceptor
     /// <summary>Forgets a job and the reducers' state.</summary>
     public bool RemoveJob(ulong jobId)
     {
+        if (_jobs.TryGetValue(jobId, out var removing))
+        {
+            JobRemoving?.Invoke(removing);
+        }
         foreach (var stream in _early.Where(s => s.JobId == jobId))
         {
             EarlyBytes -= stream.HeldBytes;
