@@ -7,6 +7,7 @@ using Camdoop.FrontEnd.Wire;
 using Camdoop.JobControl;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
+using Camdoop.Monitoring.Metrics;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
@@ -36,6 +37,7 @@ public sealed class CamdoopNode : IDisposable
     private CredentialsSource? _credentials;
     private int _statusBusy;
     private readonly ProcessStats _processStats;
+    private readonly NodeMeter _meter;
     private bool _stopped;
 
     private CamdoopNode(NodeSettings settings, NodeLog log, NodeEventLoop loop)
@@ -45,6 +47,7 @@ public sealed class CamdoopNode : IDisposable
         Loop = loop;
         StatusPath = Path.Combine(settings.DataDirectory, "status.json");
         _processStats = new ProcessStats(settings.DataDirectory);
+        _meter = new NodeMeter(settings.Self);
     }
 
     public NodeSettings Settings => _settings;
@@ -65,6 +68,9 @@ public sealed class CamdoopNode : IDisposable
     private StandingQueryLimit? _frontEndQueries;
 
     public string StatusPath { get; }
+
+    /// <summary>The node's counters as System.Diagnostics.Metrics instruments, updated with every status snapshot.</summary>
+    public NodeMeter Meter => _meter;
 
     /// <summary>
     /// Builds and starts the server: data directory, log, services, links (opened in this process's network
@@ -138,6 +144,7 @@ public sealed class CamdoopNode : IDisposable
         {
             // The data directory is gone (the testbed was torn down under us); nothing left to report to.
         }
+        _meter.Dispose();
         _log.Write(_settings.Self, LogLevel.Info, "stopped");
         _log.Dispose();
     }
@@ -153,6 +160,7 @@ public sealed class CamdoopNode : IDisposable
             ChunkStore = _settings.ChunkStore,
             Streams = OpenStreams(),
             ProcessStats = _processStats,
+            Metrics = new StatusMetricSource(this),
         });
     }
 
@@ -319,6 +327,8 @@ public sealed class CamdoopNode : IDisposable
         if (task.Wait(TimeSpan.FromSeconds(5)))
         {
             task.Result.Write(StatusPath);
+            // Off the loop: the meter's values come from the snapshot just taken, never from the loop itself.
+            _meter.Update(NodeStatusMetrics.Read(task.Result));
         }
         else
         {
@@ -418,6 +428,7 @@ public sealed class CamdoopNode : IDisposable
                 ["sessions"] = view.Sessions.Count,
                 ["notFound"] = view.NotFound,
                 ["standingQueries"] = view.Queries.Count,
+                ["scrapes"] = view.Scrapes,
             };
         }
         return new NodeStatus
@@ -439,4 +450,10 @@ public sealed class CamdoopNode : IDisposable
 
     private string DescribePorts() =>
         string.Join(", ", Ports.All.ToArray().Select(p => $"{p.Name()}={_settings.Interfaces[(int)p] ?? "-"}"));
+
+    /// <summary>The metrics table of a real node: its whole status, read on the event loop when a round asks.</summary>
+    private sealed class StatusMetricSource(CamdoopNode node) : IMetricSource
+    {
+        public void Read(List<MetricSample> samples) => samples.AddRange(NodeStatusMetrics.Read(node.BuildStatus("running")));
+    }
 }
