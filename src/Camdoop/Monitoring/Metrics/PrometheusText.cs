@@ -23,23 +23,49 @@ public static partial class PrometheusText
     {
         ArgumentNullException.ThrowIfNull(samples);
         extra ??= [];
-        var order = new Dictionary<string, int>(StringComparer.Ordinal);
+        var definitions = new Dictionary<string, (int Order, MetricDefinition Metric)>(StringComparer.Ordinal);
         foreach (var metric in extra.Concat(MetricCatalog.All))
         {
-            order.TryAdd(metric.Name, order.Count);
+            definitions.TryAdd(metric.Name, (definitions.Count, metric));
         }
-        var families = samples
-            .Where(s => MetricName().IsMatch(s.Metric))
-            .GroupBy(s => s.Metric, StringComparer.Ordinal)
-            .OrderBy(f => order.GetValueOrDefault(f.Key, int.MaxValue))
-            .ThenBy(f => f.Key, StringComparer.Ordinal);
-        var text = new StringBuilder();
-        foreach (var family in families)
+        var families = new Dictionary<string, List<CubeSample>>(StringComparer.Ordinal);
+        // Each server's coordinate is parsed once, not at every comparison.
+        var servers = new Dictionary<string, (int X, int Y, int Z, bool Parsed)>(StringComparer.Ordinal);
+        foreach (var sample in samples)
         {
-            var metric = extra.FirstOrDefault(m => m.Name == family.Key) ?? MetricCatalog.Find(family.Key);
+            if (!families.TryGetValue(sample.Metric, out var family))
+            {
+                if (!definitions.ContainsKey(sample.Metric) && !MetricName().IsMatch(sample.Metric))
+                {
+                    continue;
+                }
+                families.Add(sample.Metric, family = []);
+            }
+            family.Add(sample);
+            if (!servers.ContainsKey(sample.Server))
+            {
+                servers.Add(sample.Server, Coordinate.TryParse(sample.Server, out var c) ? (c.X, c.Y, c.Z, true) : (0, 0, 0, false));
+            }
+        }
+        var bySample = Comparer<CubeSample>.Create((a, b) =>
+        {
+            var (sa, sb) = (servers[a.Server], servers[b.Server]);
+            int c = sb.Parsed.CompareTo(sa.Parsed);
+            c = c != 0 ? c : sa.X.CompareTo(sb.X);
+            c = c != 0 ? c : sa.Y.CompareTo(sb.Y);
+            c = c != 0 ? c : sa.Z.CompareTo(sb.Z);
+            c = c != 0 ? c : string.CompareOrdinal(a.Server, b.Server);
+            return c != 0 ? c : string.CompareOrdinal(a.Label, b.Label);
+        });
+        var text = new StringBuilder(families.Values.Sum(f => f.Count) * 64);
+        foreach (var (name, family) in families
+                     .OrderBy(f => definitions.TryGetValue(f.Key, out var d) ? d.Order : int.MaxValue)
+                     .ThenBy(f => f.Key, StringComparer.Ordinal))
+        {
+            var metric = definitions.TryGetValue(name, out var known) ? known.Metric : null;
             if (metric is not null)
             {
-                text.Append("# HELP ").Append(family.Key).Append(' ').Append(EscapeHelp(metric.Help)).Append('\n');
+                text.Append("# HELP ").Append(name).Append(' ').Append(EscapeHelp(metric.Help)).Append('\n');
             }
             string type = metric?.Kind switch
             {
@@ -47,30 +73,29 @@ public static partial class PrometheusText
                 MetricKind.Gauge => "gauge",
                 _ => "untyped",
             };
-            text.Append("# TYPE ").Append(family.Key).Append(' ').Append(type).Append('\n');
+            text.Append("# TYPE ").Append(name).Append(' ').Append(type).Append('\n');
             string labelName = metric?.Label ?? "label";
-            foreach (var sample in family.OrderBy(s => s.Server, ServerOrder.Instance).ThenBy(s => s.Label, StringComparer.Ordinal))
+            family.Sort(bySample);
+            foreach (var sample in family)
             {
-                text.Append(family.Key);
-                var labels = new List<(string Name, string Value)>(2);
-                if (sample.Server.Length > 0)
-                {
-                    labels.Add(("server", sample.Server));
-                }
-                if (sample.Label.Length > 0)
-                {
-                    labels.Add((labelName, sample.Label));
-                }
-                if (labels.Count > 0)
+                text.Append(name);
+                bool server = sample.Server.Length > 0;
+                bool label = sample.Label.Length > 0;
+                if (server || label)
                 {
                     text.Append('{');
-                    for (int i = 0; i < labels.Count; i++)
+                    if (server)
                     {
-                        text.Append(i == 0 ? "" : ",").Append(labels[i].Name).Append("=\"").Append(EscapeLabel(labels[i].Value)).Append('"');
+                        AppendLabel(text, "server", sample.Server);
+                    }
+                    if (label)
+                    {
+                        AppendLabel(text.Append(server ? "," : ""), labelName, sample.Label);
                     }
                     text.Append('}');
                 }
-                text.Append(' ').Append(Number(sample.Value)).Append('\n');
+                AppendNumber(text.Append(' '), sample.Value);
+                text.Append('\n');
             }
         }
         return text.ToString();
@@ -85,31 +110,43 @@ public static partial class PrometheusText
         _ => value.ToString("R", CultureInfo.InvariantCulture),
     };
 
-    private static string EscapeLabel(string value) => value.Replace("\\", "\\\\", StringComparison.Ordinal)
-        .Replace("\"", "\\\"", StringComparison.Ordinal)
-        .Replace("\n", "\\n", StringComparison.Ordinal);
+    private static void AppendNumber(StringBuilder text, double value)
+    {
+        if (double.IsFinite(value))
+        {
+            text.Append(CultureInfo.InvariantCulture, $"{value:R}");
+        }
+        else
+        {
+            text.Append(Number(value));
+        }
+    }
+
+    private static void AppendLabel(StringBuilder text, string name, string value)
+    {
+        text.Append(name).Append("=\"");
+        if (value.AsSpan().IndexOfAny('\\', '"', '\n') < 0)
+        {
+            text.Append(value);
+        }
+        else
+        {
+            foreach (char c in value)
+            {
+                text.Append(c switch
+                {
+                    '\\' => "\\\\",
+                    '"' => "\\\"",
+                    '\n' => "\\n",
+                    _ => c.ToString(),
+                });
+            }
+        }
+        text.Append('"');
+    }
 
     private static string EscapeHelp(string help) => help.Replace("\\", "\\\\", StringComparison.Ordinal).Replace("\n", "\\n", StringComparison.Ordinal);
 
     [GeneratedRegex("^[a-zA-Z_:][a-zA-Z0-9_:]*$")]
     private static partial Regex MetricName();
-
-    /// <summary>Servers by coordinate (x, then y, then z), so that 10,0,0 comes after 9,0,0; anything else after them, in text order.</summary>
-    private sealed class ServerOrder : IComparer<string>
-    {
-        public static readonly ServerOrder Instance = new();
-
-        public int Compare(string? a, string? b)
-        {
-            bool isA = Coordinate.TryParse(a ?? "", out var ca);
-            bool isB = Coordinate.TryParse(b ?? "", out var cb);
-            if (isA && isB)
-            {
-                int c = ca.X.CompareTo(cb.X);
-                c = c != 0 ? c : ca.Y.CompareTo(cb.Y);
-                return c != 0 ? c : ca.Z.CompareTo(cb.Z);
-            }
-            return isA != isB ? (isA ? -1 : 1) : string.CompareOrdinal(a, b);
-        }
-    }
 }
