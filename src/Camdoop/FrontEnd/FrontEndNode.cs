@@ -25,10 +25,14 @@ public sealed class FrontEndNode
         Store = loop.Host.GetService<ChunkStoreService>() ?? throw new InvalidOperationException("the front-end needs the chunk store");
         Jobs = loop.Host.GetService<JobControlService>();
         Monitor = loop.Host.GetService<MonitorService>();
+        Metrics = Monitor is null ? null : new CubeMetrics(this, Monitor);
     }
 
     /// <summary>The monitoring service, when the server runs it.</summary>
     public MonitorService? Monitor { get; }
+
+    /// <summary>The whole cube's metrics, gathered through <see cref="Monitor"/>; shared by every session and the web view.</summary>
+    public CubeMetrics? Metrics { get; }
 
     public NodeEventLoop Loop { get; }
 

@@ -10,7 +10,7 @@ public sealed partial class FrontEndSession
     {
         WebLoginRequest => WebLoginAsync(replies, cancellation),
         WebRevokeRequest => WebRevokeAsync(replies, cancellation),
-        _ => throw new FrontEndException($"unknown operation '{request.Op}'"),
+        _ => HandleMetricsAsync(request, replies, cancellation),
     };
 
     private async Task WebLoginAsync(FrontEndReplies replies, CancellationToken cancellation)

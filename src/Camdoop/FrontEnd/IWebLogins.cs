@@ -1,8 +1,9 @@
 namespace Camdoop.FrontEnd;
 
 /// <summary>
-/// The live web view as a front-end session sees it (FrontEndSession.Web.cs): where it serves, and its logins. The
-/// view itself (Web/WebView.cs) builds on the front-end, so the front-end knows it only through this.
+/// The live web view as a front-end session sees it (FrontEndSession.Web.cs, .Metrics.cs): where it serves, its logins
+/// and its scrape tokens. The view itself (Web/WebView.cs) builds on the front-end, so the front-end knows it only
+/// through this.
 /// </summary>
 public interface IWebLogins
 {
@@ -20,4 +21,10 @@ public interface IWebLogins
 
     /// <summary>Ends every session and voids every unused code; how many of each.</summary>
     (int Sessions, int LoginCodes) RevokeAll();
+
+    /// <summary>A new bearer token for the view's /metrics, good for <paramref name="lifetime"/>, and when it expires.</summary>
+    (string Token, DateTimeOffset Expires) IssueScrapeToken(TimeSpan lifetime);
+
+    /// <summary>Voids every scrape token; how many were live.</summary>
+    int RevokeScrapeTokens();
 }

@@ -1,16 +1,13 @@
 using System.Net;
 using System.Security.Cryptography.X509Certificates;
 using System.Text.Json;
-using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Web;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.JobControl;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
-using Camdoop.MapReduce.Service;
-using Camdoop.MapReduce.Shuffle;
-using Camdoop.Monitoring.Service;
+using Camdoop.Monitoring.Metrics;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
@@ -40,6 +37,7 @@ public sealed class CamdoopNode : IDisposable
     private CredentialsSource? _credentials;
     private int _statusBusy;
     private readonly ProcessStats _processStats;
+    private readonly NodeMeter _meter;
     private bool _stopped;
 
     private CamdoopNode(NodeSettings settings, NodeLog log, NodeEventLoop loop)
@@ -49,6 +47,7 @@ public sealed class CamdoopNode : IDisposable
         Loop = loop;
         StatusPath = Path.Combine(settings.DataDirectory, "status.json");
         _processStats = new ProcessStats(settings.DataDirectory);
+        _meter = new NodeMeter(settings.Self);
     }
 
     public NodeSettings Settings => _settings;
@@ -69,6 +68,9 @@ public sealed class CamdoopNode : IDisposable
     private StandingQueryLimit? _frontEndQueries;
 
     public string StatusPath { get; }
+
+    /// <summary>The node's counters as System.Diagnostics.Metrics instruments, updated with every status snapshot.</summary>
+    public NodeMeter Meter => _meter;
 
     /// <summary>
     /// Builds and starts the server: data directory, log, services, links (opened in this process's network
@@ -142,6 +144,7 @@ public sealed class CamdoopNode : IDisposable
         {
             // The data directory is gone (the testbed was torn down under us); nothing left to report to.
         }
+        _meter.Dispose();
         _log.Write(_settings.Self, LogLevel.Info, "stopped");
         _log.Dispose();
     }
@@ -157,6 +160,7 @@ public sealed class CamdoopNode : IDisposable
             ChunkStore = _settings.ChunkStore,
             Streams = OpenStreams(),
             ProcessStats = _processStats,
+            Metrics = new StatusMetricSource(this),
         });
     }
 
@@ -323,6 +327,8 @@ public sealed class CamdoopNode : IDisposable
         if (task.Wait(TimeSpan.FromSeconds(5)))
         {
             task.Result.Write(StatusPath);
+            // Off the loop: the meter's values come from the snapshot just taken, never from the loop itself.
+            _meter.Update(NodeStatusMetrics.Read(task.Result));
         }
         else
         {
@@ -356,84 +362,22 @@ public sealed class CamdoopNode : IDisposable
                 FramesReceived = host.Counters.FramesReceived[p],
                 BytesSent = host.Counters.BytesSent[p],
                 BytesReceived = host.Counters.BytesReceived[p],
+                Drops = host.Counters.PortDrops[p],
+                BusyNs = host.Counters.BacklogAt(port, host.Now),
                 KernelDrops = link?.Counters.KernelDrops ?? 0,
                 SendErrors = link?.Counters.SendErrors ?? 0,
             });
         }
-        var routing = host.GetService<KeyRoutingService>()!;
-        var counters = new Dictionary<string, IReadOnlyDictionary<string, long>>(StringComparer.Ordinal)
+        var counters = ServerCounters.Read(host);
+        var node = new Dictionary<string, long>(counters["node"], StringComparer.Ordinal) { ["loopFaults"] = Loop.Faults };
+        counters["node"] = node;
+        var stats = _processStats.Latest;
+        counters["process"] = new Dictionary<string, long>(StringComparer.Ordinal)
         {
-            ["node"] = NodeCounterValues(host, Loop),
-            ["routing"] = RoutingCounterValues(routing.Counters),
+            ["cpuMs"] = stats.CpuMilliseconds,
+            ["workingSetBytes"] = stats.MemoryBytes,
+            ["diskFreeBytes"] = stats.DiskFreeBytes,
         };
-        var ping = host.GetService<PingService>();
-        if (ping is not null)
-        {
-            counters["ping"] = new Dictionary<string, long>(StringComparer.Ordinal)
-            {
-                ["requestsAnswered"] = ping.RequestsAnswered,
-                ["repliesDropped"] = ping.RepliesDropped,
-                ["unexpected"] = ping.Unexpected,
-            };
-        }
-        if (host.GetService<ChunkStoreService>() is { } store)
-        {
-            var values = store.Counters.ToDictionary();
-            values["replicasHeld"] = store.Local.Count;
-            values["bytesHeld"] = store.Local.BytesStored;
-            values["activeOutbound"] = store.ActiveOutbound;
-            values["activeInbound"] = store.ActiveInbound;
-            counters["chunkStore"] = values;
-        }
-        if (host.GetService<CamdoopService>() is { } camdoop)
-        {
-            var c = camdoop.Counters;
-            var values = new Dictionary<string, long>(StringComparer.Ordinal)
-            {
-                ["jobs"] = camdoop.Jobs.Count,
-                // Shuffle buffers handed out now: 0 once no job is left here, so a dropped job leaked none.
-                ["bufferBytesRented"] = camdoop.Transport.Buffers.RentedBytes,
-                ["dataFramesSent"] = c.DataFramesSent,
-                ["dataBytesSent"] = c.DataBytesSent,
-                ["dataBytesReceived"] = c.DataBytesReceived,
-                ["retransmittedBytes"] = c.RetransmittedBytes,
-                ["timeouts"] = c.Timeouts,
-                ["fastRetransmits"] = c.FastRetransmits,
-                ["unknownJob"] = c.UnknownJob,
-                ["malformed"] = c.MalformedTotal,
-            };
-            AddMalformedByReason(values, c);
-            counters["camdoop"] = values;
-        }
-        if (host.GetService<MonitorService>() is { } monitor)
-        {
-            var m = monitor.Counters;
-            counters["monitor"] = new Dictionary<string, long>(StringComparer.Ordinal)
-            {
-                ["rounds"] = m.Rounds,
-                ["resultFramesSent"] = m.ResultFramesSent,
-                ["resultBytesSent"] = m.ResultBytesSent,
-                ["resultBytesReceived"] = m.ResultBytesReceived,
-                ["lateResults"] = m.LateResults,
-                ["incomplete"] = m.Incomplete,
-                ["malformed"] = m.Malformed,
-                ["dropped"] = m.Dropped,
-                ["queriesAsked"] = monitor.Running,
-            };
-        }
-        if (host.GetService<JobControlService>() is { } jobs)
-        {
-            counters["jobControl"] = new Dictionary<string, long>(StringComparer.Ordinal)
-            {
-                ["coordinated"] = jobs.CoordinatedJobs.Count,
-                ["copiesKept"] = jobs.RecordCopies,
-                ["takeovers"] = jobs.Takeovers,
-                ["coordinatorChanges"] = jobs.CoordinatorChanges,
-                ["malformed"] = jobs.MalformedFrames,
-                ["gaveUp"] = jobs.GaveUpMessages,
-                ["retries"] = jobs.RetriedMessages,
-            };
-        }
         if (_streams is { } streams)
         {
             counters["streams"] = new Dictionary<string, long>(StringComparer.Ordinal)
@@ -484,6 +428,7 @@ public sealed class CamdoopNode : IDisposable
                 ["sessions"] = view.Sessions.Count,
                 ["notFound"] = view.NotFound,
                 ["standingQueries"] = view.Queries.Count,
+                ["scrapes"] = view.Scrapes,
             };
         }
         return new NodeStatus
@@ -498,56 +443,17 @@ public sealed class CamdoopNode : IDisposable
             Web = Web?.Server is { } webServer ? $"https://{webServer.EndPoint}/" : null,
             Links = links,
             LinksUp = up,
-            ReachableServers = routing.ReachableCount,
+            ReachableServers = host.GetService<KeyRoutingService>()!.ReachableCount,
             Counters = counters,
         };
     }
 
-    private static Dictionary<string, long> NodeCounterValues(NodeHost host, NodeEventLoop loop)
-    {
-        var c = host.Counters;
-        var values = new Dictionary<string, long>(StringComparer.Ordinal)
-        {
-            ["framesRejected"] = c.TotalRejected,
-            ["framesForwarded"] = c.FramesForwarded,
-            ["forwardDropped"] = c.ForwardDropped,
-            ["queueFull"] = c.QueueFull,
-            ["queueFlushed"] = c.QueueFlushed,
-            ["sentOnDownLink"] = c.SentOnDownLink,
-            ["serviceFaults"] = c.ServiceFaults,
-            ["loopFaults"] = loop.Faults,
-            ["wiringErrors"] = host.Monitor.WiringErrors,
-            ["malformedBeacons"] = host.Monitor.MalformedBeacons,
-        };
-        for (int i = 1; i < FrameErrors.Count; i++)
-        {
-            var error = (FrameError)i;
-            values["rejected" + error] = c.RejectedFor(error);
-        }
-        return values;
-    }
-
-    /// <summary>Shuffle frames dropped as malformed, one counter per reason ("malformedBadCount", ...).</summary>
-    private static void AddMalformedByReason(Dictionary<string, long> values, ShuffleCounters c)
-    {
-        for (int i = 1; i < c.Malformed.Length; i++)
-        {
-            values["malformed" + (WireError)i] = c.Malformed[i];
-        }
-    }
-
-    private static Dictionary<string, long> RoutingCounterValues(KeyRoutingCounters r) => new(StringComparer.Ordinal)
-    {
-        ["originated"] = r.Originated,
-        ["forwarded"] = r.Forwarded,
-        ["delivered"] = r.Delivered,
-        ["droppedNoRoute"] = r.DroppedNoRoute,
-        ["droppedTtl"] = r.DroppedTtl,
-        ["droppedForward"] = r.DroppedForward,
-        ["malformedControl"] = r.MalformedControl,
-        ["recomputations"] = r.Recomputations,
-    };
-
     private string DescribePorts() =>
         string.Join(", ", Ports.All.ToArray().Select(p => $"{p.Name()}={_settings.Interfaces[(int)p] ?? "-"}"));
+
+    /// <summary>The metrics table of a real node: its whole status, read on the event loop when a round asks.</summary>
+    private sealed class StatusMetricSource(CamdoopNode node) : IMetricSource
+    {
+        public void Read(List<MetricSample> samples) => samples.AddRange(NodeStatusMetrics.Read(node.BuildStatus("running")));
+    }
 }

@@ -36,7 +36,7 @@ public sealed record NodeStatus
     /// <summary>Servers reachable over live links in this server's link-state view, itself included.</summary>
     public int ReachableServers { get; init; }
 
-    /// <summary>Counter groups by owner: "node" (runtime), "routing", "ping", "chunkStore", "frontEnd", ...</summary>
+    /// <summary>Counter groups by owner: "node" (runtime), "process", "routing", "ping", "chunkStore", "frontEnd", ...</summary>
     public required IReadOnlyDictionary<string, IReadOnlyDictionary<string, long>> Counters { get; init; }
 
     public static NodeStatus? TryRead(string path)
@@ -88,6 +88,12 @@ public sealed record LinkStatus
     public long BytesSent { get; init; }
 
     public long BytesReceived { get; init; }
+
+    /// <summary>Frames dropped at the port: forwarded frames refused (full transit queue, expired TTL) and frames flushed when the link went down.</summary>
+    public long Drops { get; init; }
+
+    /// <summary>Nanoseconds during which frames waited for the link: the time it was the bottleneck.</summary>
+    public long BusyNs { get; init; }
 
     /// <summary>Frames the kernel dropped because the link's receive buffer (socket buffer or capture ring) was full.</summary>
     public long KernelDrops { get; init; }

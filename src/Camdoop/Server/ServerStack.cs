@@ -5,6 +5,7 @@ using Camdoop.KeyRouting;
 using Camdoop.MapReduce.DirectShuffle;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Service;
+using Camdoop.Monitoring.Metrics;
 using Camdoop.Monitoring.Service;
 using Camdoop.Monitoring.Tables;
 using Camdoop.Runtime.Node;
@@ -29,6 +30,9 @@ public sealed record ServerStackOptions
 
     /// <summary>What the monitoring tables report of the server's process (a real node's); null: nothing.</summary>
     public IServerStatsSource? ProcessStats { get; init; }
+
+    /// <summary>What the metrics table reports of the server (a real node's whole status); null: its stack's counters.</summary>
+    public IMetricSource? Metrics { get; init; }
 
     /// <summary>Byte streams to the other servers over a switch network, for TCP Camdoop jobs; null: none (such jobs fail here).</summary>
     public IStreamTransport? Streams { get; init; }
@@ -101,7 +105,7 @@ public sealed class ServerStack
             },
             options.JobControl);
         host.Register(jobControl);
-        var monitor = new MonitorService(new CamdoopJobSource(camdoop, direct), options.ProcessStats, new ChunkStoreStorageSource(store));
+        var monitor = new MonitorService(new CamdoopJobSource(camdoop, direct), options.ProcessStats, new ChunkStoreStorageSource(store), options.Metrics ?? new ServerMetricSource(host));
         host.Register(monitor);
         return new ServerStack(jobControl)
         {

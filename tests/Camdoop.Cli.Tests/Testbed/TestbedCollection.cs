@@ -10,7 +10,8 @@ namespace Camdoop.Cli.Tests.Testbed;
 /// <para>
 /// In use: cdr 206 (failures), cdz 212 (front door), cdm 217 (monitoring), cdw 220 (web view), cdl 219 (limits),
 /// cdp 207 (pcap), cdu 211 (durability), cde 205 (end to end), cdk 213 (operator), cdtl 203, cdtc 204, cdtq 208
-/// and cdtr 209 (life cycle), cdtn 201 (network), cdrr 214 (re-replication), cdst 234 (streaming jobs).
+/// and cdtr 209 (life cycle), cdtn 201 (network), cdrr 214 (re-replication), cdst 234 (streaming jobs),
+/// cdmx 235 (metrics).
 /// </para>
 /// </summary>
 [CollectionDefinition(Name)]

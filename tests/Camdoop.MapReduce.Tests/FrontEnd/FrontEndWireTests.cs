@@ -169,6 +169,12 @@ public class FrontEndWireTests
         yield return new WebLoginReply { Id = 23, Code = new string('c', 64), Port = 7080, ExpiresInSeconds = 60, SessionSeconds = 28_800 };
         yield return new WebRevokeRequest { Id = 24 };
         yield return new WebRevokeReply { Id = 24, Sessions = 3, LoginCodes = 1, Port = 7080 };
+        yield return new MetricsRequest { Id = 40 };
+        yield return new MetricsReply { Id = 40, Bytes = 361_707, Servers = 26, ServersInCube = 27, MergeNs = 301_142_635 };
+        yield return new MetricsTokenRequest { Id = 41, Days = 366 };
+        yield return new MetricsTokenReply { Id = 41, Token = new string('d', 64), Port = 7080, ExpiresUnixSeconds = 1_800_000_000 };
+        yield return new MetricsRevokeRequest { Id = 42 };
+        yield return new MetricsRevokeReply { Id = 42, Tokens = 2, Port = 7080 };
         yield return new RequestEnvelope { Op = "hello", Id = -1 };
         yield return ReplyEnvelope.Failure(14, "unknown dataset 'x'");
     }
@@ -235,7 +241,7 @@ public class FrontEndWireTests
         var requestTypes = typeof(FrontEndRequest).Assembly.GetTypes()
             .Where(t => typeof(FrontEndRequest).IsAssignableFrom(t) && !t.IsAbstract)
             .ToList();
-        Assert.Equal(22, requestTypes.Count);
+        Assert.Equal(25, requestTypes.Count);
         foreach (var type in requestTypes)
         {
             var request = (FrontEndRequest)Activator.CreateInstance(type)!;

@@ -87,7 +87,7 @@ public sealed class QueryParserTests
     }
 
     [Theory]
-    [InlineData("select port from flows every 1s", "unknown table 'flows': the tables are links, services, jobs, servers, storage")]
+    [InlineData("select port from flows every 1s", "unknown table 'flows': the tables are links, services, jobs, servers, storage, metrics")]
     [InlineData("select colour from links every 1s", "unknown column 'colour' in table links: its columns are server, port,")]
     [InlineData("select count(*) from jobs where speed > 1 every 1s", "unknown column 'speed' in table jobs")]
     [InlineData("select count(*) from jobs group by colour every 1s", "unknown column 'colour' in table jobs")]

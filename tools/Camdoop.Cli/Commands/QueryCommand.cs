@@ -14,7 +14,7 @@ public static class QueryCommand
         new Command("query", "Ask the whole cube a monitoring query and print its result every interval, merged over a tree to the front-end's server.")
         {
             Details = "QUERY is select COLUMNS from TABLE [where CONDITION] [group by COLUMNS] [top K by COLUMN] every INTERVAL,\n" +
-                      "over the tables links, services, jobs, servers and storage (docs/monitoring.md lists their columns).\n" +
+                      "over the tables links, services, jobs, servers, storage and metrics (docs/monitoring.md lists their columns).\n" +
                       "Without --once or --rounds it runs until interrupted. With --once or --rounds N the every clause may\n" +
                       "be left out: the rounds are then " + QueryParser.DefaultInterval + " apart.",
         }

@@ -27,6 +27,7 @@ public static class RootCommand
         root.Add(PingCommand.Create());
         root.Add(QueryCommand.Create());
         root.Add(WebCommand.Create());
+        root.Add(MetricsCommand.Create());
         root.Add(CertsCommand.Create());
         root.Add(LimitCommand.Create());
         root.Add(SubmitCommand.Create());

@@ -7,11 +7,13 @@ namespace Camdoop.FrontEnd.Web;
 
 /// <summary>
 /// Who may see the web view: one-time login codes, handed to front-end clients (`camdoop web`), and the browser
-/// sessions they open. A code is 32 random bytes, good once within <see cref="CodeLifetime"/>; a session is 32
-/// random bytes more, carried in a cookie, good for <see cref="SessionLifetime"/> from its login (an absolute
-/// lifetime: polling does not extend it) or until it logs out or <see cref="RevokeAll"/> ends it. Only the SHA-256
-/// of a code or a session id is kept, so a copy of this process's memory opens nothing, and an id presented is
-/// compared with the one kept in constant time. Safe to call from any thread; never blocks on I/O.
+/// sessions they open; and the bearer tokens of metrics scrapers (`camdoop metrics --token`), which open /metrics
+/// only. A code is 32 random bytes, good once within <see cref="CodeLifetime"/>; a session is 32 random bytes more,
+/// carried in a cookie, good for <see cref="SessionLifetime"/> from its login (an absolute lifetime: polling does not
+/// extend it) or until it logs out or <see cref="RevokeAll"/> ends it; a scrape token is 32 random bytes good for the
+/// days it was issued for, or until <see cref="RevokeScrapeTokens"/>. Only the SHA-256 of a code, a session id or a
+/// token is kept, so a copy of this process's memory opens nothing, and one presented is compared with the one kept
+/// in constant time. Safe to call from any thread; never blocks on I/O.
 /// </summary>
 public sealed class WebSessions
 {
@@ -23,6 +25,12 @@ public sealed class WebSessions
 
     /// <summary>Codes remembered at once, at most: the oldest gives way.</summary>
     public const int MaxCodes = 256;
+
+    /// <summary>Scrape tokens at once, at most: the one that expires first gives way.</summary>
+    public const int MaxScrapeTokens = 64;
+
+    /// <summary>The longest a scrape token may last.</summary>
+    public static readonly TimeSpan MaxScrapeTokenLifetime = TimeSpan.FromDays(366);
 
     /// <summary>How long a session lasts unless told otherwise: a working day.</summary>
     public static readonly TimeSpan DefaultSessionLifetime = TimeSpan.FromHours(8);
@@ -39,6 +47,7 @@ public sealed class WebSessions
     private readonly Lock _gate = new();
     private readonly Dictionary<ulong, Entry> _codes = [];
     private readonly Dictionary<ulong, Entry> _sessions = [];
+    private readonly Dictionary<ulong, Entry> _scrapeTokens = [];
 
     /// <param name="sessionLifetime">How long a session lasts from its login (null: <see cref="DefaultSessionLifetime"/>).</param>
     /// <param name="clock">The clock expiry is measured on (null: the system's).</param>
@@ -151,7 +160,8 @@ public sealed class WebSessions
 
     /// <summary>
     /// Ends every session and forgets every unused login code: whoever could see the view must log in again with a
-    /// new code. The cluster's keys and certificates stay as they are.
+    /// new code. The cluster's keys and certificates stay as they are, and so do scrape tokens (a scraper is no
+    /// browser; <see cref="RevokeScrapeTokens"/> voids them).
     /// </summary>
     public WebRevocation RevokeAll()
     {
@@ -166,12 +176,68 @@ public sealed class WebSessions
         }
     }
 
+    /// <summary>Scrape tokens that are live now.</summary>
+    public int ScrapeTokenCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                Sweep(_clock.GetUtcNow());
+                return _scrapeTokens.Count;
+            }
+        }
+    }
+
+    /// <summary>A new bearer token for /metrics, good for <paramref name="lifetime"/>: 64 lower-case hex digits, and when it expires.</summary>
+    public (string Token, DateTimeOffset Expires) IssueScrapeToken(TimeSpan lifetime)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(lifetime, TimeSpan.FromSeconds(1));
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(lifetime, MaxScrapeTokenLifetime);
+        lock (_gate)
+        {
+            var now = _clock.GetUtcNow();
+            Sweep(now);
+            if (_scrapeTokens.Count >= MaxScrapeTokens)
+            {
+                RemoveOldest(_scrapeTokens, _ => true);
+            }
+            var expires = now + lifetime;
+            return (Add(_scrapeTokens, expires), expires);
+        }
+    }
+
+    /// <summary>Whether <paramref name="token"/> is a live scrape token.</summary>
+    public bool IsScrapeToken(string? token)
+    {
+        if (!TryHash(token, out var hash))
+        {
+            return false;
+        }
+        lock (_gate)
+        {
+            return TryFind(_scrapeTokens, hash, out _, out var entry) && entry.Expires > _clock.GetUtcNow();
+        }
+    }
+
+    /// <summary>Voids every scrape token; how many were live. Sessions and login codes stay.</summary>
+    public int RevokeScrapeTokens()
+    {
+        lock (_gate)
+        {
+            var now = _clock.GetUtcNow();
+            int live = _scrapeTokens.Values.Count(t => t.Expires > now);
+            _scrapeTokens.Clear();
+            return live;
+        }
+    }
+
     /// <summary>The hashes kept, for tests: never a code or a session id itself.</summary>
     internal IReadOnlyList<byte[]> StoredHashes()
     {
         lock (_gate)
         {
-            return [.. _codes.Values.Select(e => e.Hash), .. _sessions.Values.Select(e => e.Hash)];
+            return [.. _codes.Values.Select(e => e.Hash), .. _sessions.Values.Select(e => e.Hash), .. _scrapeTokens.Values.Select(e => e.Hash)];
         }
     }
 
@@ -232,6 +298,13 @@ public sealed class WebSessions
             if (session.Expires <= now)
             {
                 _sessions.Remove(key);
+            }
+        }
+        foreach (var (key, token) in _scrapeTokens)
+        {
+            if (token.Expires <= now)
+            {
+                _scrapeTokens.Remove(key);
             }
         }
         foreach (var (key, code) in _codes)

@@ -1,19 +1,22 @@
 using System.Globalization;
 using System.Net;
 using System.Security.Cryptography.X509Certificates;
+using System.Text;
+using Camdoop.Monitoring.Metrics;
 using Camdoop.Monitoring.Queries;
 using Microsoft.AspNetCore.Http;
 
 namespace Camdoop.FrontEnd.Web;
 
 /// <summary>
-/// The live web view a front-end serves (its routes): the page and its script and style, a login form, and two JSON
+/// The live web view a front-end serves (its routes): the page and its script and style, a login form, two JSON
 /// endpoints the page polls every second: /api/state (the cube's servers, links, jobs and storage) and
-/// /api/query?q=TEXT (the latest round of any monitoring query). Every route but the login and its assets needs a
-/// live session (<see cref="WebSessions"/>): a browser opens one with a login code (GET /login?code=C, as
-/// `camdoop web` prints, or the login form) and ends it with POST /logout; a request without one gets 401 and is
-/// counted. The data comes from the monitoring service's cube-wide queries only (<see cref="StandingQueries"/>),
-/// asked from this server.
+/// /api/query?q=TEXT (the latest round of any monitoring query), and /metrics, the whole cube's metrics for
+/// Prometheus. Every route but the login and its assets needs a live session (<see cref="WebSessions"/>): a browser
+/// opens one with a login code (GET /login?code=C, as `camdoop web` prints, or the login form) and ends it with POST
+/// /logout; /metrics also opens to a scrape token (Authorization: Bearer, from `camdoop metrics --token`). A request
+/// without either gets 401 and is counted. The data comes from the monitoring service's cube-wide queries only
+/// (<see cref="StandingQueries"/>, <see cref="CubeMetrics"/>), asked from this server.
 /// </summary>
 public sealed class WebView : IWebLogins, IDisposable
 {
@@ -26,6 +29,7 @@ public sealed class WebView : IWebLogins, IDisposable
     private long _unauthorized;
     private long _notFound;
     private long _logins;
+    private long _scrapes;
 
     public WebView(FrontEndNode node, WebSessions? sessions = null, StandingQueries? queries = null)
     {
@@ -42,6 +46,9 @@ public sealed class WebView : IWebLogins, IDisposable
 
     /// <summary>Successful logins (sessions opened).</summary>
     public long Logins => Interlocked.Read(ref _logins);
+
+    /// <summary>Expositions served at /metrics.</summary>
+    public long Scrapes => Interlocked.Read(ref _scrapes);
 
     public StandingQueries Queries => _queries;
 
@@ -79,6 +86,10 @@ public sealed class WebView : IWebLogins, IDisposable
         return (revoked.Sessions, revoked.LoginCodes);
     }
 
+    (string Token, DateTimeOffset Expires) IWebLogins.IssueScrapeToken(TimeSpan lifetime) => Sessions.IssueScrapeToken(lifetime);
+
+    int IWebLogins.RevokeScrapeTokens() => Sessions.RevokeScrapeTokens();
+
     public Task HandleAsync(HttpContext context)
     {
         ArgumentNullException.ThrowIfNull(context);
@@ -114,6 +125,8 @@ public sealed class WebView : IWebLogins, IDisposable
                 return Logout(request);
             case (not "GET", _):
                 return WebViewResponse.Error(405, $"method {request.Method} is not served here");
+            case (_, "/metrics"):
+                return await MetricsAsync(request).ConfigureAwait(false);
         }
         if (!Sessions.IsLive(request.Cookies[WebSessions.CookieName]))
         {
@@ -175,6 +188,45 @@ public sealed class WebView : IWebLogins, IDisposable
     {
         Interlocked.Increment(ref _notFound);
         return WebViewResponse.Error(404, $"nothing at {Truncate(path)}");
+    }
+
+    /// <summary>
+    /// The cube's Prometheus exposition, for a live session or a scrape token; a scraper without either gets 401
+    /// with a Bearer challenge.
+    /// </summary>
+    private async Task<WebViewResponse> MetricsAsync(HttpRequest request)
+    {
+        if (!Sessions.IsLive(request.Cookies[WebSessions.CookieName]) && !Sessions.IsScrapeToken(BearerToken(request)))
+        {
+            Interlocked.Increment(ref _unauthorized);
+            return WebViewResponse.Text(401, "a scrape token is needed ('camdoop metrics --token' makes one), or a session") with
+            {
+                Headers = [("WWW-Authenticate", "Bearer realm=\"camdoop\"")],
+            };
+        }
+        if (_node.Metrics is not { } metrics)
+        {
+            return WebViewResponse.Error(503, $"server {_node.Loop.Host.Self} does not run the monitoring service");
+        }
+        CubeExposition exposition;
+        try
+        {
+            exposition = await metrics.ScrapeAsync().ConfigureAwait(false);
+        }
+        catch (Wire.FrontEndException e)
+        {
+            return WebViewResponse.Error(503, e.Message);
+        }
+        Interlocked.Increment(ref _scrapes);
+        return new WebViewResponse(200, PrometheusText.ContentType, Encoding.UTF8.GetBytes(exposition.Text));
+    }
+
+    /// <summary>The token of an "Authorization: Bearer TOKEN" header, or null.</summary>
+    private static string? BearerToken(HttpRequest request)
+    {
+        string header = request.Headers.Authorization.ToString();
+        const string scheme = "Bearer ";
+        return header.StartsWith(scheme, StringComparison.OrdinalIgnoreCase) ? header[scheme.Length..].Trim() : null;
     }
 
     private async Task<WebViewResponse> StateAsync()

@@ -112,6 +112,9 @@ public sealed class FrontEndOperations
         .Add<LimitsRequest>()
         .Add<WebLoginRequest>()
         .Add<WebRevokeRequest>()
+        .Add<MetricsRequest>()
+        .Add<MetricsTokenRequest>()
+        .Add<MetricsRevokeRequest>()
         .Add<FsckRequest>()
         .Add<DecommissionRequest>();
 

@@ -1,5 +1,6 @@
 using Camdoop.Monitoring.Control;
 using Camdoop.Monitoring.Jobs;
+using Camdoop.Monitoring.Metrics;
 using Camdoop.Monitoring.Queries;
 using Camdoop.Monitoring.Storage;
 using Camdoop.Monitoring.Tables;
@@ -25,6 +26,7 @@ public sealed class MonitorService : IService
     private readonly IJobSource? _jobs;
     private readonly IServerStatsSource? _stats;
     private readonly IStorageSource? _storage;
+    private readonly IMetricSource? _metrics;
     private readonly Dictionary<(Coordinate Root, uint Query), CachedPlan> _plans = [];
     private readonly Dictionary<RoundId, PendingRound> _rounds = [];
     private readonly Dictionary<uint, RunningQuery> _asked = [];
@@ -36,14 +38,16 @@ public sealed class MonitorService : IService
 
     /// <summary>
     /// A monitoring service that reads and limits the server's MapReduce jobs through <paramref name="jobs"/> (null
-    /// on a server that runs none), the process's costs through <paramref name="stats"/> (null where there are none)
-    /// and the chunk store through <paramref name="storage"/> (null on a server without one).
+    /// on a server that runs none), the process's costs through <paramref name="stats"/> (null where there are none),
+    /// the chunk store through <paramref name="storage"/> (null on a server without one) and the metrics table
+    /// through <paramref name="metrics"/> (null: the table has no rows here).
     /// </summary>
-    public MonitorService(IJobSource? jobs, IServerStatsSource? stats = null, IStorageSource? storage = null)
+    public MonitorService(IJobSource? jobs, IServerStatsSource? stats = null, IStorageSource? storage = null, IMetricSource? metrics = null)
     {
         _jobs = jobs;
         _stats = stats;
         _storage = storage;
+        _metrics = metrics;
         for (int p = 0; p < Ports.Count; p++)
         {
             _unsent[p] = new Queue<byte[]>();
@@ -65,7 +69,7 @@ public sealed class MonitorService : IService
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
-        _tables = new NodeTables(context, _jobs, _stats, _storage);
+        _tables = new NodeTables(context, _jobs, _stats, _storage, _metrics);
     }
 
     /// <summary>This server's table rows now, as a query sees them.</summary>

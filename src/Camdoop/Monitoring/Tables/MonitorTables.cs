@@ -93,7 +93,19 @@ public static class MonitorTables
         Num("decommissioned", "servers this one holds as decommissioned (left out of placement)"),
         Num("tombstones", "tombstones of removed datasets kept here until every server applies them"));
 
-    public static IReadOnlyList<TableSchema> All { get; } = [Links, Services, Jobs, Servers, Storage];
+    /// <summary>
+    /// Every metric series of every server, as the front-end's /metrics exposes them: ungrouped it is the whole
+    /// exposition; grouped by metric (and label) it is the cube's totals, combined on path.
+    /// </summary>
+    public static TableSchema Metrics { get; } = new(
+        "metrics",
+        "one series of one server's metrics",
+        Text("server", "the server, x,y,z"),
+        Text("metric", "the metric's Prometheus name, e.g. camdoop_link_sent_bytes_total (docs/monitoring.md lists them)"),
+        Text("label", "the series' port (link metrics) or reason (per-reason counters); empty for a metric with one series"),
+        Num("value", "the series' value, in the unit its name says"));
+
+    public static IReadOnlyList<TableSchema> All { get; } = [Links, Services, Jobs, Servers, Storage, Metrics];
 
     public static TableSchema? Find(string name) =>
         All.FirstOrDefault(t => string.Equals(t.Name, name, StringComparison.OrdinalIgnoreCase));

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Camdoop.Monitoring.Jobs;
+using Camdoop.Monitoring.Metrics;
 using Camdoop.Monitoring.Storage;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
@@ -9,8 +10,8 @@ namespace Camdoop.Monitoring.Tables;
 /// <summary>
 /// Reads a server's tables from its own counters when a query asks (once per round, never per frame): the node's
 /// per-port counters, each service queue's counters, the server's MapReduce jobs (<see cref="IJobSource"/>), the
-/// process's latest costs and the chunk store's replicas and counters (<see cref="IStorageSource"/>). Rows are in
-/// <see cref="TableSchema.Columns"/> order.
+/// process's latest costs, the chunk store's replicas and counters (<see cref="IStorageSource"/>) and every metric
+/// series (<see cref="IMetricSource"/>). Rows are in <see cref="TableSchema.Columns"/> order.
 /// </summary>
 public sealed class NodeTables
 {
@@ -18,15 +19,18 @@ public sealed class NodeTables
     private readonly IJobSource? _jobs;
     private readonly IServerStatsSource? _stats;
     private readonly IStorageSource? _storage;
+    private readonly IMetricSource? _metrics;
+    private readonly List<MetricSample> _samples = [];
     private readonly string _self;
 
-    public NodeTables(INodeContext context, IJobSource? jobs, IServerStatsSource? stats, IStorageSource? storage)
+    public NodeTables(INodeContext context, IJobSource? jobs, IServerStatsSource? stats, IStorageSource? storage, IMetricSource? metrics = null)
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
         _jobs = jobs;
         _stats = stats;
         _storage = storage;
+        _metrics = metrics;
         _self = context.Self.Name;
     }
 
@@ -53,6 +57,10 @@ public sealed class NodeTables
         else if (ReferenceEquals(table, MonitorTables.Storage))
         {
             ReadStorage(rows);
+        }
+        else if (ReferenceEquals(table, MonitorTables.Metrics))
+        {
+            ReadMetrics(rows);
         }
         else
         {
@@ -159,5 +167,20 @@ public sealed class NodeTables
             s.ReplicasDropped, s.CopiesFailed, s.ServersLost, s.ScrubPasses, s.ScrubbedReplicas, s.ScrubbedBytes,
             s.CorruptFound, s.Repaired, s.Unrepairable, s.Decommissioned, s.Tombstones,
         ]);
+    }
+
+    private void ReadMetrics(List<QueryValue[]> rows)
+    {
+        if (_metrics is null)
+        {
+            return;
+        }
+        _samples.Clear();
+        _metrics.Read(_samples);
+        foreach (var sample in _samples)
+        {
+            rows.Add([_self, sample.Metric.Name, sample.Label, sample.Value]);
+        }
+        _samples.Clear();
     }
 }

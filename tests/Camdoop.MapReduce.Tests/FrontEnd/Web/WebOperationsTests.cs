@@ -14,7 +14,10 @@ using Camdoop.Runtime.Topology;
 
 namespace Camdoop.MapReduce.Tests.FrontEnd.Web;
 
-/// <summary>The front-end's "web-login" and "web-revoke", served by a session of a server with and without a web view.</summary>
+/// <summary>
+/// The front-end's "web-login", "web-revoke", "metrics-token" and "metrics-revoke", served by a session of a server
+/// with and without a web view.
+/// </summary>
 public sealed class WebOperationsTests : IDisposable
 {
     private readonly string _data = Path.Combine(Path.GetTempPath(), $"camdoop-web-ops-{Environment.ProcessId}-{Guid.NewGuid():N}");
@@ -74,10 +77,44 @@ public sealed class WebOperationsTests : IDisposable
     [Fact]
     public async Task AServerWithoutAWebViewSaysSoInOneLine()
     {
-        foreach (FrontEndRequest request in new FrontEndRequest[] { new WebLoginRequest(), new WebRevokeRequest() })
+        foreach (FrontEndRequest request in new FrontEndRequest[] { new WebLoginRequest(), new WebRevokeRequest(), new MetricsTokenRequest(), new MetricsRevokeRequest() })
         {
             var e = await Assert.ThrowsAsync<FrontEndException>(() => new FrontEndSession(_node).HandleAsync(request, new FrontEndReplies(Stream.Null, TimeSpan.FromSeconds(5), () => { }), CancellationToken.None));
             Assert.Equal("server (1,0,0) serves no web view ('webPort' in its node config)", e.Message);
+        }
+    }
+
+    [Fact]
+    public async Task AScrapeTokenLastsTheDaysAskedAndRevokingTokensLeavesSessions()
+    {
+        var session = new FrontEndSession(_node, web: _view);
+        var login = await CallAsync<WebLoginReply>(session, new WebLoginRequest());
+        Assert.True(_view.Sessions.TryLogin(login.Code, out string browser, out _));
+        var issued = await CallAsync<MetricsTokenReply>(session, new MetricsTokenRequest { Days = 7 });
+        Assert.Matches("^[0-9a-f]{64}$", issued.Token);
+        Assert.Equal(_view.Server!.EndPoint.Port, issued.Port);
+        Assert.InRange(issued.ExpiresUnixSeconds - DateTimeOffset.UtcNow.ToUnixTimeSeconds(), (7 * 86_400) - 60, 7 * 86_400);
+        Assert.True(_view.Sessions.IsScrapeToken(issued.Token));
+        // A token is no session, and a session no token.
+        Assert.False(_view.Sessions.IsLive(issued.Token));
+        Assert.False(_view.Sessions.IsScrapeToken(browser));
+        var standard = await CallAsync<MetricsTokenReply>(session, new MetricsTokenRequest());
+        Assert.InRange(standard.ExpiresUnixSeconds - DateTimeOffset.UtcNow.ToUnixTimeSeconds(), (FrontEndSession.DefaultScrapeTokenDays * 86_400) - 60, FrontEndSession.DefaultScrapeTokenDays * 86_400);
+
+        var revoked = await CallAsync<MetricsRevokeReply>(session, new MetricsRevokeRequest());
+        Assert.Equal(2, revoked.Tokens);
+        Assert.False(_view.Sessions.IsScrapeToken(issued.Token));
+        Assert.True(_view.Sessions.IsLive(browser));
+        // And `camdoop web --revoke` leaves tokens be.
+        var again = await CallAsync<MetricsTokenReply>(session, new MetricsTokenRequest { Days = 1 });
+        await CallAsync<WebRevokeReply>(session, new WebRevokeRequest());
+        Assert.True(_view.Sessions.IsScrapeToken(again.Token));
+        Assert.False(_view.Sessions.IsLive(browser));
+
+        foreach (long days in new long[] { 0, 367, -1 })
+        {
+            var e = await Assert.ThrowsAsync<FrontEndException>(() => session.HandleAsync(new MetricsTokenRequest { Days = days }, new FrontEndReplies(Stream.Null, TimeSpan.FromSeconds(5), () => { }), CancellationToken.None));
+            Assert.Contains("days", e.Message, StringComparison.Ordinal);
         }
     }
 

@@ -3,7 +3,7 @@ using Camdoop.FrontEnd.Web;
 
 namespace Camdoop.MapReduce.Tests.FrontEnd.Web;
 
-/// <summary>The web view's login codes and sessions, on a clock the tests move.</summary>
+/// <summary>The web view's login codes, sessions and scrape tokens, on a clock the tests move.</summary>
 public sealed class WebSessionsTests
 {
     private readonly ManualClock _clock = new();
@@ -168,5 +168,44 @@ public sealed class WebSessionsTests
         }
         Assert.Equal(WebSessions.MaxSessions, _sessions.Count);
         Assert.False(_sessions.IsLive(oldest));
+    }
+
+    [Fact]
+    public void AScrapeTokenLastsItsLifetimeAndOpensNoSession()
+    {
+        var (token, expires) = _sessions.IssueScrapeToken(TimeSpan.FromDays(30));
+        Assert.Matches("^[0-9a-f]{64}$", token);
+        Assert.Equal(_clock.GetUtcNow() + TimeSpan.FromDays(30), expires);
+        Assert.True(_sessions.IsScrapeToken(token));
+        Assert.False(_sessions.IsLive(token));
+        Assert.False(_sessions.TryLogin(token, out _, out _));
+        Assert.Equal(1, _sessions.ScrapeTokenCount);
+        Assert.False(_sessions.IsScrapeToken(token.ToUpperInvariant()[..63] + "g"));
+        Assert.False(_sessions.IsScrapeToken(null));
+        // Only its hash is kept.
+        var hash = SHA256.HashData(Convert.FromHexString(token));
+        Assert.Contains(_sessions.StoredHashes(), s => s.AsSpan().SequenceEqual(hash));
+        Assert.DoesNotContain(_sessions.StoredHashes(), s => Convert.ToHexStringLower(s) == token);
+
+        _clock.Advance(TimeSpan.FromDays(30) - TimeSpan.FromSeconds(1));
+        Assert.True(_sessions.IsScrapeToken(token));
+        _clock.Advance(TimeSpan.FromSeconds(1));
+        Assert.False(_sessions.IsScrapeToken(token));
+        Assert.Equal(0, _sessions.ScrapeTokenCount);
+        Assert.Equal(0, _sessions.RevokeScrapeTokens());
+    }
+
+    [Fact]
+    public void ScrapeTokensAreBoundedAndTheirLifetimeIsChecked()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => _sessions.IssueScrapeToken(TimeSpan.Zero));
+        Assert.Throws<ArgumentOutOfRangeException>(() => _sessions.IssueScrapeToken(WebSessions.MaxScrapeTokenLifetime + TimeSpan.FromSeconds(1)));
+        string first = _sessions.IssueScrapeToken(TimeSpan.FromDays(1)).Token;
+        var tokens = Enumerable.Range(0, WebSessions.MaxScrapeTokens).Select(i => _sessions.IssueScrapeToken(TimeSpan.FromDays(2 + i)).Token).ToList();
+        Assert.Equal(WebSessions.MaxScrapeTokens, _sessions.ScrapeTokenCount);
+        Assert.False(_sessions.IsScrapeToken(first));
+        Assert.All(tokens, t => Assert.True(_sessions.IsScrapeToken(t)));
+        Assert.Equal(WebSessions.MaxScrapeTokens, _sessions.RevokeScrapeTokens());
+        Assert.All(tokens, t => Assert.False(_sessions.IsScrapeToken(t)));
     }
 }
