@@ -29,7 +29,8 @@ public sealed class JobTemplateTests : IDisposable
             ["NUGET_PACKAGES"] = Path.Combine(_directory, "nuget-packages"),
         };
 
-        Dotnet(environment, "pack", Path.Combine(Repository, "sdk", "Camdoop.Jobs", "Camdoop.Jobs.csproj"), "-c", "Release", "-o", packages,
+        // Packed with the user's package cache, where the solution's build restored the packages Camdoop needs.
+        Dotnet(new Dictionary<string, string>(), "pack", Path.Combine(Repository, "sdk", "Camdoop.Jobs", "Camdoop.Jobs.csproj"), "-c", "Release", "-o", packages,
                "-nologo", "-v", "q", "-nodeReuse:false", "-p:UseSharedCompilation=false");
         Dotnet(environment, "new", "install", Path.Combine(Repository, "templates", "camdoop-job"), "--debug:custom-hive", hive);
         Dotnet(environment, "new", "camdoop-job", "-n", "MyJobs", "-o", project, "--package-source", packages, "--debug:custom-hive", hive);
