@@ -86,6 +86,14 @@ public sealed class NodeCheckConfigTests : IDisposable
     }
 
     [Fact]
+    public void AMisspeltFieldIsOneLine()
+    {
+        // The node itself would take the default front-end port, 0, and run no front-end.
+        File.WriteAllText(ConfigPath, File.ReadAllText(ConfigPath).Replace("\"frontEndPort\"", "\"frontendPort\"", StringComparison.Ordinal));
+        OneLineError.Assert(Check(), $"node config {ConfigPath}: unknown field 'frontendPort', did you mean 'frontEndPort'?");
+    }
+
+    [Fact]
     public void AMissingCertificateIsOneLine()
     {
         File.Delete(Path.Combine(Certs, "node.crt"));

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Net;
 using System.Net.NetworkInformation;
+using System.Text.Json;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Hosting;
 using Camdoop.Runtime.Frames;
@@ -25,7 +26,9 @@ internal static class NodeConfigCheck
         NodeSettings settings;
         try
         {
-            settings = NodeConfig.Load(path).Validate();
+            var config = NodeConfig.Load(path);
+            RequireKnownFields(path);
+            settings = config.Validate();
         }
         catch (NodeConfigException e)
         {
@@ -51,6 +54,32 @@ internal static class NodeConfigCheck
         summary.Add(Privileges(settings));
         summary.Add($"data {settings.DataDirectory}");
         return "config OK: " + string.Join("; ", summary);
+    }
+
+    /// <summary>
+    /// A misspelt field is ignored when the node reads its config, and its default taken in silence: here it is an
+    /// error.
+    /// </summary>
+    private static void RequireKnownFields(string path)
+    {
+        var known = typeof(NodeConfig).GetProperties()
+            .Where(p => p.CanWrite)
+            .Select(p => NodeConfig.JsonOptions.PropertyNamingPolicy!.ConvertName(p.Name))
+            .ToList();
+        var options = new JsonDocumentOptions { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true };
+        using var document = JsonDocument.Parse(File.ReadAllText(path), options);
+        if (document.RootElement.ValueKind != JsonValueKind.Object)
+        {
+            throw new CliException($"node config {path} is not a JSON object");
+        }
+        foreach (var field in document.RootElement.EnumerateObject())
+        {
+            if (!known.Contains(field.Name, StringComparer.Ordinal))
+            {
+                string? meant = known.Find(k => string.Equals(k, field.Name, StringComparison.OrdinalIgnoreCase));
+                throw new CliException($"node config {path}: unknown field '{field.Name}'" + (meant is null ? "" : $", did you mean '{meant}'?"));
+            }
+        }
     }
 
     private static void RequireWritable(string what, string directory)
