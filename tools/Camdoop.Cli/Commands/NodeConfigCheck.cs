@@ -41,6 +41,18 @@ internal static class NodeConfigCheck
         {
             RequireWritable("log directory", logDirectory);
         }
+        if (File.Exists(settings.LogFile))
+        {
+            // A log left by a run as another user (root, before the service had its own) stops the node at start.
+            try
+            {
+                using var log = new FileStream(settings.LogFile, FileMode.Append, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                throw new CliException($"log file {settings.LogFile} is not writable by user {Environment.UserName}: {e.Message}");
+            }
+        }
         if (settings.JobAssemblyDirectory is { } jobs && !Directory.Exists(jobs))
         {
             throw new CliException($"job assembly directory {jobs} does not exist");
