@@ -14,10 +14,12 @@ public static class NodeCommand
         {
             Details = "The config names the server's coordinate, the torus, the interface cabled to each port, its data\n" +
                       "directory and, on the switch network, its uplink address and front-end port (see --example).\n" +
-                      "Needs root or CAP_NET_RAW. Logs to the config's log file; stops cleanly on SIGTERM or SIGINT.",
+                      "Needs root or CAP_NET_RAW. Logs to the config's log file; stops cleanly on SIGTERM or SIGINT.\n" +
+                      "With --check-config it starts nothing: it checks all the node needs, prints 'config OK: ...' or one line, exit 0 or 1.",
         }
             .Option("config", "Node config file (JSON)", "FILE")
             .Flag("example", "Print an example config and exit")
+            .Flag("check-config", "Check the config, certificates, interfaces, data directory and privileges, print one line and exit")
             .Flag("no-warm-up", "Start at once, without first running small jobs on a simulated cube to compile the job code paths")
             .Handle(Run);
 
@@ -26,6 +28,11 @@ public static class NodeCommand
         if (args.Flag("example"))
         {
             Console.Out.WriteLine(System.Text.Json.JsonSerializer.Serialize(Example, NodeConfig.JsonOptions));
+            return 0;
+        }
+        if (args.Flag("check-config"))
+        {
+            Console.Out.WriteLine(NodeConfigCheck.Run(args.Required("config")));
             return 0;
         }
         NodeSettings settings;
