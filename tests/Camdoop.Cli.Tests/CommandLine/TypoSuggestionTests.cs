@@ -24,7 +24,7 @@ public class TypoSuggestionTests
     }
 
     [Theory]
-    [InlineData("sim run --seed 1 --reducer 2", "did you mean --reducers?")]
+    [InlineData("sim run --seed 1 --reducerss 2", "did you mean --reducers?")]
     [InlineData("sim sweap", "did you mean 'sweep'?")]
     [InlineData("certs nod", "did you mean 'node'?")]
     public void ASuggestionIsOneOfTheCommandsOwnNames(string args, string expected)
