@@ -101,65 +101,16 @@ public sealed class AdmissionTests
     [Fact]
     public void AnAdmissionThatComesBeforeItsSendersJobIsKept()
     {
-        var servers = new Torus(2, 2, 2);
-        var options = new JobSimulationOptions
-        {
-            Torus = servers,
-            Settings = new SimulationSettings { BytesPerServer = 20_000 },
-            ReduceTasks = 1,
-            Mode = ShuffleMode.Tcp,
-            Network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch },
-            MapParallelism = 1,
-        };
-        using var input = JobSimulationInput.Prepare(options);
-        var description = new JobDescription
-        {
-            JobId = 0xAD,
-            Job = JobSpec.Parse("wordcount"),
-            ReduceTasks = 1,
-            Mode = ShuffleMode.Tcp,
-            Output = OutputTarget.LocalFiles(),
-        };
-        var roots = JobPlacement.For(servers, description).RootIndices;
-        var plan = new DirectPlan(servers.Count, roots);
-        int reducer = roots[0];
-        var services = new DirectShuffleService[servers.Count];
-        var completed = new List<ReduceTaskResult>();
-        string dataRoot = Directory.CreateTempSubdirectory("camdoop-early-admission-").FullName;
-        try
-        {
-            using var sim = new Simulation(new SimulationOptions { Torus = servers, Network = options.Network, DataRoot = dataRoot, Threads = 1 }, host =>
-            {
-                var transport = TcpStreamTransport.Install(host, new TcpOptions(), 16 * 1024);
-                var service = new DirectShuffleService(host, transport, new DirectShuffleOptions { ParallelFetches = 1 });
-                service.ReduceTaskCompleted += completed.Add;
-                services[servers.IndexOf(host.Self)] = service;
-            });
-            sim.Start();
-            sim.ForEachServer(h =>
-            {
-                if (h == reducer)
-                {
-                    services[h].StartJob(description, input.Job, [input.MapOutputs[h]], plan);
-                }
-            });
-            // The reducer's first admission reaches a server that has no job yet.
-            sim.RunUntil(() => false, 5_000_000L);
-            Assert.Empty(completed);
-            sim.ForEachServer(h =>
-            {
-                if (h != reducer)
-                {
-                    services[h].StartJob(description, input.Job, [input.MapOutputs[h]], plan);
-                }
-            });
-            Assert.True(sim.RunUntil(() => completed.Count == 1, 10_000_000_000L), "the job did not complete");
-            Assert.Null(services[reducer].GetJob(description.JobId)!.Failure);
-        }
-        finally
-        {
-            Directory.Delete(dataRoot, recursive: true);
-        }
+        var description = WordCountJob(0xAD);
+        using var cube = new EightServers(new DirectShuffleOptions { ParallelFetches = 1 }, description);
+        int reducer = cube.Reducer;
+        cube.StartJob(h => h == reducer);
+        // The reducer's first admission reaches a server that has no job yet.
+        cube.Sim.RunUntil(() => false, 5_000_000L);
+        Assert.Empty(cube.Completed);
+        cube.StartJob(h => h != reducer);
+        Assert.True(cube.Sim.RunUntil(() => cube.Completed.Count == 1, 10_000_000_000L), "the job did not complete");
+        Assert.Null(cube.Services[reducer].GetJob(description.JobId)!.Failure);
     }
 
     /// <summary>
@@ -172,50 +123,84 @@ public sealed class AdmissionTests
     [InlineData(false, false, 0, 14)]
     public void AJobsOwnAdmissionSettingsOverrideTheServers(bool serversPush, bool jobPushes, int jobFetches, long connections)
     {
-        var servers = new Torus(2, 2, 2);
-        var options = new JobSimulationOptions
+        var description = WordCountJob(0xAE) with { Push = jobPushes, ParallelFetches = jobFetches };
+        using var cube = new EightServers(new DirectShuffleOptions { Push = serversPush }, description);
+        cube.StartJob(_ => true);
+        Assert.True(cube.Sim.RunUntil(() => cube.Completed.Count == 1, 10_000_000_000L), "the job did not complete");
+        Assert.Equal(connections, cube.Transports.Sum(t => t.SenderTotals.Connections));
+        Assert.All(cube.Services, s => Assert.Equal(jobPushes || (serversPush && jobFetches == 0), s.GetJob(description.JobId)!.Options.Push));
+    }
+
+    private static JobDescription WordCountJob(ulong id) => new()
+    {
+        JobId = id,
+        Job = JobSpec.Parse("wordcount"),
+        ReduceTasks = 1,
+        Mode = ShuffleMode.Tcp,
+        Output = OutputTarget.LocalFiles(),
+    };
+
+    /// <summary>A 2x2x2 on a switch, each server a direct shuffle over simulated TCP, one job's map outputs ready.</summary>
+    private sealed class EightServers : IDisposable
+    {
+        private static readonly Torus Servers = new(2, 2, 2);
+        private readonly JobSimulationInput _input;
+        private readonly JobDescription _description;
+        private readonly string _dataRoot = Directory.CreateTempSubdirectory("camdoop-admission-").FullName;
+
+        public EightServers(DirectShuffleOptions direct, JobDescription description)
         {
-            Torus = servers,
-            Settings = new SimulationSettings { BytesPerServer = 20_000 },
-            ReduceTasks = 1,
-            Mode = ShuffleMode.Tcp,
-            Network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch },
-            MapParallelism = 1,
-        };
-        using var input = JobSimulationInput.Prepare(options);
-        var description = new JobDescription
-        {
-            JobId = 0xAE,
-            Job = JobSpec.Parse("wordcount"),
-            ReduceTasks = 1,
-            Mode = ShuffleMode.Tcp,
-            Output = OutputTarget.LocalFiles(),
-            Push = jobPushes,
-            ParallelFetches = jobFetches,
-        };
-        var plan = new DirectPlan(servers.Count, JobPlacement.For(servers, description).RootIndices);
-        var services = new DirectShuffleService[servers.Count];
-        var transports = new TcpStreamTransport[servers.Count];
-        var completed = new List<ReduceTaskResult>();
-        string dataRoot = Directory.CreateTempSubdirectory("camdoop-job-admission-").FullName;
-        try
-        {
-            using var sim = new Simulation(new SimulationOptions { Torus = servers, Network = options.Network, DataRoot = dataRoot, Threads = 1 }, host =>
+            var network = new SwitchedNetworkOptions { Kind = NetworkKind.Switch };
+            _input = JobSimulationInput.Prepare(new JobSimulationOptions
             {
-                int index = servers.IndexOf(host.Self);
-                transports[index] = TcpStreamTransport.Install(host, new TcpOptions(), 16 * 1024);
-                services[index] = new DirectShuffleService(host, transports[index], new DirectShuffleOptions { Push = serversPush });
-                services[index].ReduceTaskCompleted += completed.Add;
+                Torus = Servers,
+                Settings = new SimulationSettings { BytesPerServer = 20_000 },
+                ReduceTasks = 1,
+                Mode = ShuffleMode.Tcp,
+                Network = network,
+                MapParallelism = 1,
             });
-            sim.Start();
-            sim.ForEachServer(h => services[h].StartJob(description, input.Job, [input.MapOutputs[h]], plan));
-            Assert.True(sim.RunUntil(() => completed.Count == 1, 10_000_000_000L), "the job did not complete");
-            Assert.Equal(connections, transports.Sum(t => t.SenderTotals.Connections));
-            Assert.All(services, s => Assert.Equal(jobPushes || (serversPush && jobFetches == 0), s.GetJob(description.JobId)!.Options.Push));
+            _description = description;
+            var roots = JobPlacement.For(Servers, description).RootIndices;
+            Reducer = roots[0];
+            Plan = new DirectPlan(Servers.Count, roots);
+            Sim = new Simulation(new SimulationOptions { Torus = Servers, Network = network, DataRoot = _dataRoot, Threads = 1 }, host =>
+            {
+                int index = Servers.IndexOf(host.Self);
+                Transports[index] = TcpStreamTransport.Install(host, new TcpOptions(), 16 * 1024);
+                Services[index] = new DirectShuffleService(host, Transports[index], direct);
+                Services[index].ReduceTaskCompleted += Completed.Add;
+            });
+            Sim.Start();
         }
-        finally
+
+        public Simulation Sim { get; }
+
+        public DirectPlan Plan { get; }
+
+        /// <summary>The host of the job's one reduce task.</summary>
+        public int Reducer { get; }
+
+        public DirectShuffleService[] Services { get; } = new DirectShuffleService[Servers.Count];
+
+        public TcpStreamTransport[] Transports { get; } = new TcpStreamTransport[Servers.Count];
+
+        public List<ReduceTaskResult> Completed { get; } = [];
+
+        /// <summary>Starts the job on the servers <paramref name="which"/> picks.</summary>
+        public void StartJob(Func<int, bool> which) => Sim.ForEachServer(h =>
         {
-            Directory.Delete(dataRoot, recursive: true);
+            if (which(h))
+            {
+                Services[h].StartJob(_description, _input.Job, [_input.MapOutputs[h]], Plan);
+            }
+        });
+
+        public void Dispose()
+        {
+            Sim.Dispose();
+            _input.Dispose();
+            Directory.Delete(_dataRoot, recursive: true);
         }
     }
 
