@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Net;
 using System.Net.Http.Headers;
-using System.Net.Security;
 using System.Security.Cryptography.X509Certificates;
 using System.Text.Json.Nodes;
 using Camdoop.Cli.Tests.Support;
@@ -168,30 +167,7 @@ public sealed class MetricsTestbedTests(MetricsCube cube, ITestOutputHelper outp
     private HttpClient Client()
     {
         var authority = X509CertificateLoader.LoadCertificateFromFile(Path.Combine(cube.State.ClientCerts!, "ca.crt"));
-        return new HttpClient(new SocketsHttpHandler
-        {
-            UseCookies = false,
-            AllowAutoRedirect = false,
-            SslOptions = new SslClientAuthenticationOptions
-            {
-                RemoteCertificateValidationCallback = (_, certificate, _, errors) =>
-                {
-                    if (certificate is null || errors.HasFlag(SslPolicyErrors.RemoteCertificateNameMismatch))
-                    {
-                        return false;
-                    }
-                    using var chain = new X509Chain();
-                    chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
-                    chain.ChainPolicy.CustomTrustStore.Add(authority);
-                    chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
-                    using var presented = X509CertificateLoader.LoadCertificate(certificate.GetRawCertData());
-                    return chain.Build(presented);
-                },
-            },
-        })
-        {
-            Timeout = TimeSpan.FromSeconds(60),
-        };
+        return CaTrustingHttpClient.Create(authority, TimeSpan.FromSeconds(60));
     }
 
     private static async Task<HttpResponseMessage> GetAsync(HttpClient http, string url, string token)

@@ -1,8 +1,8 @@
 using System.Net;
-using System.Net.Security;
 using System.Net.Sockets;
 using System.Security.Cryptography.X509Certificates;
 using Camdoop.ChunkStore;
+using Camdoop.Cli.Tests.Support;
 using Camdoop.FrontEnd;
 using Camdoop.Hosting;
 using Camdoop.Records;
@@ -60,31 +60,7 @@ public sealed class OneNode : IDisposable
     {
         using var client = TestCredentials.Client;
         var authority = X509CertificateLoader.LoadCertificate(client.Authority.RawData);
-        return new HttpClient(new SocketsHttpHandler
-        {
-            UseCookies = false,
-            AllowAutoRedirect = false,
-            SslOptions = new SslClientAuthenticationOptions
-            {
-                RemoteCertificateValidationCallback = (_, certificate, _, errors) =>
-                {
-                    if (certificate is null || errors.HasFlag(SslPolicyErrors.RemoteCertificateNameMismatch))
-                    {
-                        return false;
-                    }
-                    using var chain = new X509Chain();
-                    chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
-                    chain.ChainPolicy.CustomTrustStore.Add(authority);
-                    chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
-                    using var presented = X509CertificateLoader.LoadCertificate(certificate.GetRawCertData());
-                    return chain.Build(presented);
-                },
-            },
-        })
-        {
-            BaseAddress = new Uri($"https://{Node.Web!.Server!.EndPoint}/"),
-            Timeout = TimeSpan.FromSeconds(30),
-        };
+        return CaTrustingHttpClient.Create(authority, TimeSpan.FromSeconds(30), new Uri($"https://{Node.Web!.Server!.EndPoint}/"));
     }
 
     /// <summary>Stores <paramref name="bytes"/> as a chunk of this server's store, as a replica write would.</summary>

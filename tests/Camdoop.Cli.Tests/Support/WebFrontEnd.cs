@@ -1,6 +1,4 @@
 using System.Net;
-using System.Net.Security;
-using System.Security.Cryptography.X509Certificates;
 using System.Text.Json;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
@@ -64,15 +62,7 @@ internal sealed class WebFrontEnd : IDisposable
     public string Url => $"https://{View.Server!.EndPoint}/";
 
     /// <summary>An HTTPS client that trusts this cluster's CA, keeps no cookies and follows no redirect.</summary>
-    public HttpClient Browser() => new(new SocketsHttpHandler
-    {
-        UseCookies = false,
-        AllowAutoRedirect = false,
-        SslOptions = new SslClientAuthenticationOptions { RemoteCertificateValidationCallback = (_, certificate, _, errors) => Trusts(certificate, errors) },
-    })
-    {
-        Timeout = TimeSpan.FromSeconds(30),
-    };
+    public HttpClient Browser() => CaTrustingHttpClient.Create(_credentials.Authority, TimeSpan.FromSeconds(30));
 
     public void Dispose()
     {
@@ -81,19 +71,5 @@ internal sealed class WebFrontEnd : IDisposable
         _loop.Dispose();
         _credentials.Dispose();
         Directory.Delete(_directory, recursive: true);
-    }
-
-    private bool Trusts(X509Certificate? certificate, SslPolicyErrors errors)
-    {
-        if (certificate is null || errors.HasFlag(SslPolicyErrors.RemoteCertificateNameMismatch))
-        {
-            return false;
-        }
-        using var chain = new X509Chain();
-        chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
-        chain.ChainPolicy.CustomTrustStore.Add(_credentials.Authority);
-        chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
-        using var presented = X509CertificateLoader.LoadCertificate(certificate.GetRawCertData());
-        return chain.Build(presented);
     }
 }
