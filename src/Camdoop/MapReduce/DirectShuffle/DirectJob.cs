@@ -160,8 +160,7 @@ public sealed class DirectJob
     public int StreamsDone => _senders.Count(s => s.IsAbandoned || s.IsDelivered) + _vertices.Count(v => v.Abandoned || v.IsDelivered);
 
     /// <summary>Every stream delivered and every reduce task rooted here written.</summary>
-    public bool IsFinished => _senders.All(s => s.IsAbandoned || s.IsDelivered) && _vertices.All(v => v.Abandoned || v.IsDelivered)
-        && _reducers.Values.All(r => r.IsFinished) && _reducerPrograms == 0;
+    public bool IsFinished => StreamsDone == Streams && _reducers.Values.All(r => r.IsFinished) && _reducerPrograms == 0;
 
     internal long Now => _service.Context.Now;
 
@@ -253,10 +252,9 @@ public sealed class DirectJob
         int bound = list.Count == expected ? Options.AdmissionBound : int.MaxValue;
         var hosts = _service.Context.Torus;
         var transport = _service.Transport;
-        var options = Options;
         var admission = new Admission(list, bound,
             (sender, tree) => new AdmissionWriter(JobId, reduceTask, tree).Send(transport, hosts.CoordinateOf(sender)),
-            options.ParallelFetches == 0 && bound != int.MaxValue ? options.AssumedBufferBytes : 0, options.InitialWindowBytes, guess);
+            Options.ParallelFetches == 0 && bound != int.MaxValue ? Options.AssumedBufferBytes : 0, Options.InitialWindowBytes, guess);
         receiver.Admission = admission;
         _admissions.Add(admission);
     }
