@@ -4,7 +4,7 @@ using System.Net.NetworkInformation;
 using System.Text.Json;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Hosting;
-using Camdoop.Runtime.Frames;
+using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Security;
 using Camdoop.Runtime.Topology;
 
@@ -171,7 +171,7 @@ internal static class NodeConfigCheck
     /// <summary>Each configured port's interface exists, with an MTU that the configured frame size fits in.</summary>
     private static string Interfaces(NodeSettings settings)
     {
-        int needed = settings.MaxFrameSize - FrameLayout.EthernetHeaderSize;
+        int needed = LinkMtu.Needed(settings.MaxFrameSize);
         var ports = new List<string>();
         foreach (var port in Ports.All)
         {
@@ -185,7 +185,7 @@ internal static class NodeConfigCheck
                 throw new CliException($"port {port.Name()}: network interface {name} does not exist");
             }
             string mtuFile = Path.Combine(sys, "mtu");
-            if (File.Exists(mtuFile) && int.TryParse(File.ReadAllText(mtuFile).Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out int mtu) && mtu < needed)
+            if (File.Exists(mtuFile) && int.TryParse(File.ReadAllText(mtuFile).Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out int mtu) && !LinkMtu.Fits(mtu, settings.MaxFrameSize))
             {
                 throw new CliException($"port {port.Name()}: interface {name} has MTU {mtu}, but {settings.MaxFrameSize}-byte frames need MTU {needed} or more " +
                                        $"(ip link set dev {name} mtu {needed}, or a smaller 'maxFrameSize')");

@@ -3,14 +3,17 @@ using Camdoop.Runtime.Frames;
 namespace Camdoop.Runtime.Links.RawEthernet;
 
 /// <summary>Whether an interface's MTU carries a link's largest frames (the MTU excludes the Ethernet header).</summary>
-internal static class LinkMtu
+public static class LinkMtu
 {
-    public static bool Fits(int mtu, int maxFrameSize) => mtu + FrameLayout.EthernetHeaderSize >= maxFrameSize;
+    public static bool Fits(int mtu, int maxFrameSize) => mtu >= Needed(maxFrameSize);
+
+    /// <summary>The least MTU that carries <paramref name="maxFrameSize"/>-byte frames.</summary>
+    public static int Needed(int maxFrameSize) => maxFrameSize - FrameLayout.EthernetHeaderSize;
 
     /// <summary>Fails with one line that says how to fix it when <paramref name="mtu"/> is too small.</summary>
     public static void Require(string interfaceName, int mtu, int maxFrameSize)
     {
-        int needed = maxFrameSize - FrameLayout.EthernetHeaderSize;
+        int needed = Needed(maxFrameSize);
         if (mtu < needed)
         {
             throw new RawEthernetException(
