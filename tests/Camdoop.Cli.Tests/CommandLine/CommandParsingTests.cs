@@ -4,12 +4,14 @@ namespace Camdoop.Cli.Tests.CommandLine;
 
 public class CommandParsingTests
 {
-    private static Command Sample(Action<ParsedArguments> capture) =>
+    /// <summary>A root with one command of every kind of option, which hands what it parsed to <paramref name="capture"/>.</summary>
+    internal static Command Sample(Action<ParsedArguments> capture) =>
         new Command("camdoop", "root").Add(
             new Command("run", "runs")
                 .Option("torus", "size", "XxYxZ", "3x3x3")
                 .Option("input-per-server", "bytes", "SIZE", "2MB")
                 .Option("link-delay", "delay", "DURATION")
+                .Option("query", "a query, repeatable", "QUERY")
                 .Flag("json", "json output")
                 .Argument("name", "a name", required: false)
                 .Handle(p =>

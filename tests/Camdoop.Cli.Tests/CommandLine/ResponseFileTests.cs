@@ -8,19 +8,7 @@ public sealed class ResponseFileTests : IDisposable
 {
     private readonly string _directory = Directory.CreateTempSubdirectory("camdoop-rsp-").FullName;
 
-    private static Command Sample(Action<ParsedArguments> capture) =>
-        new Command("camdoop", "root").Add(
-            new Command("run", "runs")
-                .Option("torus", "size", "XxYxZ", "3x3x3")
-                .Option("input-per-server", "bytes", "SIZE", "2MB")
-                .Option("query", "a query, repeatable", "QUERY")
-                .Flag("json", "json output")
-                .Argument("name", "a name", required: false)
-                .Handle(p =>
-                {
-                    capture(p);
-                    return 0;
-                }));
+    private static Command Sample(Action<ParsedArguments> capture) => CommandParsingTests.Sample(capture);
 
     [Fact]
     public void TheFilesWordsTakeItsPlace()
