@@ -90,6 +90,15 @@ if [ "$status" = 0 ]; then
     status=$others
 fi
 pcap_skipped="$(grep -cE '^\[xUnit\.net [0-9:.]+\][[:space:]]+libpcap not found' "$main_log" || true)"
+# The two streams interleave, so a failure scrolls far up; name the failed tests again at the end, with the first
+# lines of each one's message, where a reader of only the log's tail sees them.
+failed_tests="$(grep -E '^[[:space:]]+Failed [A-Za-z]' "$main_log" || true)"
+if [ -n "$failed_tests" ]; then
+    echo
+    echo "test.sh: these tests failed:"
+    echo "$failed_tests"
+    grep -E -A 6 '^[[:space:]]+Failed [A-Za-z]' "$main_log" | grep -E -A 3 'Error Message:' | head -n 60 || true
+fi
 rm -f "$main_log"
 
 # The AVX-512-off pass, with the caller's filter (if any) narrowed to the merge tests.
