@@ -84,6 +84,10 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
             Assert.Equal(FrontEndServer, first.RootElement.GetProperty("coordinator").GetString());
         }
         string firstFrontEnd = cube.FrontEnd;
+        // The status file is a snapshot taken every second: count the connections from one taken after the last
+        // client above had connected, or that client's connection is later mistaken for the waiting one's.
+        var asked = DateTime.UtcNow;
+        EmulatedCube.WaitUntil(() => cube.NodeStatusOf(FrontEndServer).UpdatedUtc > asked, "the front-end's status file was not written again");
         long connected = cube.NodeStatusOf(FrontEndServer).Counters["frontEnd"]["authenticated"];
         var waiting = Task.Run(() => CliRunner.Run(TimeSpan.FromMinutes(2), "status", jobId, "--wait", "--frontend", firstFrontEnd));
         // The kill must find the client waiting on its connection, not still starting or shaking hands.
