@@ -323,7 +323,7 @@ public static partial class JobSimulation
         Compute = options.Settings.Compute?.Rates,
         LogSink = options.LogSink,
         DataRoot = options.Settings.DataRoot ?? Path.Combine(SimulationScratch.RootFor(options), "camdoop-sim"),
-        Threads = options.SimulationThreads > 0 ? options.SimulationThreads : Environment.ProcessorCount,
+        Threads = options.SimulationThreads > 0 ? options.SimulationThreads : JobSimulationOptions.DefaultSimulationThreads(options.Torus.Count),
         // Without failures liveness beacons can be rare: they would otherwise be a third of the events. With them,
         // servers detect failures as a real node does.
         Node = options.Failures.Count > 0 || options.NodeBeacons

@@ -94,10 +94,21 @@ public sealed record JobSimulationOptions
     public int MapParallelism { get; init; }
 
     /// <summary>
-    /// Threads for the shuffle's simulation (<see cref="SimulationOptions.Threads"/>); 0 = all cores. The
-    /// results do not depend on it.
+    /// Threads for the shuffle's simulation (<see cref="SimulationOptions.Threads"/>); 0 = chosen by the cube's size
+    /// (<see cref="DefaultSimulationThreads"/>). The results do not depend on it.
     /// </summary>
     public int SimulationThreads { get; init; } = 1;
+
+    /// <summary>Cubes of at least this many servers are simulated on every core by default.</summary>
+    public const int ParallelSimulationServers = 512;
+
+    /// <summary>
+    /// The threads a simulation of <paramref name="servers"/> servers takes when none are asked for: one below
+    /// <see cref="ParallelSimulationServers"/>, where a partition's step between two synchronisations is too short
+    /// for a second thread to repay its waiting (it costs CPU and saves little time), else every core.
+    /// </summary>
+    public static int DefaultSimulationThreads(int servers) =>
+        servers >= ParallelSimulationServers ? Environment.ProcessorCount : 1;
 
     /// <summary>Give up when the shuffle has not finished after this much simulated time (ns).</summary>
     public long TimeLimit { get; init; } = 3_600L * 1_000_000_000;

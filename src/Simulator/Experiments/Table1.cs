@@ -96,7 +96,7 @@ public static class Table1
                         Verify = true,
                     },
                     ReduceTasks = r,
-                    SimulationThreads = options.Parallelism > 0 ? options.Parallelism : Environment.ProcessorCount,
+                    SimulationThreads = options.Parallelism,
                 };
                 using var input = JobSimulationInput.Prepare(jobOptions, keepInputs: true);
                 foreach (var mode in Modes)

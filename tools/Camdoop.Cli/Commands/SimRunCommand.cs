@@ -60,7 +60,7 @@ public static class SimRunCommand
             .Option("seed", "Random seed", "N", "1")
             .Option("loss", "Random frame loss rate on every link, 0..1", "RATE", "0")
             .Option("link-rate-gbps", "Link rate in Gbit/s", "RATE", "1")
-            .Option("threads", "Threads for the simulation, 0 = all cores (the results do not depend on it)", "N", "0")
+            .Option("threads", "Threads for the simulation, 0 = by the cube's size: one below 512 servers, every core from 512 (the results do not depend on it)", "N", "0")
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("map-output", "auto (memory when the input is under a sixteenth of free memory) | memory | disk (indexed run files)", "WHERE", "auto")

@@ -25,6 +25,11 @@ internal sealed class PartitionWorkers : IDisposable
     // Spin this long for the next Run before blocking.
     private static readonly long SpinTicks = Stopwatch.Frequency / 5_000; // 200 us
 
+    // Within a run, spin this long for a neighbour's horizon before blocking: a thread that waits on a busy region
+    // (the servers around a reducer) would otherwise burn its core for as long as that region takes, and on a loaded
+    // machine take the core from the very thread it waits for.
+    private static readonly long StallTicks = Stopwatch.Frequency / 50_000; // 20 us
+
     private readonly SimulationPartition[] _partitions;
     private readonly int[][] _inbound; // per partition: the partitions with a link into it
     private readonly long _lookahead;
@@ -41,6 +46,7 @@ internal sealed class PartitionWorkers : IDisposable
     private int _running;
     private int _sleepers;
     private int _driverSleeping;
+    private int _stalled; // threads blocked in a run until a partition advances
     private volatile bool _stopping;
     private long _workerCpuNanoseconds;
 
@@ -165,6 +171,7 @@ internal sealed class PartitionWorkers : IDisposable
     {
         var own = _owned[slot];
         var spin = new SpinWait();
+        long idleSince = 0;
         while (Volatile.Read(ref _remaining) > 0 && Volatile.Read(ref _error) is null)
         {
             bool advanced = false;
@@ -185,11 +192,75 @@ internal sealed class PartitionWorkers : IDisposable
             if (advanced)
             {
                 spin.Reset();
+                idleSince = 0;
+            }
+            else if (idleSince == 0)
+            {
+                idleSince = Stopwatch.GetTimestamp();
+            }
+            else if (Stopwatch.GetTimestamp() - idleSince > StallTicks)
+            {
+                WaitForProgress(bound);
+                spin.Reset();
+                idleSince = 0;
             }
             else
             {
                 // Every partition waits for a neighbour that another thread is running.
                 spin.SpinOnce(sleep1Threshold: -1);
+            }
+        }
+    }
+
+    /// <summary>Blocks until a partition could advance, the run ends or a thread failed.</summary>
+    private void WaitForProgress(long bound)
+    {
+        lock (_gate)
+        {
+            // Counted before looking (a full fence): a thread that advances after the look sees the count and pulses.
+            Interlocked.Increment(ref _stalled);
+            while (Volatile.Read(ref _remaining) > 0 && Volatile.Read(ref _error) is null && !AnyCanAdvance(bound))
+            {
+                // Timed: a pulse sent between the look and the wait is not lost for long.
+                Monitor.Wait(_gate, 1);
+            }
+            Interlocked.Decrement(ref _stalled);
+        }
+    }
+
+    /// <summary>Whether some partition, not claimed by a thread, may run further now.</summary>
+    private bool AnyCanAdvance(long bound)
+    {
+        for (int p = 0; p < _partitions.Length; p++)
+        {
+            long from = Volatile.Read(ref _horizons[p * Stride]);
+            if (from >= bound || Volatile.Read(ref _claims[p * Stride * 2]) != 0)
+            {
+                continue;
+            }
+            long limit = bound;
+            foreach (int q in _inbound[p])
+            {
+                limit = Math.Min(limit, Volatile.Read(ref _horizons[q * Stride]) + _lookahead);
+            }
+            if (limit > from)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /// <summary>After a partition advanced (or a thread failed): wakes the threads blocked in <see cref="WaitForProgress"/>.</summary>
+    private void WakeStalled()
+    {
+        // The horizon was published before this read; the fence keeps the read from passing it (see WaitForProgress).
+        Interlocked.MemoryBarrier();
+        if (Volatile.Read(ref _stalled) != 0)
+        {
+            lock (_gate)
+            {
+                Monitor.PulseAll(_gate);
             }
         }
     }
@@ -263,6 +334,7 @@ internal sealed class PartitionWorkers : IDisposable
         finally
         {
             Volatile.Write(ref claim, 0);
+            WakeStalled();
         }
     }
 
