@@ -10,14 +10,14 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.Cli.Tests.Fuzz;
 
 /// <summary>
-/// A million bad frames into one port of a live node while jobs run through it, on a 3x3x3 testbed: raw Ethernet
+/// Four hundred thousand bad frames (over 16 s) into one port of a live node while jobs run through it, on a 3x3x3 testbed: raw Ethernet
 /// frames put onto the far end of the node's -X cable (the +X interface of its neighbour, in the neighbour's
 /// namespace), so they arrive exactly as the neighbour's own would. The node never stops, counts every frame by
 /// why it was dropped, and every job's output equals the single-process reference.
 /// </summary>
 public sealed partial class FrontDoorTestbedTests
 {
-    private const int FrameCount = 1_000_000;
+    private const int FrameCount = 400_000;
 
     /// <summary>
     /// The sending rate's cap. Unpaced, a sender on two shared cores reached 30,000 frames/s and the node's socket
@@ -29,7 +29,7 @@ public sealed partial class FrontDoorTestbedTests
     private static readonly Coordinate Neighbour = new(0, 1, 1); // at the other end of the target's -X cable
 
     [RootFact]
-    public void AMillionBadFramesAreCountedByReasonWhileJobsThroughTheNodeStayExact()
+    public void ManyBadFramesAreCountedByReasonWhileJobsThroughTheNodeStayExact()
     {
         string nodeNamespace = $"{FrontDoorCube.Prefix}-1-1-1";
         string injectNamespace = $"{FrontDoorCube.Prefix}-0-1-1";
