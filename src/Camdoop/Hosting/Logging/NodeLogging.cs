@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Text.Encodings.Web;
 using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Topology;
 using Microsoft.Extensions.DependencyInjection;
@@ -68,7 +69,8 @@ public sealed class NodeLogging : IDisposable
                 options.IncludeScopes = true;
                 options.UseUtcTimestamp = true;
                 options.TimestampFormat = "yyyy-MM-dd'T'HH:mm:ss.ffffff'Z'";
-                options.JsonWriterOptions = new() { Indented = false };
+                // "+X", not "\u002BX": the line is read by people as well as shippers, and is never HTML.
+                options.JsonWriterOptions = new() { Indented = false, Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
             });
             // ...but not the console provider itself: ours writes to the log file and flushes every event.
             builder.Services.RemoveAll<ILoggerProvider>();
