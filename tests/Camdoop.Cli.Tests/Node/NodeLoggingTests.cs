@@ -106,12 +106,17 @@ public sealed class NodeLoggingTests : IDisposable
     }
 
     [Fact]
-    public void TheLogFilesDirectoryIsMadeWhenMissing()
+    public void TheLogFilesDirectoryIsMadeWhenMissingAndTheFileClosedOnDispose()
     {
         string path = Path.Combine(_directory, "not", "yet", "node.log");
-        using (var log = NodeLogging.Open(path, Server, RuntimeLogLevel.Info, NodeLogFormat.Text))
+        var log = NodeLogging.Open(path, Server, RuntimeLogLevel.Info, NodeLogFormat.Text);
+        NodeLogMessages.Stopped(log.CreateLogger("Camdoop.Node"));
+        // Held open (and locked) until disposed.
+        Assert.Throws<IOException>(() => new FileStream(path, FileMode.Open, FileAccess.ReadWrite, FileShare.None).Dispose());
+        log.Dispose();
+
+        using (new FileStream(path, FileMode.Open, FileAccess.ReadWrite, FileShare.None))
         {
-            NodeLogMessages.Stopped(log.CreateLogger("Camdoop.Node"));
         }
         Assert.EndsWith("(1,2,0) stopped", Assert.Single(File.ReadAllLines(path)), StringComparison.Ordinal);
     }
