@@ -49,9 +49,9 @@ public sealed class CamdoopNode : IDisposable
     {
         _settings = settings;
         _log = log;
-        _nodeLog = log.CreateLogger("Camdoop.Node");
-        _frontEndLog = log.CreateLogger("Camdoop.FrontEnd");
-        _webLog = log.CreateLogger("Camdoop.Web");
+        _nodeLog = log.CreateLogger(NodeProcessLogCategories.Node);
+        _frontEndLog = log.CreateLogger(NodeProcessLogCategories.FrontEnd);
+        _webLog = log.CreateLogger(NodeProcessLogCategories.Web);
         Loop = loop;
         StatusPath = Path.Combine(settings.DataDirectory, "status.json");
         _processStats = new ProcessStats(settings.DataDirectory);
