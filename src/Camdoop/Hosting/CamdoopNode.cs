@@ -4,6 +4,7 @@ using System.Text.Json;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Web;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.Hosting.Logging;
 using Camdoop.JobControl;
 using Camdoop.KeyRouting;
 using Camdoop.MapReduce.Jobs;
@@ -11,12 +12,13 @@ using Camdoop.Monitoring.Metrics;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Hosting;
 using Camdoop.Runtime.Links.RawEthernet;
-using Camdoop.Runtime.Logging;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Security;
 using Camdoop.Runtime.Topology;
 using Camdoop.Runtime.Transport.Sockets;
 using Camdoop.Server;
+using Microsoft.Extensions.Logging;
+using LogLevel = Camdoop.Runtime.Logging.LogLevel;
 
 namespace Camdoop.Hosting;
 
@@ -29,7 +31,10 @@ namespace Camdoop.Hosting;
 public sealed class CamdoopNode : IDisposable
 {
     private readonly NodeSettings _settings;
-    private readonly NodeLog _log;
+    private readonly NodeLogging _log;
+    private readonly ILogger _nodeLog;
+    private readonly ILogger _frontEndLog;
+    private readonly ILogger _webLog;
     private readonly Lock _stopLock = new();
     private readonly DateTime _startedUtc = DateTime.UtcNow;
     private Timer? _statusTimer;
@@ -40,10 +45,13 @@ public sealed class CamdoopNode : IDisposable
     private readonly NodeMeter _meter;
     private bool _stopped;
 
-    private CamdoopNode(NodeSettings settings, NodeLog log, NodeEventLoop loop)
+    private CamdoopNode(NodeSettings settings, NodeLogging log, NodeEventLoop loop)
     {
         _settings = settings;
         _log = log;
+        _nodeLog = log.CreateLogger(NodeProcessLogCategories.Node);
+        _frontEndLog = log.CreateLogger(NodeProcessLogCategories.FrontEnd);
+        _webLog = log.CreateLogger(NodeProcessLogCategories.Web);
         Loop = loop;
         StatusPath = Path.Combine(settings.DataDirectory, "status.json");
         _processStats = new ProcessStats(settings.DataDirectory);
@@ -81,16 +89,15 @@ public sealed class CamdoopNode : IDisposable
     {
         ArgumentNullException.ThrowIfNull(settings);
         Directory.CreateDirectory(settings.DataDirectory);
-        Directory.CreateDirectory(Path.GetDirectoryName(settings.LogFile)!);
-        var log = NodeLog.ToFile(settings.LogFile, settings.LogLevel);
+        var log = NodeLogging.Open(settings.LogFile, settings.Self, settings.LogLevel, settings.LogFormat);
         var pool = new FramePool(1024);
-        var loop = new NodeEventLoop(driver => new NodeHost(settings.Self, settings.Torus, driver, pool, settings.Node), log);
+        var loop = new NodeEventLoop(driver => new NodeHost(settings.Self, settings.Torus, driver, pool, settings.Node), log.Runtime);
         var node = new CamdoopNode(settings, log, loop);
         try
         {
             node.RegisterServices();
             node.OpenLinks(pool);
-            log.Write(settings.Self, LogLevel.Info, $"starting: torus {settings.Torus}, pid {Environment.ProcessId}, data {settings.DataDirectory}, link driver {settings.LinkDriver.Name()}, ports {node.DescribePorts()}");
+            NodeLogMessages.Starting(node._nodeLog, settings.Torus.ToString(), Environment.ProcessId, settings.DataDirectory, settings.LinkDriver.Name(), node.DescribePorts());
             loop.Start();
             node.StartFrontEnd();
             node.WriteStatus("running");
@@ -145,7 +152,7 @@ public sealed class CamdoopNode : IDisposable
             // The data directory is gone (the testbed was torn down under us); nothing left to report to.
         }
         _meter.Dispose();
-        _log.Write(_settings.Self, LogLevel.Info, "stopped");
+        NodeLogMessages.Stopped(_nodeLog);
         _log.Dispose();
     }
 
@@ -180,7 +187,7 @@ public sealed class CamdoopNode : IDisposable
         CredentialsSource source;
         try
         {
-            source = new CredentialsSource(directory, CertificateRole.Node, line => _log.Write(_settings.Self, LogLevel.Warning, line));
+            source = new CredentialsSource(directory, CertificateRole.Node, line => NodeLogMessages.Warning(_nodeLog, line));
         }
         catch (CertificateException e)
         {
@@ -260,12 +267,12 @@ public sealed class CamdoopNode : IDisposable
         // The web view exists before the front-end so that its sessions can hand out the view's login codes.
         var web = _settings.WebPort == 0 ? null : new WebView(frontEndNode);
         Web = web;
-        var server = new FrontEndServer(endpoint, credentials, () => new FrontEndSession(frontEndNode, maxChunk, budget, queries, web), options, line => _log.Write(_settings.Self, LogLevel.Warning, line));
+        var server = new FrontEndServer(endpoint, credentials, () => new FrontEndSession(frontEndNode, maxChunk, budget, queries, web), options, line => NodeLogMessages.Warning(_frontEndLog, line));
         _frontEndBudget = budget;
         _frontEndQueries = queries;
         server.Start();
         FrontEnd = server;
-        _log.Write(_settings.Self, LogLevel.Info, $"front-end listening on {server.EndPoint} (mutual TLS 1.3 under the cluster CA in {credentials.Directory}, as {credentials.Current.Identity})");
+        NodeLogMessages.FrontEndListening(_frontEndLog, server.EndPoint.ToString(), credentials.Directory, credentials.Current.Identity.ToString());
         if (web is not null)
         {
             StartWebView(web);
@@ -284,8 +291,8 @@ public sealed class CamdoopNode : IDisposable
         {
             throw new FrontEndException($"web view: {e.Message}", e);
         }
-        web.Start(new IPEndPoint(_settings.UplinkAddress ?? IPAddress.Any, _settings.WebPort), certificate, log: line => _log.Write(_settings.Self, LogLevel.Warning, line));
-        _log.Write(_settings.Self, LogLevel.Info, $"web view on https://{web.Server!.EndPoint}/ with {source}; sessions last {web.Sessions.SessionLifetime.TotalHours:0.#} h, logins with codes from 'camdoop web'");
+        web.Start(new IPEndPoint(_settings.UplinkAddress ?? IPAddress.Any, _settings.WebPort), certificate, log: line => NodeLogMessages.Warning(_webLog, line));
+        NodeLogMessages.WebViewListening(_webLog, web.Server!.EndPoint.ToString(), source, Math.Round(web.Sessions.SessionLifetime.TotalHours, 1));
     }
 
     /// <summary>
@@ -313,7 +320,7 @@ public sealed class CamdoopNode : IDisposable
         // a failed status write is logged; the server keeps running
         catch (Exception e)
         {
-            _log.Write(_settings.Self, LogLevel.Warning, $"cannot write {StatusPath}: {e.Message}");
+            NodeLogMessages.StatusNotWritten(_nodeLog, StatusPath, e.Message);
         }
         finally
         {
@@ -332,7 +339,7 @@ public sealed class CamdoopNode : IDisposable
         }
         else
         {
-            _log.Write(_settings.Self, LogLevel.Warning, "status snapshot: the event loop did not answer within 5 s");
+            NodeLogMessages.StatusSnapshotLate(_nodeLog, 5);
         }
     }
 

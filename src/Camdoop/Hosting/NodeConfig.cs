@@ -5,6 +5,7 @@ using System.Text.Json.Serialization;
 using Camdoop.ChunkStore;
 using Camdoop.FrontEnd;
 using Camdoop.FrontEnd.Wire;
+using Camdoop.Hosting.Logging;
 using Camdoop.Runtime.Frames;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Logging;
@@ -100,11 +101,14 @@ public sealed record NodeConfig
     /// <summary>Monitoring queries one client address may run on the front-end at once, at most <see cref="FrontEndMaxQueries"/>.</summary>
     public int FrontEndMaxQueriesPerClient { get; init; } = 4;
 
-    /// <summary>Log file; default node.log in the data directory.</summary>
+    /// <summary>Log file; default node.log in the data directory; "-" for stderr (systemd's journal).</summary>
     public string? LogFile { get; init; }
 
     /// <summary>debug, info, warning or error.</summary>
     public string LogLevel { get; init; } = "info";
+
+    /// <summary>text (one line an event: UTC time, level, server, message) or json (one JSON object a line, for log shippers).</summary>
+    public string LogFormat { get; init; } = "text";
 
     /// <summary>Liveness beacon interval on every link, in milliseconds.</summary>
     public double BeaconIntervalMs { get; init; } = 10;
@@ -276,6 +280,12 @@ public sealed record NodeConfig
             "error" => Runtime.Logging.LogLevel.Error,
             _ => throw new NodeConfigException($"node config: 'logLevel' {Show(LogLevel)} is not debug, info, warning or error"),
         };
+        var logFormat = LogFormat.ToLowerInvariant() switch
+        {
+            "text" => NodeLogFormat.Text,
+            "json" => NodeLogFormat.Json,
+            _ => throw new NodeConfigException($"node config: 'logFormat' {Show(LogFormat)} is not text or json"),
+        };
         if (!(BeaconIntervalMs is >= 0.1 and <= 60_000))
         {
             throw new NodeConfigException("node config: 'beaconIntervalMs' must be between 0.1 and 60000");
@@ -351,8 +361,9 @@ public sealed record NodeConfig
                 MaxQueries = FrontEndMaxQueries,
                 MaxQueriesPerClient = FrontEndMaxQueriesPerClient,
             },
-            LogFile = Path.GetFullPath(LogFile ?? Path.Combine(data, "node.log")),
+            LogFile = LogFile == NodeLogging.StandardError ? LogFile : Path.GetFullPath(LogFile ?? Path.Combine(data, "node.log")),
             LogLevel = level,
+            LogFormat = logFormat,
             Node = new NodeOptions
             {
                 BeaconInterval = (long)(BeaconIntervalMs * NodeOptions.Millisecond),
@@ -461,9 +472,12 @@ public sealed record NodeSettings
     /// </summary>
     public FrontEndServerOptions FrontEnd { get; init; } = new();
 
+    /// <summary>A full path, or <see cref="NodeLogging.StandardError"/>.</summary>
     public required string LogFile { get; init; }
 
     public LogLevel LogLevel { get; init; } = LogLevel.Info;
+
+    public NodeLogFormat LogFormat { get; init; } = NodeLogFormat.Text;
 
     /// <summary>See <see cref="NodeConfig.WarmUp"/>.</summary>
     public bool WarmUp { get; init; } = true;

@@ -30,7 +30,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
     private const int FlushRounds = 4;
     private const long MaxSleepNs = 1_000_000_000;
 
-    private readonly NodeLog _log;
+    private readonly INodeLog _log;
     private readonly LinkEventInbox _inbox;
     private readonly ConcurrentQueue<Action> _actions = new();
     private readonly TimerHeap _timers = new();
@@ -57,7 +57,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
     /// <paramref name="inboxCapacity"/> events shared by all links, each queued frame holding a 9 KB buffer; when it is
     /// full the links' I/O threads wait and their kernel socket buffers absorb the burst.
     /// </summary>
-    public NodeEventLoop(Func<INodeDriver, NodeHost> createHost, NodeLog? log = null, int inboxCapacity = 2048)
+    public NodeEventLoop(Func<INodeDriver, NodeHost> createHost, INodeLog? log = null, int inboxCapacity = 2048)
     {
         ArgumentNullException.ThrowIfNull(createHost);
         _log = log ?? NodeLog.Null;
@@ -67,7 +67,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
 
     public NodeHost Host { get; }
 
-    public NodeLog LogSink => _log;
+    public INodeLog LogSink => _log;
 
     public bool IsRunning => _state == 1;
 
@@ -255,7 +255,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
         _timers.Push(dueTime, timerId);
     }
 
-    public void Log(Coordinate node, LogLevel level, string message) => _log.Write(node, level, message);
+    public void Log(Coordinate node, LogLevel level, string message) => _log.Write(NodeLogCategories.Services, node, level, message);
 
     public long UnixTimeMilliseconds => DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
 
@@ -293,7 +293,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
         }
     }
 
-    void ILinkEventSink.Log(LogLevel level, string message) => _log.Write(Host.Self, level, message);
+    void ILinkEventSink.Log(LogLevel level, string message) => _log.Write(NodeLogCategories.Links, Host.Self, level, message);
 
     // ---------------------------------------------------------------- the loop
 
@@ -469,7 +469,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
         catch (Exception ex)
         {
             Interlocked.Increment(ref _faults);
-            _log.Write(Host.Self, LogLevel.Error, $"event loop: {ex}");
+            _log.Write(NodeLogCategories.EventLoop, Host.Self, LogLevel.Error, $"event loop: {ex}");
         }
     }
 
@@ -483,7 +483,7 @@ public sealed class NodeEventLoop : INodeDriver, ILinkEventSink, IDisposable
         catch (Exception ex)
         {
             Interlocked.Increment(ref _faults);
-            _log.Write(Host.Self, LogLevel.Error, $"event loop: {ex}");
+            _log.Write(NodeLogCategories.EventLoop, Host.Self, LogLevel.Error, $"event loop: {ex}");
         }
     }
 }

@@ -5,10 +5,11 @@ using Camdoop.Runtime.Topology;
 namespace Camdoop.Runtime.Hosting;
 
 /// <summary>
-/// A thread-safe, timestamped log sink for a real server: one line per message, UTC wall-clock time, level, node.
-/// Logging is for events (links up/down, errors), never per frame.
+/// A thread-safe, timestamped log on a writer: one line per message, UTC wall-clock time, level, node (the format of
+/// <see cref="FormatLine"/>, which a node's text log file uses too). The link probe and tests log here; a node process
+/// logs through Microsoft.Extensions.Logging. Logging is for events (links up/down, errors), never per frame.
 /// </summary>
-public sealed class NodeLog : IDisposable
+public sealed class NodeLog : INodeLog, IDisposable
 {
     private readonly TextWriter _writer;
     private readonly bool _ownsWriter;
@@ -34,20 +35,32 @@ public sealed class NodeLog : IDisposable
         return new NodeLog(new StreamWriter(stream) { AutoFlush = true }, minLevel, ownsWriter: true);
     }
 
+    /// <summary>The category is not written: the text line is the same whichever part of the server logged it.</summary>
+    public void Write(string category, Coordinate? node, LogLevel level, string message) => Write(node, level, message);
+
     public void Write(Coordinate? node, LogLevel level, string message)
     {
         if (level < MinLevel)
         {
             return;
         }
-        var now = DateTime.UtcNow.ToString("yyyy-MM-dd'T'HH:mm:ss.ffffff'Z'", CultureInfo.InvariantCulture);
-        var line = node is { } n
-            ? $"{now} {Label(level)} ({n.X},{n.Y},{n.Z}) {message}"
-            : $"{now} {Label(level)} {message}";
+        var line = FormatLine(DateTime.UtcNow, level, node, message);
         lock (_lock)
         {
             _writer.WriteLine(line);
         }
+    }
+
+    /// <summary>
+    /// A text log line: UTC time to the microsecond, a five-character level, the node as (x,y,z) when known, the
+    /// message. Readers of the node log (operators, tests) rely on this shape.
+    /// </summary>
+    public static string FormatLine(DateTime utc, LogLevel level, Coordinate? node, string message)
+    {
+        var time = utc.ToString("yyyy-MM-dd'T'HH:mm:ss.ffffff'Z'", CultureInfo.InvariantCulture);
+        return node is { } n
+            ? $"{time} {Label(level)} ({n.X},{n.Y},{n.Z}) {message}"
+            : $"{time} {Label(level)} {message}";
     }
 
     public void Flush()

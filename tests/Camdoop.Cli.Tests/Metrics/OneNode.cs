@@ -5,6 +5,7 @@ using Camdoop.ChunkStore;
 using Camdoop.Cli.Tests.Support;
 using Camdoop.FrontEnd;
 using Camdoop.Hosting;
+using Camdoop.Hosting.Logging;
 using Camdoop.Records;
 using Camdoop.Runtime.Node;
 using Camdoop.Runtime.Topology;
@@ -14,7 +15,7 @@ namespace Camdoop.Cli.Tests.Metrics;
 
 /// <summary>
 /// A real node (<see cref="CamdoopNode"/>: its services, status timer, meter, front-end and web view) in this test
-/// process, a server (0,0,0 unless told) of a 2x2x2 torus with no port cabled, so that it needs no root: its front-end and web view
+/// process, a server (0,0,0 unless told, logging text unless told) of a 2x2x2 torus with no port cabled, so that it needs no root: its front-end and web view
 /// listen on loopback with the test cluster's credentials, its status is taken every 100 ms, and every query round
 /// is its own alone (1 of the torus's 8 servers answers).
 /// </summary>
@@ -27,7 +28,7 @@ public sealed class OneNode : IDisposable
     {
     }
 
-    public OneNode(Coordinate self)
+    public OneNode(Coordinate self, NodeLogFormat logFormat = NodeLogFormat.Text)
     {
         Node = CamdoopNode.Start(new NodeSettings
         {
@@ -40,6 +41,7 @@ public sealed class OneNode : IDisposable
             WebPort = FreePort(),
             CertsDirectory = TestCredentials.Node(self.Name).Directory,
             LogFile = Path.Combine(_data, "node.log"),
+            LogFormat = logFormat,
             WarmUp = false,
             Node = new NodeOptions { DataDirectory = _data, IsolateServiceFaults = true },
             StatusInterval = TimeSpan.FromMilliseconds(100),

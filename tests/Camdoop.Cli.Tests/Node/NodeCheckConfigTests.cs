@@ -86,6 +86,13 @@ public sealed class NodeCheckConfigTests : IDisposable
     }
 
     [Fact]
+    public void AnUnknownLogFormatIsOneLine()
+    {
+        (Good with { LogFormat = "xml" }).Save(ConfigPath);
+        OneLineError.Assert(Check(), "'logFormat' 'xml' is not text or json");
+    }
+
+    [Fact]
     public void AMisspeltFieldIsOneLine()
     {
         // The node itself would take the default front-end port, 0, and run no front-end.

@@ -1,5 +1,6 @@
 using Camdoop.Cli.Tests.Support;
 using Camdoop.Hosting;
+using Camdoop.Hosting.Logging;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Topology;
 
@@ -37,6 +38,17 @@ public class NodeConfigTests
     }
 
     [Fact]
+    public void TheLogFormatIsTextUnlessJsonAndADashLogFileIsStderr()
+    {
+        var defaults = Valid.Validate();
+        Assert.Equal(NodeLogFormat.Text, defaults.LogFormat);
+        Assert.Equal("/tmp/x/node.log", defaults.LogFile);
+        var json = (Valid with { LogFormat = "JSON", LogFile = "-" }).Validate();
+        Assert.Equal(NodeLogFormat.Json, json.LogFormat);
+        Assert.Equal(NodeLogging.StandardError, json.LogFile);
+    }
+
+    [Fact]
     public void TheScrubbersIntervalAndRateReachTheChunkStore()
     {
         var defaults = Valid.Validate().ChunkStore;
@@ -66,6 +78,7 @@ public class NodeConfigTests
     [InlineData("jobs", "'jobAssemblyDirectory' 'jobs' must be an absolute path")]
     [InlineData("scrubInterval", "'scrubIntervalSeconds' must be between 0 (no scrubbing) and 31536000")]
     [InlineData("scrubRate", "'scrubBytesPerSecond' must be between 1000 and 100000000000")]
+    [InlineData("logFormat", "'logFormat' 'xml' is not text or json")]
     public void BadFieldsAreNamedInOneLine(string field, string expected)
     {
         var config = field switch
@@ -86,6 +99,7 @@ public class NodeConfigTests
             "jobs" => Valid with { JobAssemblyDirectory = "jobs" },
             "scrubInterval" => Valid with { ScrubIntervalSeconds = -1 },
             "scrubRate" => Valid with { ScrubBytesPerSecond = 999 },
+            "logFormat" => Valid with { LogFormat = "xml" },
             _ => Valid with { DataDirectory = null },
         };
         var e = Assert.Throws<NodeConfigException>(config.Validate);

@@ -2,6 +2,7 @@ using System.Runtime.InteropServices;
 using Camdoop.Cli.CommandLine;
 using Camdoop.FrontEnd.Wire;
 using Camdoop.Hosting;
+using Camdoop.Hosting.Logging;
 using Camdoop.Runtime.Links.RawEthernet;
 
 namespace Camdoop.Cli.Commands;
@@ -14,7 +15,7 @@ public static class NodeCommand
         {
             Details = "The config names the server's coordinate, the torus, the interface cabled to each port, its data\n" +
                       "directory and, on the switch network, its uplink address and front-end port (see --example).\n" +
-                      "Needs root or CAP_NET_RAW. Logs to the config's log file; stops cleanly on SIGTERM or SIGINT.\n" +
+                      "Needs root or CAP_NET_RAW. Logs to the config's log file (or stderr), as text or JSON; stops cleanly on SIGTERM or SIGINT.\n" +
                       "With --check-config it starts nothing: it checks all the node needs, prints 'config OK: ...' or one line, exit 0 or 1.",
         }
             .Option("config", "Node config file (JSON)", "FILE")
@@ -63,7 +64,7 @@ public static class NodeCommand
         using (node)
         {
             Console.Out.WriteLine($"node {settings.Self.Name} of {settings.Torus} running (pid {Environment.ProcessId}); " +
-                                  $"log {settings.LogFile}; status {node.StatusPath}" +
+                                  $"log {(settings.LogFile == NodeLogging.StandardError ? "stderr" : settings.LogFile)}; status {node.StatusPath}" +
                                   (node.FrontEnd is { } fe ? $"; front-end {fe.EndPoint}" : ""));
             Console.Out.Flush();
             stop.Wait();

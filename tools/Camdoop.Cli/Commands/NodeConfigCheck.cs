@@ -4,6 +4,7 @@ using System.Net.NetworkInformation;
 using System.Text.Json;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Hosting;
+using Camdoop.Hosting.Logging;
 using Camdoop.Runtime.Links.RawEthernet;
 using Camdoop.Runtime.Security;
 using Camdoop.Runtime.Topology;
@@ -36,12 +37,13 @@ internal static class NodeConfigCheck
         }
         var summary = new List<string> { $"node {settings.Self.Name} of {settings.Torus}" };
         RequireWritable("data directory", settings.DataDirectory);
-        string? logDirectory = Path.GetDirectoryName(settings.LogFile);
+        bool logsToFile = settings.LogFile != NodeLogging.StandardError;
+        string? logDirectory = logsToFile ? Path.GetDirectoryName(settings.LogFile) : null;
         if (logDirectory is not null && logDirectory != settings.DataDirectory)
         {
             RequireWritable("log directory", logDirectory);
         }
-        if (File.Exists(settings.LogFile))
+        if (logsToFile && File.Exists(settings.LogFile))
         {
             // A log left by a run as another user (root, before the service had its own) stops the node at start.
             try
