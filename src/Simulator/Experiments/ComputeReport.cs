@@ -23,6 +23,14 @@ public sealed record ComputeReport(
     [property: JsonPropertyName("busiestServerReduceSeconds")] double BusiestServerReduceSeconds,
     [property: JsonPropertyName("mapSeconds")] double MapSeconds)
 {
+    /// <summary>The per-frame cost priced (<see cref="ComputeRates.FrameNanoseconds"/>), in microseconds; 0 when off.</summary>
+    [JsonPropertyName("frameMicroseconds")]
+    public double FrameMicroseconds { get; init; }
+
+    /// <summary>Of the busiest server's busy time, what receiving frames took.</summary>
+    [JsonPropertyName("busiestServerFrameSeconds")]
+    public double BusiestServerFrameSeconds { get; init; }
+
     internal static ComputeReport Of(ComputeModel model, Simulation sim, IReadOnlyList<IReadOnlyList<MapOutput>> maps, long t0, long end)
     {
         var rates = model.Rates;
@@ -52,6 +60,10 @@ public sealed record ComputeReport(
             span <= 0 ? 0 : (double)sim.ComputeBusy(busiest) / span,
             sim.ComputeBusy(busiest, ComputeWork.Merge) / 1e9,
             sim.ComputeBusy(busiest, ComputeWork.Reduce) / 1e9,
-            mapBusiest / 1e9);
+            mapBusiest / 1e9)
+        {
+            FrameMicroseconds = rates.FrameNanoseconds / 1e3,
+            BusiestServerFrameSeconds = sim.ComputeFrameBusy(busiest) / 1e9,
+        };
     }
 }

@@ -94,6 +94,14 @@ public sealed class SimComputeTests : IDisposable
     }
 
     [Fact]
+    public void AFrameCostWithoutComputeIsOneLine()
+    {
+        var result = CliRunner.Run("sim", "run", "--frame-cost", "10us");
+        Assert.True(result.ExitCode == 2, result.ToString());
+        Assert.Contains("--frame-cost needs --compute paper or --compute calibrated", Assert.Single(result.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries)), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void AMissingRatesFileIsOneLine()
     {
         string missing = Path.Combine(_directory, "missing.json");

@@ -1,6 +1,7 @@
 using Camdoop.Experiments;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Topology;
+using Camdoop.Simulator.Events;
 using Camdoop.Simulator.Network;
 using Camdoop.Simulator.Tests.Recovery;
 
@@ -140,4 +141,34 @@ public sealed class ComputeCostJobTests
     }
 
     private static string JobPlacement(JobSimulationResult result) => Assert.Single(result.Reducers).Server;
+    /// <summary>
+    /// A per-frame cost is charged once for every frame any server receives (data, acks and beacons), whatever its
+    /// length; it makes the job slower, and the output stays the reference's.
+    /// </summary>
+    [Fact]
+    public void EveryFrameAServerReceivesCostsItsCoreTheFrameCost()
+    {
+        const long frameNs = 10_000;
+        var job = S1R1 with { OutputRatio = 0, Settings = S1R1.Settings with { BytesPerServer = 20_000 } };
+        var paper = ComputeModel.Paper;
+        Simulation? priced = null;
+        var withFrames = JobSimulation.Run(job with
+        {
+            Settings = job.Settings with { Compute = paper with { Rates = paper.Rates with { FrameNanoseconds = frameNs } } },
+            Configure = sim => priced = sim,
+        });
+        var bytesOnly = JobSimulation.Run(job with { Settings = job.Settings with { Compute = paper } });
+        Assert.True(withFrames.Verified, withFrames.VerificationError);
+        Assert.True(bytesOnly.Verified, bytesOnly.VerificationError);
+
+        // No loss and no failure: every frame that arrived was received by a server (a torus has no switch).
+        long frames = priced!.EventsOf(EventKind.FrameArrival);
+        long charged = Enumerable.Range(0, job.Torus.Count).Sum(priced.ComputeFrameBusy);
+        Assert.Equal(frames * frameNs, charged);
+        Assert.True(withFrames.ShuffleReduceSeconds > bytesOnly.ShuffleReduceSeconds,
+            $"{withFrames.ShuffleReduceSeconds} s with a frame cost, {bytesOnly.ShuffleReduceSeconds} s without");
+        Assert.Equal(frameNs / 1e3, withFrames.Compute!.FrameMicroseconds);
+        Assert.True(withFrames.Compute.BusiestServerFrameSeconds > 0);
+        Assert.Equal(0, bytesOnly.Compute!.BusiestServerFrameSeconds);
+    }
 }

@@ -36,7 +36,9 @@ public static class CommonOptions
         ["calibrated"] = ComputeMode.Calibrated,
     };
 
-    /// <summary>How a simulation prices work (--compute, --compute-rates); null for off. A bad rates file is one line, exit 1.</summary>
+    public const string FrameCostHelp = "With --compute paper or calibrated: what each received frame costs its server's core, whatever its length (a user-space stack's per-packet work), e.g. 10us";
+
+    /// <summary>How a simulation prices work (--compute, --compute-rates, --frame-cost); null for off. A bad rates file is one line, exit 1.</summary>
     public static ComputeModel? Compute(ParsedArguments args)
     {
         var mode = args.Choice("compute", ComputeModes);
@@ -45,9 +47,19 @@ public static class CommonOptions
         {
             throw CliException.Usage($"{args.CommandPath}: --compute-rates needs --compute calibrated");
         }
+        long frameNs = 0;
+        if (args.Has("frame-cost"))
+        {
+            if (mode == ComputeMode.Off)
+            {
+                throw CliException.Usage($"{args.CommandPath}: --frame-cost needs --compute paper or --compute calibrated");
+            }
+            frameNs = args.Nanoseconds("frame-cost");
+        }
         try
         {
-            return ComputeModel.For(mode, rates);
+            var model = ComputeModel.For(mode, rates);
+            return model is null || frameNs == 0 ? model : model with { Rates = model.Rates with { FrameNanoseconds = frameNs } };
         }
         catch (Exception ex) when (ex is IOException or InvalidDataException or UnauthorizedAccessException)
         {

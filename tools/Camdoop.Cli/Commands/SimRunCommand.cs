@@ -70,6 +70,7 @@ public static class SimRunCommand
             .Option("fail", "Fail a server or cable, repeatable: WHAT (root | root-neighbour | random | coordinator | X,Y,Z | link:X,Y,Z:PORT; with --network netagg --mode tcp also an agg box, box@rack0 or box@core) @ WHEN (0.25T or 15ms after the shuffle starts, map: while the servers map, start: down before the job is submitted)", "WHAT@WHEN")
             .Option("energy", CommonOptions.EnergyHelp, "MODEL")
             .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
+            .Option("frame-cost", CommonOptions.FrameCostHelp, "DURATION")
             .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
             .Option("query", "Ask a monitoring query while the job runs, repeatable: select ... from TABLE ... every INTERVAL (simulated time; docs/monitoring.md)", "QUERY")
             .Option("query-from", "The server that asks the queries", "X,Y,Z", "0,0,0")
@@ -472,7 +473,7 @@ public static class SimRunCommand
             Line("compute", string.Create(CultureInfo.InvariantCulture,
                 $"{c.Mode}: map {c.MapGbps:0.##} Gbit/s x {c.MapCores} cores, merge {c.MergeGbps:0.##}, reduce {c.ReduceGbps:0.##} Gbit/s"));
             Line("  busiest server's core", string.Create(CultureInfo.InvariantCulture,
-                $"{c.BusiestServer}, busy {c.BusiestServerBusyFraction:P0} of the shuffle (merge {S(c.BusiestServerMergeSeconds)}, reduce {S(c.BusiestServerReduceSeconds)})"));
+                $"{c.BusiestServer}, busy {c.BusiestServerBusyFraction:P0} of the shuffle (merge {S(c.BusiestServerMergeSeconds)}, reduce {S(c.BusiestServerReduceSeconds)}{(c.FrameMicroseconds > 0 ? $", frames {S(c.BusiestServerFrameSeconds)} at {c.FrameMicroseconds:0.###} us each" : "")})"));
             Line("  map phase (modelled, apart)", S(c.MapSeconds));
         }
         if (r.Energy is { } e)

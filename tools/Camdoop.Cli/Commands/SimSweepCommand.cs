@@ -56,6 +56,7 @@ public static class SimSweepCommand
             .Option("max-window", CommonOptions.MaxWindowHelp, "SIZE", "128KB")
             .Option("trees", CommonOptions.TreesHelp, "FAMILY", "shallow")
             .Option("compute", CommonOptions.ComputeHelp, "MODE", "off")
+            .Option("frame-cost", CommonOptions.FrameCostHelp, "DURATION")
             .Option("compute-rates", CommonOptions.ComputeRatesHelp, "FILE")
             .Option("energy", "Figures 6, 7 and 10: also chart and tabulate every run's network energy. " + CommonOptions.EnergyHelp, "MODEL")
             .Option("networks", "Figures 6, 7 and 10: torus (the Camdoop modes) and switched networks (switch, racks, fattree, netagg, grin: TCP Camdoop, NetAgg), comma-separated", "LIST", "torus")

@@ -18,6 +18,13 @@ public sealed record ComputeRates
 
     public int MapCores { get; init; } = 1;
 
+    /// <summary>
+    /// Virtual nanoseconds a server's core spends on each frame it receives, whatever its length, before its services
+    /// see it: a user-space network stack's per-packet work (the paper's CamCube runtime took every frame from a
+    /// kernel driver into C#). 0, the default, prices bytes only.
+    /// </summary>
+    public long FrameNanoseconds { get; init; }
+
     public double RateOf(ComputeWork kind) => kind switch
     {
         ComputeWork.Map => MapBitsPerSecond * MapCores,
@@ -35,6 +42,7 @@ public sealed record ComputeRates
         Check(MergeBitsPerSecond, nameof(MergeBitsPerSecond));
         Check(ReduceBitsPerSecond, nameof(ReduceBitsPerSecond));
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(MapCores);
+        ArgumentOutOfRangeException.ThrowIfNegative(FrameNanoseconds);
 
         static void Check(double rate, string name)
         {

@@ -26,6 +26,9 @@ internal sealed class ServerCompute(ComputeRates rates)
 
     public long BusyOf(ComputeWork kind) => _busyByKind[(int)kind];
 
+    /// <summary>Nanoseconds charged for receiving frames (<see cref="ComputeRates.FrameNanoseconds"/>).</summary>
+    public long FrameBusy { get; private set; }
+
     public bool IsBusy(long now) => BusyUntil > now || Backlog.Count > 0;
 
     public void Charge(long now, ComputeWork kind, long costNs)
@@ -33,5 +36,14 @@ internal sealed class ServerCompute(ComputeRates rates)
         BusyUntil = Math.Max(BusyUntil, now) + costNs;
         BusyTotal += costNs;
         _busyByKind[(int)kind] += costNs;
+    }
+
+    /// <summary>The core handles one received frame (<see cref="ComputeRates.FrameNanoseconds"/>).</summary>
+    public void ChargeFrame(long now)
+    {
+        long cost = Rates.FrameNanoseconds;
+        BusyUntil = Math.Max(BusyUntil, now) + cost;
+        BusyTotal += cost;
+        FrameBusy += cost;
     }
 }

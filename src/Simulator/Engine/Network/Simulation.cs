@@ -297,6 +297,9 @@ public sealed partial class Simulation : IDisposable
     /// <summary>Nanoseconds of work server <paramref name="index"/> was charged (0 when compute is not priced).</summary>
     public long ComputeBusy(int index) => ComputeOf(index)?.BusyTotal ?? 0;
 
+    /// <summary>Nanoseconds server <paramref name="index"/>'s core spent receiving frames (<see cref="ComputeRates.FrameNanoseconds"/>).</summary>
+    public long ComputeFrameBusy(int index) => ComputeOf(index)?.FrameBusy ?? 0;
+
     /// <summary>Nanoseconds of <paramref name="kind"/> work server <paramref name="index"/> was charged.</summary>
     public long ComputeBusy(int index, ComputeWork kind) => ComputeOf(index)?.BusyOf(kind) ?? 0;
 

@@ -373,6 +373,12 @@ internal sealed class SimulationPartition : INodeDriver
         }
         if (to < Simulation.ServerCount)
         {
+            // Per-frame software cost, when priced: the core takes the frame in before any service sees it, so what
+            // the services do with it (and every later event of the server) waits for that.
+            if (Simulation.ComputeOf(to) is { Rates.FrameNanoseconds: > 0 } compute)
+            {
+                compute.ChargeFrame(_now);
+            }
             Simulation.HostAt(to).OnFrameReceived(link.ToPort, frame);
         }
         else
