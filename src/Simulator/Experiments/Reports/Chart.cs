@@ -44,6 +44,7 @@ public abstract class Chart
         plot.Font.Set(ChartFont.Family);
         plot.Axes.Title.Label.Text = ChartText.Wrap(Title, Width - 40, TitleSize);
         plot.Axes.Title.Label.FontSize = TitleSize;
+        plot.Axes.Title.Label.Bold = true;
         plot.Legend.FontName = ChartFont.Family;
         plot.Legend.FontSize = LegendSize;
         plot.Legend.Orientation = Orientation.Horizontal;
@@ -55,19 +56,14 @@ public abstract class Chart
     /// <summary>The SVG: text as text (searchable, selectable), in a font-family list that falls back to any sans-serif.</summary>
     public string RenderSvg()
     {
-        var plot = ToPlot();
-        int height = FittedHeight(plot);
-        string svg = plot.GetSvgXml(Width, height)
-            .Replace($"font-family=\"{ChartFont.Family}\"", $"font-family=\"{ChartFont.SvgFamilies}\"", StringComparison.Ordinal);
-        // The title as the document's title too: what a browser's tab and a screen reader show.
-        int open = svg.IndexOf('>', svg.IndexOf("<svg", StringComparison.Ordinal)) + 1;
-        return svg.Insert(open, $"\n\t<title>{SecurityElement.Escape(Title)}</title>");
+        var (plot, height) = Fitted();
+        return Svg(plot, height);
     }
 
     public byte[] RenderPng()
     {
-        var plot = ToPlot();
-        return plot.GetImage(Width, FittedHeight(plot)).GetImageBytes(ImageFormat.Png);
+        var (plot, height) = Fitted();
+        return Png(plot, height);
     }
 
     /// <summary>
@@ -78,8 +74,10 @@ public abstract class Chart
     {
         ArgumentNullException.ThrowIfNull(path);
         string svg = Path.ChangeExtension(path, ".svg"), png = Path.ChangeExtension(path, ".png");
-        File.WriteAllText(svg, RenderSvg());
-        File.WriteAllBytes(png, RenderPng());
+        // One layout for both files: fitting the height costs two renders of its own.
+        var (plot, height) = Fitted();
+        File.WriteAllText(svg, Svg(plot, height));
+        File.WriteAllBytes(png, Png(plot, height));
         return [svg, png];
     }
 
@@ -92,8 +90,9 @@ public abstract class Chart
     /// bounded by the panel's last size: rather than rendering until that settles, lay the legend out once at the plot
     /// area's width, lock the panel to it, and measure the plot area that leaves.
     /// </summary>
-    private int FittedHeight(Plot plot)
+    private (Plot Plot, int Height) Fitted()
     {
+        var plot = ToPlot();
         var panel = plot.Axes.GetPanels().OfType<LegendPanel>().Single();
         using (plot.GetImage(Width, Height))
         {
@@ -104,8 +103,23 @@ public abstract class Chart
         using (plot.GetImage(Width, Height))
         {
             double plotHeight = plot.RenderManager.LastRender.DataRect.Height, minimum = Height * MinimumPlotShare;
-            return plotHeight >= minimum ? Height : Height + (int)Math.Ceiling(minimum - plotHeight);
+            return (plot, plotHeight >= minimum ? Height : Height + (int)Math.Ceiling(minimum - plotHeight));
         }
+    }
+
+    private string Svg(Plot plot, int height)
+    {
+        string svg = plot.GetSvgXml(Width, height)
+            .Replace($"font-family=\"{ChartFont.Family}\"", $"font-family=\"{ChartFont.SvgFamilies}\"", StringComparison.Ordinal);
+        // The title as the document's title too: what a browser's tab and a screen reader show.
+        int open = svg.IndexOf('>', svg.IndexOf("<svg", StringComparison.Ordinal)) + 1;
+        return svg.Insert(open, $"\n\t<title>{SecurityElement.Escape(Title)}</title>");
+    }
+
+    private byte[] Png(Plot plot, int height)
+    {
+        using var image = plot.GetImage(Width, height);
+        return image.GetImageBytes(ImageFormat.Png);
     }
 
     /// <summary>A series' name as its legend shows it: shortened when it would not fit one row.</summary>
