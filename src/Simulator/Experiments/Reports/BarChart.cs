@@ -87,13 +87,18 @@ public sealed class BarChart : Chart
                 });
             }
             var plottable = plot.Add.Bars(bars);
-            plottable.LegendText = LegendName(series.Name);
             plottable.ValueLabelStyle.FontSize = 10;
-            if (bars.Count == 0)
+            plottable.ValueLabelStyle.FontName = ChartFont.Family;
+            // A legend entry of our own: ScottPlot's for a bar plot has its colour but not its hatch.
+            plot.Legend.ManualItems.Add(new LegendItem
             {
-                // Every value a range: the legend still names the series, with its swatch.
-                plottable.Bars.Add(new Bar { Position = 0, Value = 0, Size = 0, FillColor = HatchBackground, FillHatch = new ScottPlot.Hatches.Striped(), FillHatchColor = HatchLines });
-            }
+                LabelText = LegendName(series.Name),
+                FillColor = series.Reference ? HatchBackground : Palette[s % Palette.Length],
+                FillHatch = series.Reference ? new ScottPlot.Hatches.Striped() : null,
+                FillHatchColor = HatchLines,
+                OutlineColor = Ink,
+                OutlineWidth = 0.5f,
+            });
         }
         foreach (var (centre, range, legend) in ranges)
         {
@@ -120,7 +125,16 @@ public sealed class BarChart : Chart
         band.FillStyle.Hatch = new ScottPlot.Hatches.Striped();
         band.FillStyle.HatchColor = HatchLines.WithAlpha(0.45);
         band.LineStyle.Width = 0;
-        band.LegendText = legend ?? "";
+        if (legend is not null)
+        {
+            plot.Legend.ManualItems.Add(new LegendItem
+            {
+                LabelText = legend,
+                FillColor = band.FillStyle.Color,
+                FillHatch = band.FillStyle.Hatch,
+                FillHatchColor = band.FillStyle.HatchColor,
+            });
+        }
         foreach (var (x1, y1, x2, y2) in new[] { (centre, range.Low, centre, range.High), (centre - cap, range.Low, centre + cap, range.Low), (centre - cap, range.High, centre + cap, range.High) })
         {
             var whisker = plot.Add.Line(x1, y1, x2, y2);
