@@ -44,7 +44,8 @@ public abstract class Chart
         plot.Font.Set(ChartFont.Family);
         plot.Axes.Title.Label.Text = ChartText.Wrap(Title, Width - 40, TitleSize);
         plot.Axes.Title.Label.FontSize = TitleSize;
-        plot.Axes.Title.Label.Bold = true;
+        // The label's Bold flag does not reach the typeface it has already resolved: give it the bold face itself.
+        plot.Axes.Title.Label.Font = Fonts.GetTypeface(ChartFont.Family, FontWeight.Bold, FontSlant.Upright, FontSpacing.Normal);
         plot.Legend.FontName = ChartFont.Family;
         plot.Legend.FontSize = LegendSize;
         plot.Legend.Orientation = Orientation.Horizontal;
