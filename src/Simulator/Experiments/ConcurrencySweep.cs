@@ -123,13 +123,13 @@ public static class ConcurrencySweep
     }
 
     /// <summary>Each job's normalised time per configuration, the paper's two-job numbers beside them.</summary>
-    public static SvgBarChart Chart(IReadOnlyList<ConcurrencySweepRow> rows, Torus torus, string? variant = null)
+    public static BarChart Chart(IReadOnlyList<ConcurrencySweepRow> rows, Torus torus, string? variant = null)
     {
         ArgumentNullException.ThrowIfNull(rows);
         ArgumentNullException.ThrowIfNull(torus);
         var configurations = rows.Select(r => (r.Placement, r.ReduceTasks)).Distinct().ToList();
         int jobs = rows.Max(r => r.Job) + 1;
-        var chart = new SvgBarChart
+        var chart = new BarChart
         {
             Title = string.Create(CultureInfo.InvariantCulture, $"Figure 8: {jobs} jobs at once ({torus}, S=1{(string.IsNullOrEmpty(variant) ? "" : ", " + variant)})"),
             YLabel = "shuffle and reduce time / one job alone",

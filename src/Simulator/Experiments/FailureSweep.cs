@@ -174,11 +174,11 @@ public static class FailureSweep
     }
 
     /// <summary>The stretch against the failure time, one line per R and target, with the paper's root points beside them.</summary>
-    public static SvgLineChart Chart(IEnumerable<FailureSweepRow> rows, Torus torus, string? variant = null)
+    public static LineChart Chart(IEnumerable<FailureSweepRow> rows, Torus torus, string? variant = null)
     {
         ArgumentNullException.ThrowIfNull(rows);
         ArgumentNullException.ThrowIfNull(torus);
-        var chart = new SvgLineChart
+        var chart = new LineChart
         {
             Title = $"Figure 9: server failure during the shuffle ({torus}, S=1{(string.IsNullOrEmpty(variant) ? "" : ", " + variant)})",
             XLabel = "failure time (fraction of T)",

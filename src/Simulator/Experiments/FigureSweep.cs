@@ -213,7 +213,7 @@ public static partial class FigureSweep
     /// the paper's figure (<see cref="FigureName"/>), the panel, the cube (<paramref name="torus"/>, when given) and the
     /// sweep's <paramref name="variant"/> (e.g. its networks, deep buffers or compute model), when it has one.
     /// </summary>
-    public static IReadOnlyList<SvgLineChart> Charts(IEnumerable<SweepRow> rows, Torus? torus = null, string? variant = null) =>
+    public static IReadOnlyList<LineChart> Charts(IEnumerable<SweepRow> rows, Torus? torus = null, string? variant = null) =>
         [.. TimeCharts(rows, torus, variant).Select(c => c.Chart)];
 
     /// <summary>The paper's figure a sweep reproduces: Figure 6's sweep on the testbed's 27 servers is its Figure 5.</summary>
@@ -232,7 +232,7 @@ public static partial class FigureSweep
         return parts.Length == 0 ? "" : " (" + string.Join(", ", parts) + ")";
     }
 
-    private static IEnumerable<(SvgLineChart Chart, string File)> TimeCharts(IEnumerable<SweepRow> rows, Torus? torus, string? variant)
+    private static IEnumerable<(LineChart Chart, string File)> TimeCharts(IEnumerable<SweepRow> rows, Torus? torus, string? variant)
     {
         ArgumentNullException.ThrowIfNull(rows);
         foreach (var panel in rows.GroupBy(r => (r.Figure, r.Panel)))
@@ -240,7 +240,7 @@ public static partial class FigureSweep
             bool byS = panel.Key.Figure == nameof(Figure.Figure6);
             bool bySize = panel.Key.Figure == nameof(Figure.Figure10);
             double X(SweepRow r) => byS ? r.RequestedOutputRatio : bySize ? Math.Log10(r.BytesPerServer / 1024.0) : Math.Log2(r.ReduceTasks);
-            var chart = new SvgLineChart
+            var chart = new LineChart
             {
                 Title = $"{FigureName(panel.Key.Figure, torus)}: {panel.Key.Panel}{TitleNote(torus, variant)}",
                 XLabel = byS ? "output ratio S" : bySize ? "input per server (KB, log scale)" : "number of reduce tasks R (log scale)",
@@ -268,10 +268,10 @@ public static partial class FigureSweep
     /// Ethernet would have drawn over the same time (dashed) when there are few enough series to read it: beyond
     /// four designs the legacy lines are left to the CSV.
     /// </summary>
-    public static IReadOnlyList<SvgLineChart> EnergyCharts(IEnumerable<SweepRow> rows, Torus? torus = null, string? variant = null) =>
+    public static IReadOnlyList<LineChart> EnergyCharts(IEnumerable<SweepRow> rows, Torus? torus = null, string? variant = null) =>
         [.. EnergyPanels(rows, torus, variant).Select(c => c.Chart)];
 
-    private static IEnumerable<(SvgLineChart Chart, string File)> EnergyPanels(IEnumerable<SweepRow> rows, Torus? torus, string? variant)
+    private static IEnumerable<(LineChart Chart, string File)> EnergyPanels(IEnumerable<SweepRow> rows, Torus? torus, string? variant)
     {
         ArgumentNullException.ThrowIfNull(rows);
         foreach (var panel in rows.Where(r => r.Energy is not null).GroupBy(r => (r.Figure, r.Panel)))
@@ -280,7 +280,7 @@ public static partial class FigureSweep
             bool bySize = panel.Key.Figure == nameof(Figure.Figure10);
             double X(SweepRow r) => byS ? r.RequestedOutputRatio : bySize ? Math.Log10(r.BytesPerServer / 1024.0) : Math.Log2(r.ReduceTasks);
             string model = panel.First().Energy!.Model;
-            var chart = new SvgLineChart
+            var chart = new LineChart
             {
                 Title = $"{FigureName(panel.Key.Figure, torus)} energy: {panel.Key.Panel}{TitleNote(torus, variant)}",
                 XLabel = byS ? "output ratio S" : bySize ? "input per server (KB, log scale)" : "number of reduce tasks R (log scale)",
@@ -315,7 +315,7 @@ public static partial class FigureSweep
     }
 
     /// <summary>
-    /// Writes one SVG per panel into <paramref name="directory"/> (and one of energy, when measured), titled with the
+    /// Writes one chart per panel (SVG and PNG) into <paramref name="directory"/> (and one of energy, when measured), titled with the
     /// cube and the variant (<see cref="Charts"/>); returns the paths.
     /// </summary>
     public static IReadOnlyList<string> WriteCharts(IEnumerable<SweepRow> rows, string directory, string prefix = "", Torus? torus = null, string? variant = null)
@@ -325,8 +325,7 @@ public static partial class FigureSweep
         foreach (var (chart, file) in TimeCharts(rows, torus, variant).Concat(EnergyPanels(rows, torus, variant)))
         {
             string path = Path.Combine(directory, prefix + file);
-            chart.Save(path);
-            paths.Add(path);
+            paths.AddRange(chart.Save(path));
         }
         return paths;
     }

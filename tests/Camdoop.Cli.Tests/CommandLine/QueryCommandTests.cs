@@ -51,6 +51,7 @@ public sealed class QueryCommandTests
         Assert.All(csv.Skip(1), line => Assert.EndsWith(",8,48", line, StringComparison.Ordinal));
         Assert.True(csv.Length >= 4, string.Join('\n', csv));
         Assert.Contains("<svg", File.ReadAllText(Path.Combine(directory, "query-1.svg")), StringComparison.Ordinal);
+        Assert.True(File.Exists(Path.Combine(directory, "query-1.png")));
         Directory.Delete(directory, recursive: true);
         Assert.Contains("query from 0,0,0: select count(*) as links from links where up = 1 every 1ms", result.Stdout, StringComparison.Ordinal);
         // Every link of the 2x2x2 cube is up: 8 servers x 6 ports.

@@ -28,6 +28,7 @@ public sealed class SimRestoreCommandTests : IDisposable
         Assert.Equal("1", Field("restored"));
         Assert.True(double.Parse(Field("copy_s"), System.Globalization.CultureInfo.InvariantCulture) > 0);
         Assert.True(File.Exists(Path.Combine(outDir, "restore.svg")));
+        Assert.True(File.Exists(Path.Combine(outDir, "restore.png")));
         Assert.False(Directory.EnumerateFiles(data, "*", SearchOption.AllDirectories).Any(), "the chunk files are left behind");
     }
 

@@ -41,7 +41,7 @@ public sealed class FailureSweepTests : IDisposable
         var lines = File.ReadAllLines(csv);
         Assert.Equal(5, lines.Length);
         Assert.StartsWith("R,failed,server,at,baseline_s,shuffle_reduce_s,stretch", lines[0], StringComparison.Ordinal);
-        string svg = FailureSweep.Chart(rows, torus).Render();
+        string svg = FailureSweep.Chart(rows, torus).RenderSvg();
         Assert.Contains("R=1, root-neighbour", svg, StringComparison.Ordinal);
         Assert.Contains("paper: R=1, root (testbed)", svg, StringComparison.Ordinal);
     }

@@ -41,14 +41,16 @@ public sealed class FigureSweepTests : IDisposable
         Assert.StartsWith("figure,panel,requestedS,outputRatio,reduceTasks,mode,trees,shuffleReduceSeconds,switch1G,switch6G", lines[0], StringComparison.Ordinal);
         // Every row names the trees it ran on (the default family here).
         Assert.All(lines.Skip(1), line => Assert.Equal("shallow", line.Split(',')[6]));
-        var charts = FigureSweep.WriteCharts(rows, _directory);
+        // Each chart as an SVG (read here) and a PNG beside it.
+        var charts = FigureSweep.WriteCharts(rows, _directory).Where(p => p.EndsWith(".svg", StringComparison.Ordinal)).ToList();
         Assert.Equal(2, charts.Count);
         foreach (string path in charts)
         {
             string svg = File.ReadAllText(path);
             Assert.Contains("Camdoop (no agg.)", svg, StringComparison.Ordinal);
             Assert.Contains("Switch (1 Gbps, 1:4 oversub)", svg, StringComparison.Ordinal);
-            Assert.Contains("<polyline", svg, StringComparison.Ordinal);
+            // The first series's line, in the first colour of the palette.
+            Assert.Contains("stroke=\"#1F77B4\"", svg, StringComparison.Ordinal);
         }
     }
 
@@ -79,7 +81,7 @@ public sealed class FigureSweepTests : IDisposable
             // Nothing is aggregated on the way: TCP Camdoop's reducers write what noagg's do.
             Assert.Equal(point.Single(r => r.Mode == "noagg").OutputBytes, point.First(r => r.Mode == "tcp").OutputBytes);
         }
-        var charts = FigureSweep.WriteCharts(rows, _directory);
+        var charts = FigureSweep.WriteCharts(rows, _directory).Where(p => p.EndsWith(".svg", StringComparison.Ordinal)).ToList();
         Assert.All(charts, path => Assert.Contains("TCP Camdoop (racks)", File.ReadAllText(path), StringComparison.Ordinal));
         var csv = FigureSweep.ToCsv(rows);
         string file = Path.Combine(_directory, "figure7.csv");
@@ -162,7 +164,7 @@ public sealed class FigureSweepTests : IDisposable
             Assert.True(row.Completed);
             AssertSameAsARunAlone(torus, sweep, row);
         }
-        Assert.Equal(3, FigureSweep.WriteCharts(rows, _directory).Count);
+        Assert.Equal(3, FigureSweep.WriteCharts(rows, _directory).Count(p => p.EndsWith(".png", StringComparison.Ordinal)));
     }
 
     /// <summary>
@@ -203,11 +205,12 @@ public sealed class FigureSweepTests : IDisposable
         Assert.EndsWith(",bytesPerServer,network", lines[0], StringComparison.Ordinal);
         Assert.Equal(["4096", "4096", "12288", "12288"], lines.Skip(1).Select(l => l.Split(',')[^2]));
         Assert.All(lines.Skip(1), l => Assert.Equal("torus", l.Split(',')[^1]));
-        var chart = Assert.Single(FigureSweep.WriteCharts(rows, _directory));
+        var chart = Assert.Single(FigureSweep.WriteCharts(rows, _directory).Where(p => p.EndsWith(".svg", StringComparison.Ordinal)).ToList());
         Assert.EndsWith("figure-10-s-0-r-1.svg", chart, StringComparison.Ordinal);
         string svg = File.ReadAllText(chart);
-        Assert.Contains(">4 KB<", svg, StringComparison.Ordinal);
-        Assert.Contains(">12 KB<", svg, StringComparison.Ordinal);
+        var texts = System.Xml.Linq.XDocument.Parse(svg).Descendants().Where(e => e.Name.LocalName == "text").Select(e => e.Value.Trim()).ToList();
+        Assert.Contains("4 KB", texts);
+        Assert.Contains("12 KB", texts);
         Assert.Contains("Camdoop (no agg.)", svg, StringComparison.Ordinal);
     }
 
@@ -312,8 +315,8 @@ public sealed class FigureSweepChartTests : IDisposable
         Assert.All(FigureSweep.Charts(rows, new Torus(3, 3, 3)), c => Assert.StartsWith("Figure 5: R=", c.Title, StringComparison.Ordinal));
         Assert.All(FigureSweep.Charts(rows, new Torus(4, 4, 4)), c => Assert.StartsWith("Figure 6: R=", c.Title, StringComparison.Ordinal));
         var paths = FigureSweep.WriteCharts(rows, _directory, torus: new Torus(3, 3, 3));
-        Assert.Equal(["figure-6-r-1.svg", "figure-6-r-27.svg"], paths.Select(Path.GetFileName));
-        Assert.Contains(">Figure 5: R=27 (3x3x3)<", File.ReadAllText(paths[1]), StringComparison.Ordinal);
+        Assert.Equal(["figure-6-r-1.svg", "figure-6-r-1.png", "figure-6-r-27.svg", "figure-6-r-27.png"], paths.Select(Path.GetFileName));
+        Assert.Contains(">Figure 5: R=27 (3x3x3)<", File.ReadAllText(paths[2]), StringComparison.Ordinal);
         Assert.Equal("figure-10-energy-s-0-r-1.svg", FigureSweep.FileName("Figure10", "S=0, R=1", energy: true));
     }
 
@@ -326,8 +329,8 @@ public sealed class FigureSweepChartTests : IDisposable
         FigureSweep.WriteCsv(rows, csv);
         var read = FigureSweep.ReadCsv(csv);
         var torus = new Torus(3, 3, 3);
-        Assert.Equal(FigureSweep.Charts(rows, torus).Select(c => c.Render()), FigureSweep.Charts(read, torus).Select(c => c.Render()));
-        Assert.Equal(FigureSweep.EnergyCharts(rows, torus).Select(c => c.Render()), FigureSweep.EnergyCharts(read, torus).Select(c => c.Render()));
+        Assert.Equal(FigureSweep.Charts(rows, torus).Select(c => c.RenderSvg()), FigureSweep.Charts(read, torus).Select(c => c.RenderSvg()));
+        Assert.Equal(FigureSweep.EnergyCharts(rows, torus).Select(c => c.RenderSvg()), FigureSweep.EnergyCharts(read, torus).Select(c => c.RenderSvg()));
         Assert.Equal(File.ReadAllText(csv), FigureSweep.ToCsv(read).Render());
     }
 }

@@ -47,8 +47,7 @@ internal static class QueryReport
             if (Chart(query) is { } chart)
             {
                 string svg = Path.ChangeExtension(path, ".svg");
-                chart.Save(svg);
-                paths.Add(svg);
+                paths.AddRange(chart.Save(svg));
             }
         }
         return paths;
@@ -58,7 +57,7 @@ internal static class QueryReport
     /// The query's last column over simulated time, one line per value of its first column when that is text (a
     /// port, a server, a service), else one line; null when the last column is not a number or there is one round.
     /// </summary>
-    private static SvgLineChart? Chart(SimulatedQueryResult query)
+    private static LineChart? Chart(SimulatedQueryResult query)
     {
         var rows = query.Rounds.SelectMany(r => r.Rows.Select(row => (r.StartedNs, Row: row))).ToList();
         if (query.Rounds.Count < 2 || rows.Count == 0 || !rows.All(r => IsNumber(r.Row[^1])))
@@ -66,7 +65,7 @@ internal static class QueryReport
             return null;
         }
         bool bySeries = query.Columns.Count > 1 && !IsNumber(rows[0].Row[0]);
-        var chart = new SvgLineChart
+        var chart = new LineChart
         {
             Title = query.Query,
             XLabel = "simulated time (ms)",

@@ -30,7 +30,7 @@ public static class SimRestoreCommand
             .Option("link-rate-gbps", "Link rate in Gbit/s", "RATE", "1")
             .Option("seed", "Random seed", "N", "1")
             .Option("data-root", "Directory under which the chunk stores write their files; without it, the system temp directory", "DIR")
-            .Option("out", "Directory for restore.csv and restore.svg (default sweeps/restore-<torus>)", "DIR")
+            .Option("out", "Directory for restore.csv, restore.svg and restore.png (default sweeps/restore-<torus>)", "DIR")
             .Handle(Run);
 
     private static int Run(ParsedArguments args)
@@ -96,7 +96,7 @@ public static class SimRestoreCommand
         string csv = Path.Combine(outDir, "restore.csv");
         ToCsv(results).Save(csv);
         string svg = Path.Combine(outDir, "restore.svg");
-        Chart(results, torus).Save(svg);
+        var charts = Chart(results, torus).Save(svg);
 
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"Restore on a simulated {torus} ({torus.Count} servers, {baseOptions.LinkRateBitsPerSecond / 1e9:0.###} Gbps links), server {lost} lost, {Units.Bytes(chunk)} chunks, grace {Units.Seconds(grace / 1e9)}, {runs.Count} runs in {wall.Elapsed.TotalSeconds:0.#} s"));
@@ -107,7 +107,7 @@ public static class SimRestoreCommand
                 $"{Units.Bytes(r.Bytes),9} {Cap(r.Options.RateBytesPerSecond),10} {r.Chunks,6} {r.Holders,7} {r.Senders.Count,7} {r.Receivers,9} {Units.Seconds(r.DetectionSeconds),9} {Units.Seconds(r.GraceSeconds),9} {Units.Seconds(r.CopySeconds),9} {Units.Seconds(r.TotalSeconds),9} {Units.Seconds(r.CapBoundSeconds),9} {Units.Seconds(r.LinkBoundSeconds),10} {r.CopySeconds / r.BoundSeconds,9:0.00}x {(r.Restored ? "yes" : "NO"),3}"));
         }
         Console.Out.WriteLine($"wrote {csv}");
-        Console.Out.WriteLine($"wrote {svg}");
+        Console.Out.WriteLine($"wrote {string.Join(", ", charts)}");
         return results.All(r => r.Restored) ? 0 : 1;
     }
 
@@ -133,11 +133,11 @@ public static class SimRestoreCommand
 
     private static double Round(double v) => Math.Round(v, 4);
 
-    private static SvgBarChart Chart(IReadOnlyList<RestoreExperimentResult> results, Torus torus)
+    private static BarChart Chart(IReadOnlyList<RestoreExperimentResult> results, Torus torus)
     {
         var held = results.Select(r => r.Options.HeldBytes).Distinct().ToList();
         var rates = results.Select(r => r.Options.RateBytesPerSecond).Distinct().ToList();
-        var chart = new SvgBarChart
+        var chart = new BarChart
         {
             Title = $"Copy phase of the restore after a server dies, {torus}",
             YLabel = "seconds (simulated)",

@@ -75,7 +75,7 @@ public static class SimRunCommand
             .Option("query", "Ask a monitoring query while the job runs, repeatable: select ... from TABLE ... every INTERVAL (simulated time; docs/monitoring.md)", "QUERY")
             .Option("query-from", "The server that asks the queries", "X,Y,Z", "0,0,0")
             .Option("query-for", "Keep asking the queries this long after the job ends; without it, one more round", "DURATION")
-            .Option("query-out", "Write each query's rounds as query-K.csv here, and a chart of its last column as query-K.svg", "DIR")
+            .Option("query-out", "Write each query's rounds as query-K.csv here, and a chart of its last column as query-K.svg and query-K.png", "DIR")
             .AddSwitchedNetworkOptions()
             .AddAggregationOption()
             .AddNetAggOptions()

@@ -63,7 +63,7 @@ public static class SimSweepCommand
             .AddSwitchedNetworkOptions(network: false)
             .AddAggregationOption(list: true)
             .Option("out", "Directory for the CSV and SVG files (default sweeps/figure<N>-<torus>)", "DIR")
-            .Flag("chart-only", "Run nothing: draw the SVG charts again from the CSV already in --out (give the flags the sweep ran with: the titles name its cube and variant)")
+            .Flag("chart-only", "Run nothing: draw the charts (SVG and PNG) again from the CSV already in --out (give the flags the sweep ran with: the titles name its cube and variant)")
             .Flag("force", "Run even when the largest run's estimated memory exceeds what this machine has available")
             .Handle(Run);
 
@@ -353,7 +353,7 @@ public static class SimSweepCommand
         string? variant = Variant(options.Settings);
         if (args.Flag("chart-only"))
         {
-            return Replot(csv, rows => { FailureSweep.Chart(rows, torus, variant).Save(svg); return [svg]; }, FailureSweep.ReadCsv);
+            return Replot(csv, rows => FailureSweep.Chart(rows, torus, variant).Save(svg), FailureSweep.ReadCsv);
         }
         if (torus.Count < 8)
         {
@@ -380,7 +380,7 @@ public static class SimSweepCommand
             }
         }
         FailureSweep.ToCsv(rows).Save(csv);
-        FailureSweep.Chart(rows, torus, variant).Save(svg);
+        var charts = FailureSweep.Chart(rows, torus, variant).Save(svg);
 
         Console.Out.WriteLine($"Figure 9 on {torus} ({torus.Count} servers, {Units.Bytes(options.Settings.BytesPerServer)} per server, S=1, {options.Settings.Trees.Name()} trees{ComputeNote(options.Settings.Compute)}), {rows.Count} failure runs in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
@@ -391,7 +391,7 @@ public static class SimSweepCommand
                 $"{r.ReduceTasks,5} {r.Failed,-15} {r.Server,-9} {r.AtFractionOfT + "T",6} {Units.Seconds(r.BaselineSeconds),11} {Units.Seconds(r.ShuffleReduceSeconds),11} {r.Stretch,7:0.00}x {(r.DetectionSeconds is { } d ? Units.Seconds(d) : "-"),10} {Units.Bytes(r.ResentBytes),11} {(r.Verified is { } v ? (v ? "yes" : "NO") : "-"),8}"));
         }
         Console.Out.WriteLine($"wrote {csv}");
-        Console.Out.WriteLine($"wrote {svg}");
+        Console.Out.WriteLine($"wrote {string.Join(", ", charts)}");
         return rows.All(r => r.Completed && r.Verified != false) ? 0 : 1;
     }
 
@@ -410,7 +410,7 @@ public static class SimSweepCommand
         string? variant = Variant(options.Settings);
         if (args.Flag("chart-only"))
         {
-            return Replot(csv, rows => { ConcurrencySweep.Chart(rows, torus, variant).Save(svg); return [svg]; }, ConcurrencySweep.ReadCsv);
+            return Replot(csv, rows => ConcurrencySweep.Chart(rows, torus, variant).Save(svg), ConcurrencySweep.ReadCsv);
         }
         if (!args.Flag("force"))
         {
@@ -436,7 +436,7 @@ public static class SimSweepCommand
             }
         }
         ConcurrencySweep.ToCsv(rows).Save(csv);
-        ConcurrencySweep.Chart(rows, torus, variant).Save(svg);
+        var charts = ConcurrencySweep.Chart(rows, torus, variant).Save(svg);
 
         Console.Out.WriteLine($"Figure 8 on {torus} ({torus.Count} servers, {Units.Bytes(options.Settings.BytesPerServer)} per server, S=1, {options.Jobs} jobs at once, {options.Settings.Trees.Name()} trees{ComputeNote(options.Settings.Compute)}) in {wall.Elapsed.TotalSeconds:0.#} s");
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
@@ -447,7 +447,7 @@ public static class SimSweepCommand
                 $"{r.Placement,-11} {r.ReduceTasks,5} {r.Job,4} {r.MapServers,8} {Units.Seconds(r.AloneSeconds),11} {Units.Seconds(r.TogetherSeconds),11} {r.NormalizedTime,9:0.000}x {(r.Verified is { } v ? (v ? "yes" : "NO") : "-"),8}"));
         }
         Console.Out.WriteLine($"wrote {csv}");
-        Console.Out.WriteLine($"wrote {svg}");
+        Console.Out.WriteLine($"wrote {string.Join(", ", charts)}");
         return rows.All(r => r.Completed && r.Verified != false) ? 0 : 1;
     }
 

@@ -1,7 +1,7 @@
 namespace Camdoop.Experiments.Reports;
 
 /// <summary>
-/// One set of bars of a <see cref="SvgBarChart"/>: a name and a value per category (NaN: no bar); a reference series
+/// One set of bars of a <see cref="BarChart"/>: a name and a value per category (NaN: no bar); a reference series
 /// (numbers quoted from elsewhere) is drawn hatched. A reference value with a range (<see cref="Ranges"/>, an
 /// approximate number) is drawn as a band with whiskers from its low to its high end instead of a bar.
 /// </summary>
