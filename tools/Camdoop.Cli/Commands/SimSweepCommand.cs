@@ -275,9 +275,11 @@ public static class SimSweepCommand
         return parts.Count == 0 ? null : string.Join(", ", parts);
     }
 
-    /// <summary>The compute model, when the runs price work ("compute paper"); null when work is free.</summary>
+    /// <summary>The compute model, when the runs price work ("compute paper", "compute paper, 10 us a frame"); null when work is free.</summary>
     private static string? Variant(SimulationSettings settings) =>
-        settings.Compute is { } compute ? $"compute {ComputeModel.Name(compute.Mode)}" : null;
+        settings.Compute is not { } compute ? null
+            : compute.Rates.FrameNanoseconds > 0 ? $"compute {ComputeModel.Name(compute.Mode)}, {Units.Seconds(compute.Rates.FrameNanoseconds / 1e9)} a frame"
+            : $"compute {ComputeModel.Name(compute.Mode)}";
 
     private static long ParseSize(string text) =>
         Units.TryParseBytes(text, out long bytes) ? bytes : throw new FormatException(text);
