@@ -39,12 +39,14 @@ public sealed class SweepEnergyTests : IDisposable
             Assert.Equal(rows[i].Energy!.Joules, double.Parse(cells[joules], CultureInfo.InvariantCulture), 12);
         }
 
+        // The time chart and the energy chart, each as SVG and PNG.
         var charts = FigureSweep.WriteCharts(rows, _directory);
-        Assert.Equal(2, charts.Count);
-        string energyChart = Assert.Single(charts, p => Path.GetFileName(p).Contains("energy", StringComparison.Ordinal));
+        Assert.Equal(4, charts.Count);
+        string energyChart = Assert.Single(charts, p => Path.GetFileName(p).Contains("energy", StringComparison.Ordinal) && p.EndsWith(".svg", StringComparison.Ordinal));
+        Assert.Contains(Path.ChangeExtension(energyChart, ".png"), charts);
         string svg = File.ReadAllText(energyChart);
         Assert.Contains("Camdoop (no agg.) (eee)", svg, StringComparison.Ordinal);
-        Assert.Contains("<polyline", svg, StringComparison.Ordinal);
+        Assert.Contains("<path", svg, StringComparison.Ordinal);
     }
 
     [Fact]

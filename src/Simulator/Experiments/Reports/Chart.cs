@@ -1,4 +1,6 @@
+using System.Globalization;
 using System.Security;
+using System.Text.RegularExpressions;
 using ScottPlot;
 using ScottPlot.Panels;
 
@@ -9,7 +11,7 @@ namespace Camdoop.Experiments.Reports;
 /// an SVG for the documentation and a PNG of the same drawing for anything that shows images only. The legend sits
 /// below the plot area, in rows, and the image grows taller when the rows need more room than the default height.
 /// </summary>
-public abstract class Chart
+public abstract partial class Chart
 {
     public const int DefaultWidth = 900;
     public const int DefaultHeight = 560;
@@ -110,12 +112,33 @@ public abstract class Chart
 
     private string Svg(Plot plot, int height)
     {
-        string svg = plot.GetSvgXml(Width, height)
+        string svg = NumberClipPaths(plot.GetSvgXml(Width, height))
             .Replace($"font-family=\"{ChartFont.Family}\"", $"font-family=\"{ChartFont.SvgFamilies}\"", StringComparison.Ordinal);
         // The title as the document's title too: what a browser's tab and a screen reader show.
         int open = svg.IndexOf('>', svg.IndexOf("<svg", StringComparison.Ordinal)) + 1;
         return svg.Insert(open, $"\n\t<title>{SecurityElement.Escape(Title)}</title>");
     }
+
+    /// <summary>
+    /// Skia names clip paths from a counter shared by every drawing in the process, so the same chart drawn twice
+    /// came out different: numbered again from 1 in each document, a chart redrawn from its CSV is the same file.
+    /// </summary>
+    private static string NumberClipPaths(string svg)
+    {
+        var numbers = new Dictionary<string, int>(StringComparer.Ordinal);
+        return ClipPathId().Replace(svg, m =>
+        {
+            if (!numbers.TryGetValue(m.Value, out int n))
+            {
+                n = numbers.Count + 1;
+                numbers[m.Value] = n;
+            }
+            return string.Create(CultureInfo.InvariantCulture, $"cl_{n}");
+        });
+    }
+
+    [GeneratedRegex(@"\bcl_[0-9a-f]+\b")]
+    private static partial Regex ClipPathId();
 
     private byte[] Png(Plot plot, int height)
     {
