@@ -24,6 +24,13 @@ public class ChartAxisTests
         Assert.Equal(["0.0", "0.1", "0.2", "0.3", "0.4", "0.5"], NiceAxis.Labels(ticks));
     }
 
+    [Fact]
+    public void LargeTicksSeparateTheirThousands()
+    {
+        var ticks = NiceAxis.Ticks(0, 11_900_000);
+        Assert.Equal(["0", "2,500,000", "5,000,000", "7,500,000", "10,000,000", "12,500,000"], NiceAxis.Labels(ticks));
+    }
+
     [Theory]
     [InlineData(0.0805, 0.1)]
     [InlineData(0.3, 0.5)]
@@ -68,7 +75,7 @@ public class ChartAxisTests
         Assert.Equal(["0.001", "0.01", "0.1", "1", "10", "100"], ticks.Select(NiceAxis.FormatPowerOfTen));
         Assert.Equal("1e6", NiceAxis.FormatPowerOfTen(1e6));
         Assert.Equal("1e-5", NiceAxis.FormatPowerOfTen(1e-5));
-        Assert.Equal("10000", NiceAxis.FormatPowerOfTen(1e4));
+        Assert.Equal("10,000", NiceAxis.FormatPowerOfTen(1e4));
     }
 
     [Fact]

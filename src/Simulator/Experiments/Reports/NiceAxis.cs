@@ -69,12 +69,15 @@ public static class NiceAxis
         return 15;
     }
 
-    /// <summary>A tick's label at the step's precision: 0.30000000000000004 at step 0.1 reads "0.3".</summary>
+    /// <summary>
+    /// A tick's label at the step's precision, with thousands separated: 0.30000000000000004 at step 0.1 reads "0.3",
+    /// and 12500000 reads "12,500,000".
+    /// </summary>
     public static string Format(double value, double step)
     {
         int decimals = Decimals(step);
         double rounded = Math.Round(value, decimals);
-        return (rounded == 0 ? 0 : rounded).ToString("F" + decimals.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture);
+        return (rounded == 0 ? 0 : rounded).ToString("N" + decimals.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture);
     }
 
     /// <summary>Labels for linear ticks as <see cref="Ticks"/> returns them (their step from the first two).</summary>
@@ -100,13 +103,13 @@ public static class NiceAxis
         return [.. Enumerable.Range(a, b - a + 1).Select(Pow10)];
     }
 
-    /// <summary>A power of ten's label: plain from 0.0001 to 10000 ("0.01", "1000"), else "1e-5", "1e6".</summary>
+    /// <summary>A power of ten's label: plain from 0.0001 to 10,000 ("0.01", "1,000"), else "1e-5", "1e6".</summary>
     public static string FormatPowerOfTen(double value)
     {
         int k = (int)Math.Round(Math.Log10(value));
         return k switch
         {
-            >= 0 and <= 4 => Pow10(k).ToString("F0", CultureInfo.InvariantCulture),
+            >= 0 and <= 4 => Pow10(k).ToString("N0", CultureInfo.InvariantCulture),
             < 0 and >= -4 => Pow10(k).ToString("F" + (-k).ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture),
             _ => "1e" + k.ToString(CultureInfo.InvariantCulture),
         };
