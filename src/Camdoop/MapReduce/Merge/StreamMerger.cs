@@ -42,6 +42,21 @@ public sealed partial class StreamMerger
     private EmittedKey _lastEmitted = new();
 
     public StreamMerger(IMapReduceJob job, int inputCount, MergeMode mode, int initialInputCapacity = 16 * 1024, ShuffleBufferPool? bufferPool = null)
+        : this(job, inputCount, mode, tournament: null, initialInputCapacity, bufferPool)
+    {
+    }
+
+    /// <param name="job">The job.</param>
+    /// <param name="inputCount">The inputs.</param>
+    /// <param name="mode">The mode.</param>
+    /// <param name="tournament">
+    /// Whether the heads are selected by a <see cref="PrefixTournament"/> rather than scanned; null: by the input count
+    /// (<see cref="HeadPrefixes.TournamentInputs"/>). Tests and benchmarks force either.
+    /// </param>
+    /// <param name="initialInputCapacity">Each input's first buffer.</param>
+    /// <param name="bufferPool">Where input buffers come from, if anywhere.</param>
+    internal StreamMerger(IMapReduceJob job, int inputCount, MergeMode mode, bool? tournament, int initialInputCapacity = 16 * 1024,
+        ShuffleBufferPool? bufferPool = null)
     {
         ArgumentNullException.ThrowIfNull(job);
         ArgumentOutOfRangeException.ThrowIfLessThan(inputCount, 1);
@@ -56,7 +71,7 @@ public sealed partial class StreamMerger
         _collect = mode == MergeMode.Reduce && !job.IsAssociativeCommutative;
         _tieBreakByValue = mode == MergeMode.Merge || _collect;
         _inputs = new MergeInput[inputCount];
-        _heads = new HeadPrefixes(inputCount);
+        _heads = new HeadPrefixes(inputCount, tournament);
         _live = new LiveInputs(inputCount);
         int capacity = Math.Max(64, initialInputCapacity);
         for (int i = 0; i < inputCount; i++)
@@ -73,6 +88,9 @@ public sealed partial class StreamMerger
     public MergeMode Mode => _mode;
 
     public int InputCount => _inputs.Length;
+
+    /// <summary>Whether the heads are selected by a <see cref="PrefixTournament"/> (many inputs) rather than scanned.</summary>
+    internal bool UsesTournament => _heads.HasTournament;
 
     /// <summary>Bytes appended over all inputs since the last reset.</summary>
     public long InputBytes { get; private set; }
