@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Merge;
 using Camdoop.MapReduce.Tests.Support;
 
@@ -58,6 +59,13 @@ public class StreamMergerTournamentTests
             int other = random.Next(inputs);
             Assert.Equal(scanned.SecondMin(m), tree.SecondMin(m));
             Assert.Equal(scanned.SecondMin(other), tree.SecondMin(other));
+            var holders = new int[tree.Length];
+            int count = tree.CollectEqual(min, holders);
+            if (min != ulong.MaxValue)
+            {
+                Assert.Equal(Enumerable.Range(0, inputs).Where(i => scanned[i] == min), holders.Take(count).Order());
+            }
+            Assert.Equal(-1, scanned.CollectEqual(min, holders));
         }
     }
 
@@ -99,6 +107,21 @@ public class StreamMergerTournamentTests
             expected.AddRange(group);
         }
         Assert.Equal(expected, Rec.Decode(outputs[0]));
+        Assert.Equal(outputs[1], outputs[0]);
+    }
+
+    [Theory]
+    [InlineData(9)]
+    [InlineData(64)]
+    [InlineData(512)]
+    public void TiedKeysFoldInTheScansOrder(int k)
+    {
+        // A fold that shows its order: the tournament finds the inputs holding a key without the scan of every
+        // live input, and must fold them in the order that scan did.
+        var random = new Random(k + 2);
+        var streams = RandomInputs(random, k).Select(Rec.Encode).ToList();
+        var outputs = new[] { true, false }.Select(tournament =>
+            Feed(new StreamMerger(new OrderedFoldJob(), k, MergeMode.Combine, tournament, initialInputCapacity: 64), streams, new Random(k))).ToList();
         Assert.Equal(outputs[1], outputs[0]);
     }
 
@@ -206,4 +229,26 @@ public class StreamMergerTournamentTests
         }
         throw new InvalidOperationException("the merge made no progress");
     }
+}
+
+/// <summary>Combines 8-byte values as left x 31 + right: a fold whose result depends on the order of its values.</summary>
+internal sealed class OrderedFoldJob : IMapReduceJob
+{
+    public string Name => "test-ordered-fold";
+
+    public InputFormat InputFormat => InputFormat.TextLines;
+
+    public bool IsAssociativeCommutative => true;
+
+    public void Map(ReadOnlySpan<byte> record, IMapEmitter output) => throw new NotSupportedException();
+
+    public bool TryCombine(ReadOnlySpan<byte> key, ReadOnlySpan<byte> left, ReadOnlySpan<byte> right, Span<byte> destination, out int written)
+    {
+        ulong value = BinaryPrimitives.ReadUInt64BigEndian(left) * 31 + BinaryPrimitives.ReadUInt64BigEndian(right);
+        BinaryPrimitives.WriteUInt64BigEndian(destination, value);
+        written = 8;
+        return true;
+    }
+
+    public void Reduce(ReadOnlySpan<byte> key, ValueList values, IRecordEmitter output) => output.Emit(key, values[0]);
 }

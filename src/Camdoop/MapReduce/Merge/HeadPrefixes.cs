@@ -126,6 +126,12 @@ internal readonly struct HeadPrefixes
     }
 
     /// <summary>
+    /// With a tournament, writes the inputs whose lane holds <paramref name="prefix"/> into <paramref name="into"/>
+    /// (at least <see cref="Length"/> long, in no particular order) and returns how many; -1 without one.
+    /// </summary>
+    public int CollectEqual(ulong prefix, Span<int> into) => _tournament is { } tournament ? tournament.CollectEqual(prefix, into) : -1;
+
+    /// <summary>
     /// The 8 lanes as a vector (only when <see cref="FitOneVector"/>), built from scalar loads: the lanes were just
     /// stored one by one, so one 64-byte load would stall.
     /// </summary>

@@ -22,9 +22,11 @@ internal sealed class PrefixTournament
 {
     private readonly Node[] _nodes; // 1-based heap order; slot 0 unused
     private readonly int _leaves;
+    private readonly int _inputs;
 
     public PrefixTournament(int inputs)
     {
+        _inputs = inputs;
         _leaves = (int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(2, inputs));
         _nodes = new Node[2 * _leaves];
         for (int i = 0; i < _leaves; i++)
@@ -83,6 +85,45 @@ internal sealed class PrefixTournament
             best = v < best ? v : best;
         }
         return best;
+    }
+
+    /// <summary>
+    /// Writes the inputs whose lane holds <paramref name="prefix"/> into <paramref name="into"/> (in no particular
+    /// order) and returns how many. Descends only into subtrees whose smallest prefix is at most
+    /// <paramref name="prefix"/>: for the smallest prefix, about log2 K nodes for each input found, not every lane.
+    /// </summary>
+    public int CollectEqual(ulong prefix, Span<int> into)
+    {
+        var nodes = _nodes;
+        // Depth-first: each step pops one node and pushes at most its two children, so the stack never holds more
+        // than the tree's depth plus one (at most 32 for an int's worth of inputs).
+        Span<int> pending = stackalloc int[64];
+        int depth = 0, found = 0;
+        if (nodes[1].Prefix <= prefix)
+        {
+            pending[depth++] = 1;
+        }
+        while (depth > 0)
+        {
+            int j = pending[--depth];
+            if (j >= _leaves)
+            {
+                if (nodes[j].Prefix == prefix && nodes[j].Input < _inputs) // not a padding leaf (ulong.MaxValue)
+                {
+                    into[found++] = nodes[j].Input;
+                }
+                continue;
+            }
+            if (nodes[2 * j].Prefix <= prefix)
+            {
+                pending[depth++] = 2 * j;
+            }
+            if (nodes[2 * j + 1].Prefix <= prefix)
+            {
+                pending[depth++] = 2 * j + 1;
+            }
+        }
+        return found;
     }
 
     private static Node Smaller(Node a, Node b) =>

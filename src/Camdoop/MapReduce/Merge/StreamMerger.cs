@@ -36,6 +36,8 @@ public sealed partial class StreamMerger
     private readonly MergeInput[] _inputs;
     private readonly HeadPrefixes _heads;
     private LiveInputs _live;
+    private readonly int[] _prefixHolders; // scratch for HeadPrefixes.CollectEqual (empty without a tournament)
+    private readonly long[] _foldOrder; // scratch for FoldGroup: (place among the live inputs, input)
     private KeyGroup _group;
     private readonly PendingOutput _pending = new();
     private readonly PendingEmitter _emitter;
@@ -78,6 +80,8 @@ public sealed partial class StreamMerger
         {
             _inputs[i] = new MergeInput(i, _buffers.RentFirst(capacity + MergeInput.Slack), _comparer is null);
         }
+        _prefixHolders = _heads.HasTournament ? new int[_heads.Length] : [];
+        _foldOrder = _heads.HasTournament ? new long[_heads.Length] : [];
         _group = new KeyGroup(job, _collect);
         _emitter = new PendingEmitter(this);
         Reset();
