@@ -33,7 +33,7 @@ internal readonly struct HeadPrefixes
     private readonly ulong[] _lanes;
     private readonly PrefixTournament? _tournament;
 
-    /// <param name="inputs">The inputs.</param>
+    /// <param name="inputs">How many inputs the merger has.</param>
     /// <param name="tournament">Whether to keep a <see cref="PrefixTournament"/>; null: past <see cref="TournamentInputs"/>.</param>
     public HeadPrefixes(int inputs, bool? tournament = null)
     {

@@ -14,8 +14,8 @@ namespace Camdoop.MapReduce.Merge;
 /// Invariants: leaf <c>Leaves + i</c> holds lane i (prefix and index i); leaves past the inputs hold
 /// <see cref="ulong.MaxValue"/> and an index past every input, so they never win over a real lane; node j below
 /// <c>Leaves</c> holds the smaller of nodes 2j and 2j + 1. Ties of prefixes are left to the merger's full-key
-/// comparisons, exactly as with the scan: the tree only says which input has the smallest (prefix, index) and
-/// whether another prefix equals it.
+/// comparisons, exactly as with the scan: the tree only says which input has the smallest (prefix, index), whether
+/// another prefix equals it, and which inputs hold a given prefix.
 /// </para>
 /// </summary>
 internal sealed class PrefixTournament

@@ -48,9 +48,9 @@ public sealed partial class StreamMerger
     {
     }
 
-    /// <param name="job">The job.</param>
-    /// <param name="inputCount">The inputs.</param>
-    /// <param name="mode">The mode.</param>
+    /// <param name="job">The job whose records are merged.</param>
+    /// <param name="inputCount">How many inputs.</param>
+    /// <param name="mode">Merge, combine or reduce.</param>
     /// <param name="tournament">
     /// Whether the heads are selected by a <see cref="PrefixTournament"/> rather than scanned; null: by the input count
     /// (<see cref="HeadPrefixes.TournamentInputs"/>). Tests and benchmarks force either.
