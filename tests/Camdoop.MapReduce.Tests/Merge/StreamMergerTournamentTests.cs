@@ -125,6 +125,77 @@ public class StreamMergerTournamentTests
         Assert.Equal(outputs[1], outputs[0]);
     }
 
+    [Theory]
+    [InlineData(MergeMode.Merge, true)]
+    [InlineData(MergeMode.Combine, true)]
+    [InlineData(MergeMode.Combine, false)]
+    public void InputsReplacedMidMergeRejoinTheTournament(MergeMode mode, bool tournament)
+    {
+        // 64 inputs, each key at most once an input; every few rounds some inputs' sources are replaced: the input is
+        // reset (one that was exhausted joins the live inputs again) and re-fed from the record after its last
+        // consumed key, as failure recovery does.
+        const int k = 64;
+        var random = new Random(7);
+        var inputs = RandomInputs(random, k).Select(list => list.DistinctBy(r => Convert.ToHexString(r.Key)).ToList()).ToList();
+        var streams = inputs.Select(Rec.Encode).ToList();
+        var merger = new StreamMerger(new SumJob(), k, mode, tournament, initialInputCapacity: 64);
+        var offsets = new int[k];
+        var output = new List<byte>();
+        var buffer = new byte[300];
+        int replaced = 0;
+        for (int round = 0; ; round++)
+        {
+            Assert.True(round < 100_000, "the merge made no progress");
+            if (round % 3 == 2)
+            {
+                for (int n = 0; n < 4; n++)
+                {
+                    int i = random.Next(k);
+                    int resend = 0;
+                    if (merger.HasConsumed(i))
+                    {
+                        var last = merger.LastConsumedKey(i).ToArray();
+                        int after = inputs[i].FindIndex(r => r.Key.AsSpan().SequenceEqual(last)) + 1;
+                        resend = Rec.Encode(inputs[i].Take(after)).Length;
+                    }
+                    merger.ResetInput(i);
+                    offsets[i] = resend;
+                    replaced++;
+                }
+            }
+            for (int i = 0; i < k; i++)
+            {
+                if (merger.IsFinished(i) || random.Next(2) == 0)
+                {
+                    continue;
+                }
+                int remaining = streams[i].Length - offsets[i];
+                if (remaining == 0)
+                {
+                    merger.Finish(i);
+                    continue;
+                }
+                int chunk = Math.Min(remaining, random.Next(1, 41));
+                merger.Append(i, streams[i].AsSpan(offsets[i], chunk));
+                offsets[i] += chunk;
+            }
+            DrainStatus status;
+            do
+            {
+                status = merger.Drain(buffer.AsSpan(0, random.Next(1, buffer.Length + 1)), out int written);
+                output.AddRange(buffer.AsSpan(0, written));
+            }
+            while (status == DrainStatus.OutputFull);
+            if (status == DrainStatus.Completed)
+            {
+                break;
+            }
+        }
+        Assert.True(replaced > 20);
+        var sorted = SortAll(inputs);
+        Assert.Equal(mode == MergeMode.Merge ? sorted : Sum(sorted), Rec.Decode([.. output]));
+    }
+
     private static void AssertMatchesOracle(int k, bool tournament, MergeMode mode, int seed)
     {
         var random = new Random(seed);
