@@ -41,6 +41,9 @@ internal struct LiveInputs
 
     public readonly bool Contains(int input) => _places[input] >= 0;
 
+    /// <summary>Where <paramref name="input"/> is among the live inputs (-1: not live): the order scans visit them in.</summary>
+    public readonly int PlaceOf(int input) => _places[input];
+
     /// <summary>Every input live and waiting, in index order.</summary>
     public void Reset()
     {

@@ -13,6 +13,30 @@ public sealed partial class StreamMerger
     {
         var key = _group.Key;
         ulong prefix = _group.Prefix;
+        int count = PrefixHolders(prefix);
+        if (count >= 0)
+        {
+            // Only the inputs holding the prefix can hold the key; they fold in the order the loop below visits them
+            // (from the last live input to the first), so a job whose fold depends on order gets the same value.
+            var order = _foldOrder.AsSpan(0, count);
+            for (int j = 0; j < count; j++)
+            {
+                int input = _prefixHolders[j];
+                order[j] = ((long)_live.PlaceOf(input) << 32) | (uint)input;
+            }
+            order.Sort();
+            for (int j = count - 1; j >= 0; j--)
+            {
+                int i = (int)order[j];
+                ref var s = ref _inputs[i];
+                while (HeadHasKey(ref s, i, key, prefix))
+                {
+                    _group.Fold(key, s.HeadValue);
+                    Advance(i);
+                }
+            }
+            return _live.Waiting == 0;
+        }
         // Backwards, because Advance may swap-remove the current input from the live list.
         for (int j = _live.Count - 1; j >= 0; j--)
         {

@@ -129,6 +129,27 @@ public sealed partial class StreamMerger
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int SelectMin(out bool tied)
     {
+        if (_heads.HasTournament && _comparer is null)
+        {
+            _heads.ScanMin(out ulong min, out _);
+            // The order compared is total (it ends with the input index), so the smallest among the inputs holding
+            // the smallest prefix is the scan's answer whatever order they come in.
+            int count = min == ulong.MaxValue ? -1 : _heads.CollectEqual(min, _prefixHolders);
+            if (count > 0)
+            {
+                int smallest = _prefixHolders[0];
+                for (int j = 1; j < count; j++)
+                {
+                    int i = _prefixHolders[j];
+                    if (CompareHeads(i, smallest) < 0)
+                    {
+                        smallest = i;
+                    }
+                }
+                tied = count > 1;
+                return smallest;
+            }
+        }
         var live = _live.Members;
         var heads = _heads;
         int best = live[0];
@@ -212,6 +233,18 @@ public sealed partial class StreamMerger
     /// <summary>Whether any live input's head has the given key.</summary>
     private bool AnyHeadHasKey(ReadOnlySpan<byte> key, ulong prefix)
     {
+        int count = PrefixHolders(prefix);
+        if (count >= 0)
+        {
+            foreach (int i in _prefixHolders.AsSpan(0, count))
+            {
+                if (HeadHasKey(ref _inputs[i], i, key, prefix))
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
         foreach (int i in _live.Members)
         {
             if (HeadHasKey(ref _inputs[i], i, key, prefix))
@@ -221,4 +254,12 @@ public sealed partial class StreamMerger
         }
         return false;
     }
+
+    /// <summary>
+    /// With a tournament and byte-wise keys, the inputs whose head has <paramref name="prefix"/> (a real prefix, not
+    /// <see cref="ulong.MaxValue"/>), into <see cref="_prefixHolders"/>, and how many; -1 where the caller must visit
+    /// every live input instead. Only these heads can have a key with that prefix.
+    /// </summary>
+    private int PrefixHolders(ulong prefix) =>
+        _comparer is null && prefix != ulong.MaxValue ? _heads.CollectEqual(prefix, _prefixHolders) : -1;
 }

@@ -36,12 +36,29 @@ public sealed partial class StreamMerger
     private readonly MergeInput[] _inputs;
     private readonly HeadPrefixes _heads;
     private LiveInputs _live;
+    private readonly int[] _prefixHolders; // scratch for HeadPrefixes.CollectEqual (empty without a tournament)
+    private readonly long[] _foldOrder; // scratch for FoldGroup: (place among the live inputs, input)
     private KeyGroup _group;
     private readonly PendingOutput _pending = new();
     private readonly PendingEmitter _emitter;
     private EmittedKey _lastEmitted = new();
 
     public StreamMerger(IMapReduceJob job, int inputCount, MergeMode mode, int initialInputCapacity = 16 * 1024, ShuffleBufferPool? bufferPool = null)
+        : this(job, inputCount, mode, tournament: null, initialInputCapacity, bufferPool)
+    {
+    }
+
+    /// <param name="job">The job whose records are merged.</param>
+    /// <param name="inputCount">How many inputs.</param>
+    /// <param name="mode">Merge, combine or reduce.</param>
+    /// <param name="tournament">
+    /// Whether the heads are selected by a <see cref="PrefixTournament"/> rather than scanned; null: by the input count
+    /// (<see cref="HeadPrefixes.TournamentInputs"/>). Tests and benchmarks force either.
+    /// </param>
+    /// <param name="initialInputCapacity">Each input's first buffer.</param>
+    /// <param name="bufferPool">Where input buffers come from, if anywhere.</param>
+    internal StreamMerger(IMapReduceJob job, int inputCount, MergeMode mode, bool? tournament, int initialInputCapacity = 16 * 1024,
+        ShuffleBufferPool? bufferPool = null)
     {
         ArgumentNullException.ThrowIfNull(job);
         ArgumentOutOfRangeException.ThrowIfLessThan(inputCount, 1);
@@ -56,13 +73,15 @@ public sealed partial class StreamMerger
         _collect = mode == MergeMode.Reduce && !job.IsAssociativeCommutative;
         _tieBreakByValue = mode == MergeMode.Merge || _collect;
         _inputs = new MergeInput[inputCount];
-        _heads = new HeadPrefixes(inputCount);
+        _heads = new HeadPrefixes(inputCount, tournament);
         _live = new LiveInputs(inputCount);
         int capacity = Math.Max(64, initialInputCapacity);
         for (int i = 0; i < inputCount; i++)
         {
             _inputs[i] = new MergeInput(i, _buffers.RentFirst(capacity + MergeInput.Slack), _comparer is null);
         }
+        _prefixHolders = _heads.HasTournament ? new int[_heads.Length] : [];
+        _foldOrder = _heads.HasTournament ? new long[_heads.Length] : [];
         _group = new KeyGroup(job, _collect);
         _emitter = new PendingEmitter(this);
         Reset();
@@ -73,6 +92,9 @@ public sealed partial class StreamMerger
     public MergeMode Mode => _mode;
 
     public int InputCount => _inputs.Length;
+
+    /// <summary>Whether the heads are selected by a <see cref="PrefixTournament"/> (many inputs) rather than scanned.</summary>
+    internal bool UsesTournament => _heads.HasTournament;
 
     /// <summary>Bytes appended over all inputs since the last reset.</summary>
     public long InputBytes { get; private set; }
