@@ -163,22 +163,7 @@ public class StreamMergerTournamentTests
                     replaced++;
                 }
             }
-            for (int i = 0; i < k; i++)
-            {
-                if (merger.IsFinished(i) || random.Next(2) == 0)
-                {
-                    continue;
-                }
-                int remaining = streams[i].Length - offsets[i];
-                if (remaining == 0)
-                {
-                    merger.Finish(i);
-                    continue;
-                }
-                int chunk = Math.Min(remaining, random.Next(1, 41));
-                merger.Append(i, streams[i].AsSpan(offsets[i], chunk));
-                offsets[i] += chunk;
-            }
+            FeedSome(merger, streams, offsets, random);
             DrainStatus status;
             do
             {
@@ -268,22 +253,7 @@ public class StreamMergerTournamentTests
         var buffer = new byte[300];
         for (int round = 0; round < 100_000; round++)
         {
-            for (int i = 0; i < streams.Count; i++)
-            {
-                if (merger.IsFinished(i) || random.Next(2) == 0)
-                {
-                    continue;
-                }
-                int remaining = streams[i].Length - offsets[i];
-                if (remaining == 0)
-                {
-                    merger.Finish(i);
-                    continue;
-                }
-                int chunk = Math.Min(remaining, random.Next(1, 41));
-                merger.Append(i, streams[i].AsSpan(offsets[i], chunk));
-                offsets[i] += chunk;
-            }
+            FeedSome(merger, streams, offsets, random);
             while (true)
             {
                 var status = merger.Drain(buffer.AsSpan(0, random.Next(1, buffer.Length + 1)), out int written);
@@ -299,6 +269,27 @@ public class StreamMergerTournamentTests
             }
         }
         throw new InvalidOperationException("the merge made no progress");
+    }
+
+    /// <summary>Gives about half the unfinished inputs their next 1 to 40 bytes, and finishes those with none left.</summary>
+    private static void FeedSome(StreamMerger merger, IReadOnlyList<byte[]> streams, int[] offsets, Random random)
+    {
+        for (int i = 0; i < streams.Count; i++)
+        {
+            if (merger.IsFinished(i) || random.Next(2) == 0)
+            {
+                continue;
+            }
+            int remaining = streams[i].Length - offsets[i];
+            if (remaining == 0)
+            {
+                merger.Finish(i);
+                continue;
+            }
+            int chunk = Math.Min(remaining, random.Next(1, 41));
+            merger.Append(i, streams[i].AsSpan(offsets[i], chunk));
+            offsets[i] += chunk;
+        }
     }
 }
 
@@ -322,4 +313,5 @@ internal sealed class OrderedFoldJob : IMapReduceJob
     }
 
     public void Reduce(ReadOnlySpan<byte> key, ValueList values, IRecordEmitter output) => output.Emit(key, values[0]);
+
 }
