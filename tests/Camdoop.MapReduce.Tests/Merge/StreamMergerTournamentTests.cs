@@ -313,5 +313,4 @@ internal sealed class OrderedFoldJob : IMapReduceJob
     }
 
     public void Reduce(ReadOnlySpan<byte> key, ValueList values, IRecordEmitter output) => output.Emit(key, values[0]);
-
 }
