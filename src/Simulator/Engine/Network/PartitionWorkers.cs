@@ -238,12 +238,7 @@ internal sealed class PartitionWorkers : IDisposable
             {
                 continue;
             }
-            long limit = bound;
-            foreach (int q in _inbound[p])
-            {
-                limit = Math.Min(limit, Volatile.Read(ref _horizons[q * Stride]) + _lookahead);
-            }
-            if (limit > from)
+            if (Limit(p, bound) > from)
             {
                 return true;
             }
@@ -285,6 +280,17 @@ internal sealed class PartitionWorkers : IDisposable
         }
     }
 
+    /// <summary>How far partition <paramref name="p"/> may run now: its inbound neighbours' smallest horizon plus the lookahead, at most <paramref name="bound"/>.</summary>
+    private long Limit(int p, long bound)
+    {
+        long limit = bound;
+        foreach (int q in _inbound[p])
+        {
+            limit = Math.Min(limit, Volatile.Read(ref _horizons[q * Stride]) + _lookahead);
+        }
+        return limit;
+    }
+
     /// <summary>Runs partition <paramref name="p"/> as far as its neighbours' horizons allow, if no thread runs it.</summary>
     private bool TryAdvance(int p, long bound)
     {
@@ -295,11 +301,7 @@ internal sealed class PartitionWorkers : IDisposable
             return false;
         }
         // Read the neighbours' horizons before taking the inbox: they post their frames before they publish.
-        long limit = bound;
-        foreach (int q in _inbound[p])
-        {
-            limit = Math.Min(limit, Volatile.Read(ref _horizons[q * Stride]) + _lookahead);
-        }
+        long limit = Limit(p, bound);
         if (limit <= from)
         {
             return false;
