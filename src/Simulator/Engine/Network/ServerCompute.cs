@@ -33,8 +33,7 @@ internal sealed class ServerCompute(ComputeRates rates)
 
     public void Charge(long now, ComputeWork kind, long costNs)
     {
-        BusyUntil = Math.Max(BusyUntil, now) + costNs;
-        BusyTotal += costNs;
+        Occupy(now, costNs);
         _busyByKind[(int)kind] += costNs;
     }
 
@@ -42,8 +41,14 @@ internal sealed class ServerCompute(ComputeRates rates)
     public void ChargeFrame(long now)
     {
         long cost = Rates.FrameNanoseconds;
-        BusyUntil = Math.Max(BusyUntil, now) + cost;
-        BusyTotal += cost;
+        Occupy(now, cost);
         FrameBusy += cost;
+    }
+
+    /// <summary>The core is busy <paramref name="costNs"/> more, from now or from the end of the work before.</summary>
+    private void Occupy(long now, long costNs)
+    {
+        BusyUntil = Math.Max(BusyUntil, now) + costNs;
+        BusyTotal += costNs;
     }
 }
