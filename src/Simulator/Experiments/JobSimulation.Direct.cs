@@ -115,6 +115,7 @@ public static partial class JobSimulation
             SimulationWallSeconds = sim.WallTime.TotalSeconds,
             Events = sim.EventsProcessed,
             FrameEvents = sim.FrameEventsProcessed,
+            EventTraceHash = TraceHash(sim),
             SimulationCpuSeconds = 0,
             Compute = options.Settings.Compute is null ? null : ComputeReport.Of(options.Settings.Compute, sim, [input.MapOutputs], t0, last),
             Recovery = options.Failures.Count == 0 ? null : new RecoveryReport(jobs.Sum(j => j?.ResentBytes ?? 0), 0, 0, 0, 0, 0, null, null),

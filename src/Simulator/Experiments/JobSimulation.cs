@@ -322,8 +322,11 @@ public static partial class JobSimulation
         Energy = options.Settings.Energy,
         Compute = options.Settings.Compute?.Rates,
         LogSink = options.LogSink,
+        TraceEvents = options.TraceEvents,
         DataRoot = options.Settings.DataRoot ?? Path.Combine(SimulationScratch.RootFor(options), "camdoop-sim"),
-        Threads = options.SimulationThreads > 0 ? options.SimulationThreads : JobSimulationOptions.DefaultSimulationThreads(options.Torus.Count),
+        // A traced run is one partition: the hash then does not depend on how servers were split among threads.
+        Threads = options.TraceEvents ? 1
+            : options.SimulationThreads > 0 ? options.SimulationThreads : JobSimulationOptions.DefaultSimulationThreads(options.Torus.Count),
         // Without failures liveness beacons can be rare: they would otherwise be a third of the events. With them,
         // servers detect failures as a real node does.
         Node = options.Failures.Count > 0 || options.NodeBeacons
@@ -503,11 +506,15 @@ public static partial class JobSimulation
             SimulationWallSeconds = sim.WallTime.TotalSeconds,
             Events = sim.EventsProcessed,
             FrameEvents = sim.FrameEventsProcessed,
+            EventTraceHash = TraceHash(sim),
             SimulationCpuSeconds = 0,
             Compute = options.Settings.Compute is null ? null : ComputeReport.Of(options.Settings.Compute, sim, maps, t0, last),
             Energy = options.Settings.Energy is null ? null : sim.MeasureEnergy(last),
         };
     }
+
+    /// <summary>The run's event trace hash as 16 hex digits, or null when it was not traced.</summary>
+    internal static string? TraceHash(Simulation sim) => sim.Trace is { } trace ? trace.Hash.ToString("x16", CultureInfo.InvariantCulture) : null;
 
     private static RecoveryReport Recovery(IReadOnlyList<CamdoopService> services)
     {

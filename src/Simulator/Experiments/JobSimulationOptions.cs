@@ -148,6 +148,12 @@ public sealed record JobSimulationOptions
     public bool NodeBeacons { get; init; }
 
     /// <summary>
+    /// Folds every event into a hash (<see cref="JobSimulationResult.EventTraceHash"/>): two runs with the same hash
+    /// simulated the same events at the same times. The simulation then uses one thread.
+    /// </summary>
+    public bool TraceEvents { get; init; }
+
+    /// <summary>
     /// Called after the run, before the simulation is torn down, with every server's Camdoop service and its part of
     /// the (first) job (the servers have dropped it by then: the part is kept as it was).
     /// </summary>

@@ -262,6 +262,14 @@ public sealed record JobSimulationResult
     [JsonPropertyName("frameEvents")]
     public required long FrameEvents { get; init; }
 
+    /// <summary>
+    /// With <see cref="JobSimulationOptions.TraceEvents"/>: the hash of every event (time, kind, server, port, frame
+    /// length) in 16 hex digits; equal hashes, equal runs. Null otherwise.
+    /// </summary>
+    [JsonPropertyName("eventTraceHash")]
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? EventTraceHash { get; init; }
+
     /// <summary>"horizontal" or "vertical" when several jobs ran at once; null for one job.</summary>
     [JsonPropertyName("placement")]
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]

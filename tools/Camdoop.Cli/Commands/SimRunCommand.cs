@@ -82,6 +82,7 @@ public static class SimRunCommand
             .Option("limit", SimLimitOption.Help, "LIMIT")
             .Flag("replicate-output", "Each reducer streams its output to the server its task would start over on, so a failed root resumes from that copy")
             .Flag("verify", "Check every output against the single-process reference MapReduce")
+            .Flag("trace-hash", "Hash every simulated event (time, kind, server, port, frame length) into the report's event trace hash, on one thread: runs with equal hashes simulated the same")
             .Flag("force", "Run even when the job's estimated memory exceeds what this machine has available")
             .Flag("json", "Print one JSON object")
             .Handle(Run);
@@ -139,6 +140,7 @@ public static class SimRunCommand
                 ?? !JobSimulationInput.MapOutputFitsInMemory(inputBytes, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes),
             SimulationThreads = args.Int("threads", 0, 1024),
             ReplicateOutput = args.Flag("replicate-output"),
+            TraceEvents = args.Flag("trace-hash"),
             Queries = Queries(args),
             QueryFrom = QueryFrom(args, torus),
             QueryTailNs = args.Has("query-for") ? args.Nanoseconds("query-for") : 0,
@@ -524,6 +526,10 @@ public static class SimRunCommand
         }
         Line("wall clock", string.Create(CultureInfo.InvariantCulture,
             $"{r.WallSeconds:0.##} s (map {r.MapWallSeconds:0.##} s, runs {(r.MapOutputOnDisk ? "on disk" : "in memory")}, simulation {r.SimulationWallSeconds:0.##} s, {r.Events:N0} events)"));
+        if (r.EventTraceHash is not null)
+        {
+            Line("event trace hash", r.EventTraceHash);
+        }
         if (r.Machine is not null)
         {
             Line("machine", r.Machine.ToString());
