@@ -172,6 +172,8 @@ public sealed class JobSimulationInput : IDisposable
         var inputs = keepInputs ? new byte[n][] : null;
         var chunks = new (ChunkMeta, string)?[n];
         string scratch = SimulationScratch.RootFor(options);
+        LeftoverScratch.RemoveOnce(scratch, "camdoop-input-");
+        LeftoverScratch.RemoveOnce(scratch, "camdoop-maps-");
         string directory = Path.Combine(scratch, $"camdoop-input-{Environment.ProcessId}-{Guid.NewGuid():N}");
         Directory.CreateDirectory(directory);
         var format = job.InputFormat.Kind == InputKind.TextLines ? DatasetFormat.Text : DatasetFormat.Records;

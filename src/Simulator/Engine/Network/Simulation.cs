@@ -355,6 +355,7 @@ public sealed partial class Simulation : IDisposable
     private static string RunDirectoryUnder(SimulationOptions options)
     {
         string root = options.DataRoot ?? Path.Combine(Path.GetTempPath(), "camdoop-sim");
+        LeftoverScratch.RemoveOnce(root, "run-");
         return Path.Combine(root, string.Create(CultureInfo.InvariantCulture,
             $"run-{Environment.ProcessId}-{Interlocked.Increment(ref s_runs)}-{DateTime.UtcNow.Ticks:x}"));
     }
