@@ -221,7 +221,7 @@ internal sealed class SimulatedCube : IDisposable
         var options = _options;
         var stackOptions = new ServerStackOptions
         {
-            Camdoop = options.Settings.Service,
+            Camdoop = options.ServiceOptionsForRun(),
             JobControl = new JobControlOptions { Jobs = JobCatalog.AnyPath, SynchronousStart = _synchronousStart },
             MapTasks = new ChunkRouter(_mapTasks),
             Direct = options.Network is { } switched ? AssumingNetwork(options.Direct ?? new DirectShuffleOptions(), switched, options.Tcp) : options.Direct,
