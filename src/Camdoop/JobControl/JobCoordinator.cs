@@ -453,8 +453,14 @@ internal sealed partial class JobCoordinator
     /// Tells <paramref name="server"/> the job is over for it (reliably). With <paramref name="discardOutput"/> (the job
     /// was killed) it also deletes the partial reduce outputs on its disk.
     /// </summary>
-    private void SendEnd(Coordinate server, JobTracker job, bool discardOutput = false, Action? onGiveUp = null) =>
-        Channel.SendReliable(server, JobMessage.End, job.JobId, (uint)job.Attempt, discardOutput ? [ControlWire.EndDiscardOutput] : [], onGiveUp);
+    private void SendEnd(Coordinate server, JobTracker job, bool discardOutput = false, Action? onGiveUp = null)
+    {
+        // A participant of a job that completed hears so; a server fenced out of it, or a failed job's, does not.
+        byte[] body = discardOutput ? [ControlWire.EndDiscardOutput]
+            : job.Finishing && job.State != JobState.Failed && job.Participants.Contains(server) ? [ControlWire.EndCompleted]
+            : [];
+        Channel.SendReliable(server, JobMessage.End, job.JobId, (uint)job.Attempt, body, onGiveUp);
+    }
 
     private void ArmStallCheck(JobTracker job)
     {

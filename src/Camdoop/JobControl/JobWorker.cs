@@ -566,7 +566,8 @@ internal sealed partial class JobWorker
     public Delivery OnEnd(Coordinate from, ControlHeader header, ReadOnlySpan<byte> body)
     {
         bool discardOutput = body.Length == 1 && body[0] == ControlWire.EndDiscardOutput;
-        if (body.Length > 1 || (body.Length == 1 && !discardOutput))
+        bool completed = body.Length == 1 && body[0] == ControlWire.EndCompleted;
+        if (body.Length > 1 || (body.Length == 1 && !discardOutput && !completed))
         {
             return Delivery.Malformed;
         }
@@ -578,7 +579,7 @@ internal sealed partial class JobWorker
         var totals = Totals(work);
         _ended[header.JobId] = totals;
         work.DiscardOutput = discardOutput;
-        DropWork(work);
+        DropWork(work, completed);
         return Delivery.AcknowledgeWith(EncodeTotals(totals));
     }
 
@@ -611,8 +612,11 @@ internal sealed partial class JobWorker
         DropWork(work);
     }
 
-    /// <summary>Forgets a job here: its shuffle state, its map outputs (intermediate data); reduce outputs stay.</summary>
-    private void DropWork(WorkerJob work)
+    /// <summary>
+    /// Forgets a job here: its shuffle state, its map outputs (intermediate data); reduce outputs stay.
+    /// <paramref name="completed"/>: the coordinator said the job completed.
+    /// </summary>
+    private void DropWork(WorkerJob work, bool completed = false)
     {
         ulong shuffleId = work.Description.JobId;
         if (_work.TryGetValue(work.JobId, out var current) && ReferenceEquals(current, work))
@@ -621,8 +625,8 @@ internal sealed partial class JobWorker
         }
         work.Ended = true;
         Channel.CancelJob(work.JobId, JobMessage.MapDone, JobMessage.ReduceDone, JobMessage.Failed);
-        _camdoop?.RemoveJob(shuffleId);
-        _direct?.RemoveJob(shuffleId);
+        _camdoop?.RemoveJob(shuffleId, completed);
+        _direct?.RemoveJob(shuffleId, completed);
         work.DisposeMapOutputs();
         // Map outputs are intermediate data: gone with the job. Reduce outputs stay, unless the job was killed.
         string jobDirectory = RunFileLayout.JobDirectory(_control.Node.DataDirectory, shuffleId);

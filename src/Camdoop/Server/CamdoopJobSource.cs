@@ -91,7 +91,7 @@ public sealed class CamdoopJobSource : IJobSource
                 bytesIn += child.Received;
             }
         }
-        var state = StateOf(job.Failure, job.IsFinished, removed);
+        var state = StateOf(job.Failure, job.IsFinished || job.CompletedEverywhere, removed);
         long limit = 0;
         long frameBytes = 0;
         foreach (var port in Ports.All)
@@ -107,7 +107,7 @@ public sealed class CamdoopJobSource : IJobSource
     /// <summary>A TCP Camdoop job: its streams as vertices, bytes in as what its reducers and vertices took in.</summary>
     private JobStats Stats(DirectJob job, bool removed)
     {
-        var state = StateOf(job.Failure, job.IsFinished, removed);
+        var state = StateOf(job.Failure, job.IsFinished || job.CompletedEverywhere, removed);
         return new JobStats(job.JobId, job.Job.Name, state, job.Description.ReduceTasks, job.Streams, job.StreamsDone,
             job.CompletedReduceTasks.Count, job.ReducedBytes + job.MergedBytes, job.BytesSent, job.MergedBytes - job.ForwardedBytes, 0, 0,
             Output(job.Description), job.CompletedReduceTasks.Sum(r => r.FileBytes), _started.GetValueOrDefault(job.JobId), Ended(job.JobId, state));

@@ -3,13 +3,17 @@ using Camdoop.JobControl.Wire;
 using Camdoop.MapReduce.Jobs;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Reference;
+using Camdoop.Runtime.Topology;
+using Camdoop.Server;
 using static Camdoop.MapReduce.Tests.JobControl.JobControlCube;
 
 namespace Camdoop.MapReduce.Tests.JobControl;
 
 /// <summary>
 /// Two jobs at once on the simulated cube, through job control: killing one mid-shuffle drops it on every server
-/// (no vertex, stream or buffer of it is left) while the other finishes with exactly the reference's output.
+/// (no vertex, stream or buffer of it is left) while the other finishes with exactly the reference's output. Every
+/// server's jobs table then shows the killed job stopped and the other finished, on every server, even where its
+/// part was dropped before its streams' last acknowledgements came (the coordinator's End says it completed).
 /// </summary>
 public class JobKillTests
 {
@@ -26,6 +30,7 @@ public class JobKillTests
     {
         // Slow links (100 Mbit/s) so that both shuffles are still running when one is killed.
         using var cube = new JobControlCube(linkRateBitsPerSecond: 100_000_000);
+        var tables = Cube.All().Select(c => new CamdoopJobSource(cube.Camdoop(c))).ToList();
         var victimInput = cube.Put("big", Corpus(200_000, seed: 3));
         var inputs = Corpus(60_000);
         var survivorInput = cube.Put("corpus", inputs);
@@ -67,6 +72,34 @@ public class JobKillTests
             Assert.True(camdoop.Transport.Buffers.RentedBytes == 0, $"{c.Name} still has {camdoop.Transport.Buffers.RentedBytes} shuffle buffer bytes rented");
             Assert.False(Directory.Exists(Path.Combine(cube.Sim.DataDirectoryOf(c), "jobs", "000000000000dead")), $"{c.Name} kept the killed job's files");
         }
+        foreach (var table in tables)
+        {
+            var rows = table.Snapshot();
+            Assert.Equal(Monitoring.Jobs.JobState.Stopped, rows.Single(j => j.JobId == 0xdead).State);
+            Assert.Equal(Monitoring.Jobs.JobState.Finished, rows.Single(j => j.JobId == 0xbeef).State);
+        }
+    }
+
+    [Fact]
+    public void APartDroppedAtTheJobsCompletionShowsFinishedAndOneDroppedOtherwiseStopped()
+    {
+        // Slow links: the shuffle is still running when the parts are dropped, as when a server hears the job's End
+        // before its streams' last acknowledgements.
+        using var cube = new JobControlCube(linkRateBitsPerSecond: 100_000_000);
+        var tables = Cube.All().ToDictionary(c => c, c => new CamdoopJobSource(cube.Camdoop(c)));
+        var job = cube.Submit(WordCount(0xc0de, 27, ShuffleMode.Camdoop), cube.Put("corpus", Corpus(100_000)));
+        cube.RunUntil(() => job.State == JobState.Shuffling, "the shuffle did not start");
+        cube.Sim.RunUntil(cube.Sim.Now + (2 * Ms));
+        Coordinate completed = new(1, 1, 1), dropped = new(2, 2, 2);
+        Assert.False(cube.Camdoop(completed).GetJob(0xc0de)!.IsFinished, "the part was finished already: the test proves nothing");
+
+        Assert.True(cube.Camdoop(completed).RemoveJob(0xc0de, completed: true));
+        Assert.True(cube.Camdoop(dropped).RemoveJob(0xc0de));
+
+        Assert.Equal(Monitoring.Jobs.JobState.Finished, tables[completed].Snapshot().Single(j => j.JobId == 0xc0de).State);
+        Assert.Equal(Monitoring.Jobs.JobState.Stopped, tables[dropped].Snapshot().Single(j => j.JobId == 0xc0de).State);
+        Assert.Equal(Monitoring.Jobs.JobState.Running, tables[new Coordinate(0, 1, 2)].Snapshot().Single(j => j.JobId == 0xc0de).State);
+        cube.CoordinatorOf(0xc0de).Kill(0xc0de);
     }
 
     [Fact]

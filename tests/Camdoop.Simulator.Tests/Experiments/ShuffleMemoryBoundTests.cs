@@ -1,5 +1,6 @@
 using Camdoop.Experiments;
 using Camdoop.MapReduce.Buffers;
+using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Topology;
@@ -19,15 +20,19 @@ public sealed class ShuffleMemoryBoundTests
     {
         var peaks = new long[512];
         var streams = new int[512];
-        var window = new ShuffleOptions().MaxWindowBytes;
+        // Small windows, so that a little data per server fills them: the bound is in windows, whatever their size.
+        var shuffle = new ShuffleOptions { MaxWindowBytes = 32 * 1024 };
+        int window = shuffle.MaxWindowBytes;
         var options = new JobSimulationOptions
         {
             Torus = new Torus(8, 8, 8),
             Workload = Workload.Synthetic,
             OutputRatio = 1,
-            Settings = new SimulationSettings { BytesPerServer = 256 * 1024, Verify = true },
+            Settings = new SimulationSettings { BytesPerServer = 96 * 1024, Verify = true, Service = new CamdoopServiceOptions { Shuffle = shuffle } },
             ReduceTasks = 1,
             Mode = ShuffleMode.NoAgg,
+            MapParallelism = 1,
+            SimulationThreads = 1,
             Inspect = (_, services, jobs) =>
             {
                 for (int s = 0; s < services.Count; s++)

@@ -29,6 +29,12 @@ public static class ControlWire
     /// <summary>The body of an End that also discards the job's output here (a killed job, or an attempt started over).</summary>
     public const byte EndDiscardOutput = 1;
 
+    /// <summary>
+    /// The body of an End after the job completed (every reduce task stored): a server whose part had not yet seen its
+    /// streams' last acknowledgements still counts its part finished, not stopped.
+    /// </summary>
+    public const byte EndCompleted = 2;
+
     /// <summary>Reads a frame's header; false when it is not one (too short, unknown kind, bad fragment numbers).</summary>
     public static bool TryReadHeader(ReadOnlySpan<byte> payload, out ControlHeader header)
     {

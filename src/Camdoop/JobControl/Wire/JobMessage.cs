@@ -28,7 +28,7 @@ public enum JobMessage : byte
     /// <summary>
     /// Coordinator to server (extra: attempt): the job is over for this server; drop its state and map outputs. A body
     /// byte <see cref="ControlWire.EndDiscardOutput"/> (the job was killed, or the attempt is being started over) also
-    /// deletes its partial reduce outputs.
+    /// deletes its partial reduce outputs; <see cref="ControlWire.EndCompleted"/> tells that the job completed.
     /// </summary>
     End = 7,
 

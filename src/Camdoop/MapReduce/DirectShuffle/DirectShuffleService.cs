@@ -215,11 +215,12 @@ public sealed class DirectShuffleService : IStreamAcceptor
         }
     }
 
-    /// <summary>Forgets a job and the reducers' state.</summary>
-    public bool RemoveJob(ulong jobId)
+    /// <summary>Forgets a job and the reducers' state; <paramref name="completed"/>: the job completed (its coordinator said so).</summary>
+    public bool RemoveJob(ulong jobId, bool completed = false)
     {
         if (_jobs.TryGetValue(jobId, out var removing))
         {
+            removing.CompletedEverywhere |= completed;
             JobRemoving?.Invoke(removing);
         }
         foreach (var stream in _early.Where(s => s.JobId == jobId))

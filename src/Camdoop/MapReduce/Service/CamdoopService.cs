@@ -145,14 +145,16 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
     /// Forgets a job, whether it finished everywhere or is still running (an operator killed it): its vertices stop,
     /// its streams leave the transport and every buffer it holds goes back to the pool (<see cref="ServerJob.Release"/>);
     /// the other jobs here get its share of the buffer budget. Its late frames are counted as unknown.
+    /// <paramref name="completed"/>: the job completed (its coordinator said so).
     /// </summary>
-    public bool RemoveJob(ulong jobId)
+    public bool RemoveJob(ulong jobId, bool completed = false)
     {
         Forget(jobId);
         if (!_jobs.Remove(jobId, out var job))
         {
             return false;
         }
+        job.CompletedEverywhere |= completed;
         JobRemoving?.Invoke(job);
         job.Release();
         Transport.Unregister(jobId);
