@@ -1,7 +1,7 @@
 using Camdoop.Experiments;
 using Camdoop.MapReduce.Buffers;
-using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Jobs.Control;
+using Camdoop.MapReduce.Service;
 using Camdoop.MapReduce.Shuffle;
 using Camdoop.Runtime.Topology;
 
