@@ -5,15 +5,29 @@ namespace Camdoop.Cli.Tests.Sim;
 /// <summary>Runs the built `camdoop` command (camdoop.dll beside the tests) as a real child process.</summary>
 internal static class CamdoopProcess
 {
-    public static (int ExitCode, string Stdout, string Stderr) Run(params string[] args)
+    public static (int ExitCode, string Stdout, string Stderr) Run(params string[] args) => Start(niced: false, args);
+
+    /// <summary>
+    /// <see cref="Run"/> at a lower CPU priority (nice 10): for long simulations, which must not take the CPU from the
+    /// testbed tests' node processes running beside them (starved, those miss beacons and are taken for dead).
+    /// </summary>
+    public static (int ExitCode, string Stdout, string Stderr) RunNiced(params string[] args) => Start(niced: File.Exists("/usr/bin/nice"), args);
+
+    private static (int ExitCode, string Stdout, string Stderr) Start(bool niced, string[] args)
     {
         string dll = Path.Combine(AppContext.BaseDirectory, "camdoop.dll");
-        var psi = new ProcessStartInfo("dotnet")
+        var psi = new ProcessStartInfo(niced ? "/usr/bin/nice" : "dotnet")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
         };
+        if (niced)
+        {
+            psi.ArgumentList.Add("-n");
+            psi.ArgumentList.Add("10");
+            psi.ArgumentList.Add("dotnet");
+        }
         psi.ArgumentList.Add(dll);
         foreach (var a in args)
         {

@@ -30,7 +30,7 @@ public sealed class SimulatedRunsTests
     {
         var recorded = Table().Rows.Single(r => r["name"] == name);
         string[] args = ["sim", "run", .. recorded["args"].Split(' ', StringSplitOptions.RemoveEmptyEntries), "--trace-hash", "--verify", "--json"];
-        var (code, stdout, stderr) = CamdoopProcess.Run(args);
+        var (code, stdout, stderr) = CamdoopProcess.RunNiced(args);
         Assert.True(code == 0, stderr);
         using var doc = JsonDocument.Parse(stdout);
         var report = doc.RootElement;
