@@ -153,6 +153,9 @@ public sealed class JobSimulationInput : IDisposable
     /// <summary>The dataset name of a job's input unless its caller names it.</summary>
     public const string DefaultName = "input";
 
+    /// <summary>How a run's input directory is named: this prefix, the process id, a dash and a unique part.</summary>
+    private const string InputDirectoryPrefix = "camdoop-input-";
+
     /// <summary>
     /// Generates (or reads) every server's input for <paramref name="options"/> (its torus, workload, S, size, seed
     /// and job) and writes it as a dataset named <paramref name="name"/>. <paramref name="rawInputs"/>, when given,
@@ -172,9 +175,9 @@ public sealed class JobSimulationInput : IDisposable
         var inputs = keepInputs ? new byte[n][] : null;
         var chunks = new (ChunkMeta, string)?[n];
         string scratch = SimulationScratch.RootFor(options);
-        LeftoverScratch.RemoveOnce(scratch, "camdoop-input-");
-        LeftoverScratch.RemoveOnce(scratch, "camdoop-maps-");
-        string directory = Path.Combine(scratch, $"camdoop-input-{Environment.ProcessId}-{Guid.NewGuid():N}");
+        LeftoverScratch.RemoveOnce(scratch, InputDirectoryPrefix);
+        LeftoverScratch.RemoveOnce(scratch, SharedMapTasks.DirectoryPrefix);
+        string directory = Path.Combine(scratch, $"{InputDirectoryPrefix}{Environment.ProcessId}-{Guid.NewGuid():N}");
         Directory.CreateDirectory(directory);
         var format = job.InputFormat.Kind == InputKind.TextLines ? DatasetFormat.Text : DatasetFormat.Records;
         int recordSize = format == DatasetFormat.Records ? job.InputFormat.RecordSize : 0;

@@ -18,6 +18,9 @@ namespace Camdoop.Experiments;
 /// </summary>
 public sealed class SharedMapTasks : IMapTaskRunner, IDisposable
 {
+    /// <summary>How the run files' directory is named: this prefix, the process id, a dash and a unique part.</summary>
+    internal const string DirectoryPrefix = "camdoop-maps-";
+
     private readonly ConcurrentDictionary<(string Job, int Tasks, Key Chunk), Lazy<MapOutput>> _outputs = new();
     private readonly string? _directory;
     private long _cpuNanoseconds;
@@ -29,7 +32,7 @@ public sealed class SharedMapTasks : IMapTaskRunner, IDisposable
     /// <param name="dataRoot">Where the run files go.</param>
     public SharedMapTasks(bool onDisk = false, string? dataRoot = null)
     {
-        _directory = onDisk ? Path.Combine(dataRoot ?? Path.GetTempPath(), $"camdoop-maps-{Environment.ProcessId}-{Guid.NewGuid():N}") : null;
+        _directory = onDisk ? Path.Combine(dataRoot ?? Path.GetTempPath(), $"{DirectoryPrefix}{Environment.ProcessId}-{Guid.NewGuid():N}") : null;
     }
 
     /// <summary>Whether the runs are files on disk.</summary>

@@ -159,13 +159,13 @@ public sealed class DirectJob
     /// <summary>Of <see cref="Streams"/>, those delivered (or given up with a failed node).</summary>
     public int StreamsDone => _senders.Count(s => s.IsAbandoned || s.IsDelivered) + _vertices.Count(v => v.Abandoned || v.IsDelivered);
 
-    /// <summary>Every stream delivered and every reduce task rooted here written.</summary>
     /// <summary>
     /// The job's coordinator said it completed as this part was dropped: every reduce task is stored, though this
     /// server may not have seen its streams' last acknowledgements.
     /// </summary>
     public bool CompletedEverywhere { get; internal set; }
 
+    /// <summary>Every stream delivered and every reduce task rooted here written.</summary>
     public bool IsFinished => StreamsDone == Streams && _reducers.Values.All(r => r.IsFinished) && _reducerPrograms == 0;
 
     internal long Now => _service.Context.Now;

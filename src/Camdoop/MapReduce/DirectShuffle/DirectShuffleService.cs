@@ -220,7 +220,7 @@ public sealed class DirectShuffleService : IStreamAcceptor
     {
         if (_jobs.TryGetValue(jobId, out var removing))
         {
-            removing.CompletedEverywhere |= completed;
+            removing.CompletedEverywhere = completed;
             JobRemoving?.Invoke(removing);
         }
         foreach (var stream in _early.Where(s => s.JobId == jobId))

@@ -154,7 +154,7 @@ public sealed class CamdoopService : IService, IOwnershipListener, IRouteListene
         {
             return false;
         }
-        job.CompletedEverywhere |= completed;
+        job.CompletedEverywhere = completed;
         JobRemoving?.Invoke(job);
         job.Release();
         Transport.Unregister(jobId);

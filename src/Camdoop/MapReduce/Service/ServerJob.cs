@@ -95,13 +95,13 @@ public sealed partial class ServerJob
     /// <summary>Network streams this server receives for the job (children of its vertices and root reducers).</summary>
     public int InboundStreams { get; internal set; }
 
-    /// <summary>Every vertex output hosted here acknowledged and every reduce task rooted here written.</summary>
     /// <summary>
     /// The job's coordinator said it completed as this part was dropped: every reduce task is stored, though this
     /// server may not have seen its streams' last acknowledgements.
     /// </summary>
     public bool CompletedEverywhere { get; internal set; }
 
+    /// <summary>Every vertex output hosted here acknowledged and every reduce task rooted here written.</summary>
     public bool IsFinished => _unfinishedVertices == 0 && _roots.Values.All(r => r.IsFinished) && _reducerPrograms == 0;
 
     /// <summary>Set when the job failed on this server (corrupt data, a job function threw); the reason.</summary>

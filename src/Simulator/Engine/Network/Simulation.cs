@@ -352,12 +352,15 @@ public sealed partial class Simulation : IDisposable
         }
     }
 
+    /// <summary>How a run's directory under the data root is named: this prefix, the process id, a dash and more.</summary>
+    private const string RunDirectoryPrefix = "run-";
+
     private static string RunDirectoryUnder(SimulationOptions options)
     {
         string root = options.DataRoot ?? Path.Combine(Path.GetTempPath(), "camdoop-sim");
-        LeftoverScratch.RemoveOnce(root, "run-");
+        LeftoverScratch.RemoveOnce(root, RunDirectoryPrefix);
         return Path.Combine(root, string.Create(CultureInfo.InvariantCulture,
-            $"run-{Environment.ProcessId}-{Interlocked.Increment(ref s_runs)}-{DateTime.UtcNow.Ticks:x}"));
+            $"{RunDirectoryPrefix}{Environment.ProcessId}-{Interlocked.Increment(ref s_runs)}-{DateTime.UtcNow.Ticks:x}"));
     }
 
     private int IndexOf(Coordinate c)
