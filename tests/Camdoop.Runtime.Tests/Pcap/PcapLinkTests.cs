@@ -47,8 +47,16 @@ public sealed class PcapLinkTests
 
         nodes.LoopA!.Post(() => nodes.ServiceA.Send(sizes));
         nodes.WaitUntil(nodes.LoopA!, _ => nodes.ServiceA.Waiting == 0 && linkA.PendingTransmit == 0, "A to hand every frame to the kernel", seconds: 20);
-        Thread.Sleep(300); // two carrier polls: the drop counter is read there
-        long received = nodes.On(nodes.LoopB!, () => nodes.ServiceB.Received);
+        // The drop counter is read at carrier polls (every 100 ms or so): wait for the polls that follow the burst,
+        // longer on a loaded machine, where B's loop may also still be taking in the last frames.
+        long received = 0;
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        do
+        {
+            Thread.Sleep(100);
+            received = nodes.On(nodes.LoopB!, () => nodes.ServiceB.Received);
+        }
+        while (received + linkB.Counters.KernelDrops < sizes.Length && clock.Elapsed < TimeSpan.FromSeconds(10));
 
         Assert.True(linkB.Counters.KernelDrops > 0, $"nothing dropped; B's link {linkB.Counters}");
         Assert.True(received + linkB.Counters.KernelDrops >= sizes.Length,
