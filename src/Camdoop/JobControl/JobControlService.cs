@@ -90,6 +90,9 @@ public sealed class JobControlService : IService, IOwnershipListener
     /// <summary>Copies of other coordinators' job state kept here.</summary>
     public int RecordCopies => _keeper?.Count ?? 0;
 
+    /// <summary>The copy of <paramref name="jobId"/>'s state kept here for its coordinator, if any.</summary>
+    internal JobRecord? KeptCopy(ulong jobId) => _keeper?.GetCopy(jobId);
+
     /// <summary>Times this server's worker turned to a new coordinator.</summary>
     public int CoordinatorChanges => _worker?.CoordinatorChanges ?? 0;
 

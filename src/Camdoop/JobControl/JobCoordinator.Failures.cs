@@ -11,7 +11,7 @@ namespace Camdoop.JobControl;
 // leaves the job for good: its map tasks run again where their ids remap, and its reduce tasks start over at their
 // roots' new owners, unless their output outlived it (stored as a chunk, or not kept at all): the coordinator tells
 // the servers which those are as they finish. An output file on the lost server's disk is lost with it: the record
-// forgets it, and the task's restart brings it again. A TCP Camdoop job has no such recovery: it starts over, as its
+// forgets it, and the task's restart brings it again; once the job is finishing, its outputs stay listed. A TCP Camdoop job has no such recovery: it starts over, as its
 // next attempt, on the servers left. A lost server that comes back is told the job is over for it.
 internal sealed partial class JobCoordinator
 {

@@ -132,11 +132,18 @@ public sealed class JobRecord
 
     /// <summary>
     /// Forgets reduce outputs that were files on a server since lost: they went with it (a stored chunk has replicas,
-    /// a discarded output was never kept). Every copy applies the same rule, so copies agree whatever order they
-    /// hear of the loss and the report in.
+    /// a discarded output was never kept), and the task's restart brings them again. Once the job is finishing its
+    /// outputs are final and stay listed: a server lost then (often one only silent for a while, which still serves
+    /// them when back) no longer turns a done job into one with an output missing. Every copy applies the same rule,
+    /// and a finishing record brings every output with it, so copies agree whatever order they hear of the loss and
+    /// the report in.
     /// </summary>
     private void DropLostOutputs()
     {
+        if (Rank >= 2)
+        {
+            return;
+        }
         for (int r = 0; r < Reduces.Length; r++)
         {
             if (Reduces[r] is { } done && !done.Report.OutlivesItsServer && Losses.Any(l => l.Server == done.Server))
