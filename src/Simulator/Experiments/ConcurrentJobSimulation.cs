@@ -90,13 +90,13 @@ public static class ConcurrentJobSimulation
         var submitted = new SubmittedJob[count];
         for (int k = 0; k < count; k++)
         {
-            submitted[k] = cube.Submit(descriptions[k], inputs[k], at, k == 0 ? first.Limits : null);
+            submitted[k] = cube.Submit(descriptions[k], inputs[k], at, k == 0 ? first.Limits : null, jobs[k].Aggregated);
         }
         bool completed = JobSimulation.RunJobs(cube, submitted, jobs.Max(j => j.TimeLimit),
             string.Create(CultureInfo.InvariantCulture, $"{count} jobs: "), progress);
 
         double cpuSeconds = cpu.Seconds(sim) - (inputs.Sum(i => i.MapTasks.CpuSeconds) - mapCpu);
-        var services = cube.CamdoopServices;
+        IReadOnlyList<CamdoopService> services = first.Mode == ShuffleMode.Tcp ? [] : cube.CamdoopServices;
         first.Inspect?.Invoke(sim, services, [.. Enumerable.Range(0, services.Count).Select(s => cube.ServerJobOf(s, descriptions[0].JobId))]);
         var maps = inputs.Select(i => i.MapOutputs).ToArray();
         long t0 = submitted.Where(j => j.ShuffleStartedAt > 0).Select(j => j.ShuffleStartedAt).DefaultIfEmpty(at).Min();
@@ -110,7 +110,11 @@ public static class ConcurrentJobSimulation
                 failures.Add($"job {k}: {failure}");
             }
         }
-        var result = JobSimulation.Collect(first, descriptions, sim, services, cube.ServerJobOf, maps, [.. completions.SelectMany(c => c)], failures, completed, t0, inputs.Sum(i => i.InputBytes));
+        // On a switched network (TCP Camdoop jobs) the report's link and TCP counters are the whole run's, its sizes and
+        // bounds the first job's; every job's own outcome follows.
+        var result = first.Mode == ShuffleMode.Tcp
+            ? JobSimulation.CollectDirect(first, descriptions[0], cube, inputs[0], completions[0], failures, completed, t0)
+            : JobSimulation.Collect(first, descriptions, sim, services, cube.ServerJobOf, maps, [.. completions.SelectMany(c => c)], failures, completed, t0, inputs.Sum(i => i.InputBytes));
         var perJob = new ConcurrentJobResult[count];
         for (int k = 0; k < count; k++)
         {

@@ -15,7 +15,7 @@ public static partial class JobSimulation
     /// What a stream shuffle's run measured (<see cref="ShuffleMode.Tcp"/>, on a switched network): sizes, the switch
     /// bounds over the same intermediate data, the links' and TCP's counters, the agg boxes' work.
     /// </summary>
-    private static JobSimulationResult CollectDirect(JobSimulationOptions options, JobDescription submitted, SimulatedCube cube, JobSimulationInput input,
+    internal static JobSimulationResult CollectDirect(JobSimulationOptions options, JobDescription submitted, SimulatedCube cube, JobSimulationInput input,
         List<ReduceTaskResult> completions, List<string> failures, bool completed, long t0)
     {
         var sim = cube.Sim;

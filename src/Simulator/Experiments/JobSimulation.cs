@@ -177,7 +177,7 @@ public static partial class JobSimulation
         {
             Inject(failure, submit + failure.AtNanoseconds);
         }
-        var job = cube.Submit(description, input, submit, options.Limits);
+        var job = cube.Submit(description, input, submit, options.Limits, options.Aggregated);
         var queries = new SimulatedQueries(options.Queries, options.QueryFrom);
         queries.Start(sim, submit);
         if (shuffleOffset is { } offset)

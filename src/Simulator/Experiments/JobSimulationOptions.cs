@@ -90,6 +90,13 @@ public sealed record JobSimulationOptions
     /// <summary>Mode tcp: aggregation trees per reduce task, each carrying the records of some key stripes.</summary>
     public int AggregationTrees { get; init; } = 1;
 
+    /// <summary>
+    /// Mode tcp: whether the job's streams take the network's aggregation (NetAgg's boxes, or <see cref="Aggregation"/>);
+    /// false sends every map output straight to its reducer, as traffic the network does not aggregate (the NetAgg
+    /// paper's background flows, beside aggregatable jobs run at once).
+    /// </summary>
+    public bool Aggregated { get; init; } = true;
+
     /// <summary>Threads for generating and mapping the inputs (independent per server); 0 = all cores.</summary>
     public int MapParallelism { get; init; }
 
@@ -217,7 +224,7 @@ public sealed record JobSimulationOptions
             throw new ArgumentException($"placed roots must be R = {ReduceTasks} distinct servers of the {Torus.Count}");
         }
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(AggregationTrees);
-        if ((Aggregation != Aggregation.Direct || AggregationTrees != 1) && Mode != ShuffleMode.Tcp)
+        if ((Aggregation != Aggregation.Direct || AggregationTrees != 1 || !Aggregated) && Mode != ShuffleMode.Tcp)
         {
             throw new ArgumentException($"aggregation {Aggregation.Name()} shapes the streams of mode tcp on a switched network, not mode {Mode.Name()}");
         }

@@ -37,6 +37,7 @@ internal sealed class SimulatedCube : IDisposable
     private readonly Dictionary<(int Host, ulong Job), ServerJob> _serverJobs = [];
     private readonly Dictionary<(int Host, ulong Job), DirectJob> _directJobs = [];
     private readonly long _synchronousStart;
+    private readonly HashSet<ulong> _direct = [];
 
     public SimulatedCube(JobSimulationOptions options, IReadOnlyList<JobSimulationInput> inputs, bool watchFailures = false)
     {
@@ -135,12 +136,19 @@ internal sealed class SimulatedCube : IDisposable
     /// <summary>
     /// Submits <paramref name="description"/> over <paramref name="input"/> at virtual time <paramref name="at"/> to the
     /// server that owns its control key among the servers up then (a front-end there would take it). With
-    /// <paramref name="limits"/>, every server first sets them, as `camdoop limit` does.
+    /// <paramref name="limits"/>, every server first sets them, as `camdoop limit` does. A TCP Camdoop job not
+    /// <paramref name="aggregated"/> sends every map output straight to its reducer, past the network's aggregation
+    /// (<see cref="JobSimulationOptions.Aggregated"/>).
     /// </summary>
-    public SubmittedJob Submit(JobDescription description, JobSimulationInput input, long at, IReadOnlyList<Monitoring.Control.RateLimit>? limits = null)
+    public SubmittedJob Submit(JobDescription description, JobSimulationInput input, long at, IReadOnlyList<Monitoring.Control.RateLimit>? limits = null,
+        bool aggregated = true)
     {
         ArgumentNullException.ThrowIfNull(description);
         ArgumentNullException.ThrowIfNull(input);
+        if (!aggregated)
+        {
+            _direct.Add(description.JobId); // before the simulation asks for the job's plan
+        }
         var job = new SubmittedJob(this, description.JobId) { SubmittedAtScheduled = at };
         Sim.Schedule(at, () =>
         {
@@ -272,8 +280,8 @@ internal sealed class SimulatedCube : IDisposable
     {
         var servers = _options.Torus;
         var roots = JobPlacement.For(servers, description).RootIndices;
-        IAggregationPlan plan = Boxes is not null
-            ? new NetAggPlan(Boxes, roots, _options.AggregationTrees)
+        IAggregationPlan plan = _direct.Contains(description.JobId) ? new DirectPlan(servers.Count, roots)
+            : Boxes is not null ? new NetAggPlan(Boxes, roots, _options.AggregationTrees)
             : _options.Aggregation.Plan(servers.Count, _options.Network!.Topology.RackSize(_options.Network, servers.Count), roots, _options.AggregationTrees);
         return PlanWithout.Over(plan, servers.Count + (Boxes?.Boxes ?? 0), servers.Count, roots, members);
     }

@@ -29,6 +29,36 @@ public sealed class SimNetAggCommandTests
     }
 
     [Fact]
+    public void TheNetAggWorkloadSweepTabulatesEveryDesignAndWritesItsChart()
+    {
+        string dir = Path.Combine(Path.GetTempPath(), $"camdoop-netagg-sweep-{Environment.ProcessId}");
+        try
+        {
+            // 64 servers (racks of 40 and 24), half of them sending, every flow's output checked.
+            var (code, stdout, stderr) = CamdoopProcess.Run(
+                "sim", "sweep", "--figure", "netagg", "--torus", "4x4x4", "--edge-load", "0.5", "--trials", "1",
+                "--verify", "--out", dir);
+            Assert.True(code == 0, stderr);
+            foreach (string design in new[] { "rack", "binary", "chain", "netagg" })
+            {
+                Assert.Matches($@"(?m)^{design}\s+32\s+.*\s+yes$", stdout);
+            }
+            Assert.Contains("netagg 0.12", stdout, StringComparison.Ordinal);
+            Assert.True(File.Exists(Path.Combine(dir, "netagg-fct.svg")));
+            var summary = File.ReadAllLines(Path.Combine(dir, "netagg-fct-summary.csv"));
+            Assert.Equal(5, summary.Length);
+            Assert.StartsWith("rack,32,", summary[1], StringComparison.Ordinal);
+        }
+        finally
+        {
+            if (Directory.Exists(dir))
+            {
+                Directory.Delete(dir, recursive: true);
+            }
+        }
+    }
+
+    [Fact]
     public void AFailedBoxIsReportedAndTheOutputIsStillVerified()
     {
         // One rack: the box's children (every server but the reducer) send to the reducer again once it is down.

@@ -90,7 +90,8 @@ public sealed class ParsedArguments
             : throw CliException.Usage($"{CommandPath}: --{option} must be one of {string.Join(", ", choices.Keys)}, not '{text}'");
     }
 
-    private bool Given(string option) => _command.OptionSymbol(option) is { } symbol && _result.GetResult(symbol) is { Implicit: false };
+    /// <summary>Whether the user gave <paramref name="option"/> (a flag or an option, not its default).</summary>
+    public bool Given(string option) => _command.OptionSymbol(option) is { } symbol && _result.GetResult(symbol) is { Implicit: false };
 
     /// <summary>A valued option's last value or its default; a flag's "true" or "false" when given.</summary>
     private string? Value(string option) => _command.OptionSymbol(option) switch

@@ -38,15 +38,23 @@ public static class SimSweepCommand
                       "Figures 6, 7 and 10 with --networks torus,switch,racks also run TCP Camdoop (every map output straight to\n" +
                       "its reducer over TCP) on each switched network listed, on the same map outputs, beside the bounds;\n" +
                       "with --aggregation direct,rack,binary,chain once per aggregation among the servers.\n" +
+                      "'--figure netagg' runs the NetAgg paper's workload (flows of Pareto sizes, all at once, --aggregatable of\n" +
+                      "them in partition/aggregate requests at output ratio --alpha, the rest background flows) under rack,\n" +
+                      "binary, chain and NetAgg on the racks network, --trials draws of it, and reports the paper's metric: the\n" +
+                      "99th-percentile flow completion time, against rack's.\n" +
                       "Chart titles name the paper's figure, the cube and what the sweep varied beyond the paper (networks,\n" +
                       "switch buffers, compute model). --chart-only runs nothing and draws the charts again from the CSV in --out.",
         }
-            .Option("figure", "6, 7, 8, 9, 10 or table1", "N", "6")
+            .Option("figure", "6, 7, 8, 9, 10, table1, or netagg (the NetAgg paper's workload and metric)", "N", "6")
             .Option("torus", "Torus size", "XxYxZ", "8x8x8")
             .Option("input-per-server", "Generated input per server", "SIZE", "2MB")
             .Option("fractions", "Figure 9: failure times as fractions of T, comma-separated", "LIST", "0.25,0.5,0.75")
             .Flag("verify", "Figures 8 and 9: check every run's output against the single-process reference")
             .Option("jobs", "Figure 8: copies of the job that run at once", "K", "2")
+            .Option("trials", "netagg: draws of the workload, each run under every design", "N", "5")
+            .Option("edge-load", "netagg: share of the servers whose edge link carries a flow", "FRACTION", "0.15")
+            .Option("aggregatable", "netagg: share of the flows that belong to aggregatable requests", "FRACTION", "0.46")
+            .Option("alpha", "netagg: a request's output over its input", "FRACTION", "0.1")
             .Flag("replicated-output", "Figure 9: at R=1 also fail the root of the job whose reducer replicates its output (row root-replicated)")
             .Option("output-ratios", "Figure 6: S values, comma-separated", "LIST", "0,0.2,0.4,0.6,0.8,1")
             .Option("input-sizes", "Figure 10: input per server, comma-separated", "LIST", "20KB,200KB")
@@ -69,6 +77,10 @@ public static class SimSweepCommand
 
     private static int Run(ParsedArguments args)
     {
+        if (args.Required("figure") == "netagg")
+        {
+            return SimNetAggSweep.Run(args);
+        }
         if (args.Flag("chart-only") && args.Required("figure") == "table1")
         {
             throw CliException.Usage("sim sweep: --chart-only draws figures 6 to 10 (Table 1 has no chart)");
