@@ -31,7 +31,7 @@ public sealed class DurabilityTestbedTests(ITestOutputHelper output)
         CliRunner.Run("testbed", "down", "--prefix", Prefix);
         Directory.CreateDirectory(work);
         // Slow links stretch the put over seconds, so that the kill lands while replicas are being written.
-        var up = CliRunner.Run("testbed", "up", "--prefix", Prefix, "--subnet", "211", "--link-rate", "3mbit", "--json");
+        var up = CliRunner.Run("testbed", "up", "--prefix", Prefix, "--subnet", "211", "--link-rate", "3mbit", "--no-warm-up", "--json");
         try
         {
             Assert.True(up.ExitCode == 0, up.ToString());

@@ -120,11 +120,16 @@ public sealed class FailureTestbedTests(ITestOutputHelper output)
         Assert.Equal("shuffling", failure.GetProperty("during").GetString());
         cube.AssertOutputIsTheReference(jobId, 27);
         long detection = failure.GetProperty("detectedAtUnixMs").GetInt64() - killedAt;
-        var takeover = Assert.Single(cube.LogLines($"job {jobId}: its coordinator {FrontEndServer} is lost; {coordinator} takes the job over"));
+        // One keeper took the job over from the killed coordinator. On a loaded machine a server that took a job over
+        // can itself be silent long enough to be taken for lost, and hand the job on again: the job's coordinator at
+        // the end is then the last of them.
+        var takeover = Assert.Single(cube.LogLines($"job {jobId}: its coordinator {FrontEndServer} is lost; "));
         long takenOverAt = DateTimeOffset.Parse(takeover.Split(' ')[0], CultureInfo.InvariantCulture).ToUnixTimeMilliseconds();
-        output.WriteLine($"coordinator {FrontEndServer} killed, detected after {detection} ms, taken over by {coordinator} after {takenOverAt - killedAt} ms; " +
+        output.WriteLine($"coordinator {FrontEndServer} killed, detected after {detection} ms, taken over after {takenOverAt - killedAt} ms, now coordinated by {coordinator}; " +
             $"shuffle and reduce {root.GetProperty("shuffleReduceSeconds").GetDouble():0.000} s");
-        Assert.Equal(1, cube.Sum("jobControl", "takeovers"));
+        long takeovers = cube.Sum("jobControl", "takeovers");
+        Assert.True(takeovers == 1 || cube.LogLines($"job {jobId}: its coordinator ").Count() == takeovers,
+            $"{takeovers} takeovers, not all of them of job {jobId}");
 
         // The job is the cube's, not its first front-end's: it is listed through the new one. On a loaded machine its
         // coordinator may miss the listing's deadline: then the listing names it, and is asked for again.

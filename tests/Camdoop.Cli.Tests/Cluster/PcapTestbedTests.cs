@@ -33,7 +33,7 @@ public class PcapTestbedTests
         CliRunner.Run("testbed", "down", "--prefix", Prefix);
         try
         {
-            var up = CliRunner.Run("testbed", "up", "--torus", "2x2x2", "--prefix", Prefix, "--subnet", "207", "--link-driver", "pcap", "--json");
+            var up = CliRunner.Run("testbed", "up", "--torus", "2x2x2", "--prefix", Prefix, "--subnet", "207", "--link-driver", "pcap", "--no-warm-up", "--json");
             Assert.True(up.ExitCode == 0, up.ToString());
             string frontEnd;
             using (var json = JsonDocument.Parse(up.Stdout))

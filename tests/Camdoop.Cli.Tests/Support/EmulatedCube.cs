@@ -11,7 +11,8 @@ namespace Camdoop.Cli.Tests.Support;
 /// An emulated testbed brought up with the real CLI (`camdoop testbed up`) under a namespace prefix and subnet of its
 /// own, so that test classes with different cubes can run side by side. Disposing runs `camdoop testbed down` and
 /// fails if any namespace of the testbed is left behind. Without root it brings nothing up: the tests skip
-/// themselves.
+/// themselves. Its nodes start without their warm-up jobs (`--no-warm-up`, as every testbed of the tests does): the
+/// warm-up is a second of CPU per node, half of a 27-node cube's start on two cores, and NodeWarmUpTests test it.
 /// </summary>
 public abstract class EmulatedCube : IDisposable
 {
@@ -27,7 +28,7 @@ public abstract class EmulatedCube : IDisposable
         }
         CliRunner.Run("testbed", "down", "--prefix", prefix);
         Directory.CreateDirectory(WorkDirectory);
-        var up = CliRunner.Run(["testbed", "up", "--prefix", prefix, "--subnet", subnet.ToString(CultureInfo.InvariantCulture), "--json", .. upOptions]);
+        var up = CliRunner.Run(["testbed", "up", "--prefix", prefix, "--subnet", subnet.ToString(CultureInfo.InvariantCulture), "--json", "--no-warm-up", .. upOptions]);
         if (up.ExitCode != 0)
         {
             CliRunner.Run("testbed", "down", "--prefix", prefix);

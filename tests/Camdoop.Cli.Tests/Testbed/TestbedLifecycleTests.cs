@@ -17,7 +17,7 @@ public class TestbedLifecycleTests
         const string prefix = "cdtl";
         try
         {
-            var up = CliRunner.Run("testbed", "up", "--torus", "2x2x3", "--prefix", prefix, "--subnet", "203", "--json");
+            var up = CliRunner.Run("testbed", "up", "--torus", "2x2x3", "--prefix", prefix, "--subnet", "203", "--no-warm-up", "--json");
             Assert.True(up.ExitCode == 0, up.ToString());
             using var upJson = JsonDocument.Parse(up.Stdout);
             string frontEnd = upJson.RootElement.GetProperty("frontend").GetString()!;
@@ -108,7 +108,7 @@ public class TestbedLifecycleTests
             Directory.CreateSymbolicLink(link, Path.Combine(work, "elsewhere"));
             foreach (var (root, reason) in new[] { (foreign, "belongs to uid 65534, not root: refused"), (link, "is a symbolic link, not a directory: refused") })
             {
-                var up = CliRunner.Run("testbed", "up", "--torus", "2x2x2", "--prefix", "cdtr", "--subnet", "209", "--data-root", root);
+                var up = CliRunner.Run("testbed", "up", "--torus", "2x2x2", "--prefix", "cdtr", "--subnet", "209", "--data-root", root, "--no-warm-up");
                 OneLineError.Assert(up, reason);
                 Assert.DoesNotContain(ip("netns", "list"), l => l.StartsWith("cdtr-", StringComparison.Ordinal));
             }
@@ -180,7 +180,7 @@ public class TestbedLifecycleTests
     [RootFact]
     public void LinkLossNeedsNetemAndSaysSoInOneLineWhenTheKernelLacksIt()
     {
-        var result = CliRunner.Run("testbed", "up", "--torus", "2x2x2", "--prefix", "cdtq", "--subnet", "208", "--link-loss", "1");
+        var result = CliRunner.Run("testbed", "up", "--torus", "2x2x2", "--prefix", "cdtq", "--subnet", "208", "--link-loss", "1", "--no-warm-up");
         if (TestbedNetwork.NetemAvailable())
         {
             // A kernel with netem: every link drops 1% of its frames.
