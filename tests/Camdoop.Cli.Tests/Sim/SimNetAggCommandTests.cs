@@ -48,6 +48,8 @@ public sealed class SimNetAggCommandTests
             var summary = File.ReadAllLines(Path.Combine(dir, "netagg-fct-summary.csv"));
             Assert.Equal(5, summary.Length);
             Assert.StartsWith("rack,32,", summary[1], StringComparison.Ordinal);
+            // One line of TCP counters per design and trial.
+            Assert.Equal(5, File.ReadAllLines(Path.Combine(dir, "netagg-fct-runs.csv")).Length);
         }
         finally
         {

@@ -69,12 +69,13 @@ internal static class SimNetAggSweep
         }
         var wall = System.Diagnostics.Stopwatch.StartNew();
         IReadOnlyList<FlowCompletion> rows;
+        var counters = new List<WorkloadRun>();
         int runs = options.Trials * options.Designs.Count, done = 0;
         using (var bar = new ProgressBar("netagg workload"))
         {
             try
             {
-                rows = NetAggWorkloadSweep.Run(options, new Progress<string>(status => bar.Report((double)done++ / runs, status)));
+                rows = NetAggWorkloadSweep.Run(options, new Progress<string>(status => bar.Report((double)done++ / runs, status)), counters);
             }
             catch (Exception ex) when (ex is ArgumentException or InvalidOperationException)
             {
@@ -82,19 +83,19 @@ internal static class SimNetAggSweep
             }
         }
         var summaries = NetAggWorkloadSweep.Summarize(rows);
-        var written = NetAggWorkloadSweep.Write(outDir, rows, summaries, cube);
+        var written = NetAggWorkloadSweep.Write(outDir, rows, summaries, cube, counters);
 
         var w = options.Workload;
         Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"NetAgg workload on {torus.Count} servers (racks of {network.RackSize}, 1:{network.Oversubscription}): {w.EdgeLoad:P0} of the servers send a flow, {w.AggregatableShare:P0} of the flows aggregatable at α = {w.OutputRatio:0.##}, {options.Trials} trials, {wall.Elapsed.TotalSeconds:0.#} s"));
         Console.Out.WriteLine($"machine: {HostMachine.Current}");
-        Console.Out.WriteLine($"{"design",-8} {"flows",6} {"median FCT",11} {"99th FCT",11} {"/ rack",7} {"aggregatable",13} {"background",11} {"verified",8}");
+        Console.Out.WriteLine($"{"design",-8} {"flows",6} {"median FCT",11} {"99th FCT",11} {"/ rack",7} {"aggregatable",13} {"background",11} {"timeouts",8} {"drops",8} {"verified",8}");
         foreach (var s in summaries)
         {
             var mine = rows.Where(r => r.Design == s.Design).ToList();
             string verified = mine.All(r => r.Verified is null) ? "-" : mine.All(r => r.Verified == true) ? "yes" : "NO";
             Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"{s.Design,-8} {s.Flows,6} {Units.Seconds(s.MedianSeconds),11} {Units.Seconds(s.P99Seconds),11} {(s.P99OverRack is { } r ? r.ToString("0.00", CultureInfo.InvariantCulture) : "-"),7} {Units.Seconds(s.AggregatableP99Seconds),13} {Units.Seconds(s.BackgroundP99Seconds),11} {verified,8}"));
+                $"{s.Design,-8} {s.Flows,6} {Units.Seconds(s.MedianSeconds),11} {Units.Seconds(s.P99Seconds),11} {(s.P99OverRack is { } r ? r.ToString("0.00", CultureInfo.InvariantCulture) : "-"),7} {Units.Seconds(s.AggregatableP99Seconds),13} {Units.Seconds(s.BackgroundP99Seconds),11} {counters.Where(c => c.Design == s.Design).Sum(c => c.Timeouts),8} {counters.Where(c => c.Design == s.Design).Sum(c => c.SwitchDrops),8} {verified,8}"));
         }
         Console.Out.WriteLine("the NetAgg paper (1,024 servers, 1:4, α = 10 %), 99th-percentile FCT / rack's: " +
             string.Join(", ", NetAggWorkloadSweep.PaperOverRack.Select(p => string.Create(CultureInfo.InvariantCulture, $"{p.Key} {p.Value:0.00}"))));

@@ -39,6 +39,9 @@ public sealed record NetAggWorkloadSweepOptions
 public sealed record FlowCompletion(string Design, int Trial, int Group, bool Aggregatable, int Flows, long BytesPerWorker, long IntermediateBytes,
     long OutputBytes, double Seconds, bool? Verified);
 
+/// <summary>One draw run under one design: its TCP retransmission timeouts and switch drops, over all its flows.</summary>
+public sealed record WorkloadRun(string Design, int Trial, long Timeouts, long SwitchDrops);
+
 /// <summary>A design's flow completion times over every trial, each worker's flow counted once.</summary>
 public sealed record DesignSummary(string Design, int Flows, double MedianSeconds, double P99Seconds, double? P99OverRack, double AggregatableP99Seconds,
     double BackgroundP99Seconds);
@@ -69,7 +72,8 @@ public static class NetAggWorkloadSweep
 
     private const ulong JobIdBase = 0xFC70_0000_0000_0000UL;
 
-    public static IReadOnlyList<FlowCompletion> Run(NetAggWorkloadSweepOptions options, IProgress<string>? progress = null)
+    /// <summary>Runs the sweep; every run's counters go to <paramref name="runs"/> when given.</summary>
+    public static IReadOnlyList<FlowCompletion> Run(NetAggWorkloadSweepOptions options, IProgress<string>? progress = null, ICollection<WorkloadRun>? runs = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentOutOfRangeException.ThrowIfLessThan(options.Trials, 1);
@@ -107,6 +111,7 @@ public static class NetAggWorkloadSweep
                     {
                         throw new InvalidOperationException($"trial {trial}, {design}: the flows did not all complete: {string.Join("; ", result.Errors)}");
                     }
+                    runs?.Add(new WorkloadRun(design, trial, result.Timeouts, result.Tcp?.SwitchDrops ?? 0));
                     foreach (var (outcome, g) in result.Jobs!.Zip(groups))
                     {
                         rows.Add(new FlowCompletion(design, trial, g.Index, g.Aggregatable, g.Workers.Count, g.BytesPerWorker, outcome.IntermediateBytes,
@@ -181,8 +186,12 @@ public static class NetAggWorkloadSweep
             double.Parse(r[fct], CultureInfo.InvariantCulture), r[verified].Length == 0 ? null : bool.Parse(r[verified])))];
     }
 
-    /// <summary>Writes netagg-fct.csv (every request and flow), netagg-fct-summary.csv and netagg-fct.svg; returns their paths.</summary>
-    public static IReadOnlyList<string> Write(string directory, IReadOnlyList<FlowCompletion> rows, IReadOnlyList<DesignSummary> summaries, string cube)
+    /// <summary>
+    /// Writes netagg-fct.csv (every request and flow), netagg-fct-summary.csv, netagg-fct-runs.csv (each run's
+    /// counters, when given) and netagg-fct.svg; returns their paths.
+    /// </summary>
+    public static IReadOnlyList<string> Write(string directory, IReadOnlyList<FlowCompletion> rows, IReadOnlyList<DesignSummary> summaries, string cube,
+        IReadOnlyList<WorkloadRun>? runs = null)
     {
         ArgumentNullException.ThrowIfNull(rows);
         ArgumentNullException.ThrowIfNull(summaries);
@@ -202,6 +211,18 @@ public static class NetAggWorkloadSweep
         string csv = Path.Combine(directory, "netagg-fct.csv"), summaryCsv = Path.Combine(directory, "netagg-fct-summary.csv");
         all.Save(csv);
         summary.Save(summaryCsv);
+        var written = new List<string> { csv, summaryCsv };
+        if (runs is not null)
+        {
+            var table = new CsvTable("design", "trial", "tcp_timeouts", "switch_drops");
+            foreach (var r in runs)
+            {
+                table.Add(r.Design, r.Trial, r.Timeouts, r.SwitchDrops);
+            }
+            string runsCsv = Path.Combine(directory, "netagg-fct-runs.csv");
+            table.Save(runsCsv);
+            written.Add(runsCsv);
+        }
         var chart = new BarChart
         {
             Title = $"NetAgg paper, Figure 8 at α = 10 %: 99th-percentile flow completion time against rack ({cube})",
@@ -211,6 +232,6 @@ public static class NetAggWorkloadSweep
         };
         chart.Series.Add(new BarSeries("simulated", [.. summaries.Select(s => s.P99OverRack ?? double.NaN)]));
         chart.Series.Add(BarSeries.Paper("NetAgg paper (1,024 servers)", [.. summaries.Select(s => PaperValue.Exact(PaperOverRack.GetValueOrDefault(s.Design, double.NaN)))]));
-        return [csv, summaryCsv, .. chart.Save(Path.Combine(directory, "netagg-fct.svg"))];
+        return [.. written, .. chart.Save(Path.Combine(directory, "netagg-fct.svg"))];
     }
 }
