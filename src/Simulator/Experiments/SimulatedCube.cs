@@ -38,6 +38,7 @@ internal sealed class SimulatedCube : IDisposable
     private readonly Dictionary<(int Host, ulong Job), DirectJob> _directJobs = [];
     private readonly long _synchronousStart;
     private readonly HashSet<ulong> _direct = [];
+    private readonly Dictionary<ulong, ServerSet> _spans = [];
 
     public SimulatedCube(JobSimulationOptions options, IReadOnlyList<JobSimulationInput> inputs, bool watchFailures = false)
     {
@@ -145,9 +146,32 @@ internal sealed class SimulatedCube : IDisposable
     {
         ArgumentNullException.ThrowIfNull(description);
         ArgumentNullException.ThrowIfNull(input);
+        // Before the simulation asks for the job's plan.
         if (!aggregated)
         {
-            _direct.Add(description.JobId); // before the simulation asks for the job's plan
+            _direct.Add(description.JobId);
+        }
+        if (_options.Network is not null)
+        {
+            // A job on some of the servers aggregates over those that hold its input and its roots: a binary tree or
+            // a chain of its own servers, as the NetAgg paper's baselines build them, not of every server there is.
+            int n = _options.Torus.Count;
+            var span = new ServerSet(n);
+            for (int s = 0; s < n; s++)
+            {
+                if (input.ChunkOf(s) is not null)
+                {
+                    span.Add(s);
+                }
+            }
+            foreach (int root in JobPlacement.For(_options.Torus, description).RootIndices)
+            {
+                span.Add(root);
+            }
+            if (span.Count < n)
+            {
+                _spans[description.JobId] = span;
+            }
         }
         var job = new SubmittedJob(this, description.JobId) { SubmittedAtScheduled = at };
         Sim.Schedule(at, () =>
@@ -275,7 +299,10 @@ internal sealed class SimulatedCube : IDisposable
         return ((diameter + 2) * hop) + (hosts * serialise);
     }
 
-    /// <summary>A TCP Camdoop job's trees: NetAgg's boxes, or the servers' own aggregation, over the servers left in it.</summary>
+    /// <summary>
+    /// A TCP Camdoop job's trees: NetAgg's boxes, or the servers' own aggregation, over the servers left in it (of those
+    /// holding its input and its roots).
+    /// </summary>
     private IAggregationPlan? Plans(JobDescription description, ServerSet members)
     {
         var servers = _options.Torus;
@@ -283,6 +310,18 @@ internal sealed class SimulatedCube : IDisposable
         IAggregationPlan plan = _direct.Contains(description.JobId) ? new DirectPlan(servers.Count, roots)
             : Boxes is not null ? new NetAggPlan(Boxes, roots, _options.AggregationTrees)
             : _options.Aggregation.Plan(servers.Count, _options.Network!.Topology.RackSize(_options.Network, servers.Count), roots, _options.AggregationTrees);
+        if (_spans.TryGetValue(description.JobId, out var span))
+        {
+            var inJob = new ServerSet(members.Capacity);
+            for (int s = 0; s < servers.Count; s++)
+            {
+                if (members.Contains(s) && span.Contains(s))
+                {
+                    inJob.Add(s);
+                }
+            }
+            members = inJob;
+        }
         return PlanWithout.Over(plan, servers.Count + (Boxes?.Boxes ?? 0), servers.Count, roots, members);
     }
 

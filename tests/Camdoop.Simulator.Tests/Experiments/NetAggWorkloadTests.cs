@@ -1,6 +1,7 @@
 using Camdoop.Experiments;
 using Camdoop.Experiments.NetAgg;
 using Camdoop.MapReduce.DataGen;
+using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.Runtime.Topology;
 using Camdoop.Simulator.Network;
 
@@ -122,6 +123,31 @@ public sealed class NetAggWorkloadTests
         StreamShuffleResults.AssertExact(past, 1);
         Assert.Contains(aggregated.AggBoxes!, b => b.MergedBytes > 0);
         Assert.All(past.AggBoxes!, b => Assert.Equal(0, b.MergedBytes));
+    }
+
+    [Theory]
+    [InlineData(Aggregation.Chain)]
+    [InlineData(Aggregation.Binary)]
+    [InlineData(Aggregation.Rack)]
+    public void ARequestOnSomeServersAggregatesOverItsOwnServersOnly(Aggregation aggregation)
+    {
+        // Three workers of 64 servers and a reducer in the other rack: a chain or tree of those four, not of all 64.
+        var result = JobSimulation.Run(new JobSimulationOptions
+        {
+            Torus = new Torus(4, 4, 4),
+            Mode = MapReduce.Jobs.Control.ShuffleMode.Tcp,
+            Network = new SwitchedNetworkOptions { Kind = NetworkKind.Racks },
+            Aggregation = aggregation,
+            Workload = Workload.Synthetic,
+            OutputRatio = 0.5,
+            MapServers = [3, 4, 5],
+            Roots = [50],
+            Settings = new SimulationSettings { BytesPerServer = 20_000, Verify = true },
+            MapParallelism = 1,
+        });
+        StreamShuffleResults.AssertExact(result, 1);
+        // A stream and its admission per worker: 6 connections at most (126 when the plan spanned all 64 servers).
+        Assert.InRange(result.Tcp!.Connections, 1, 6);
     }
 
     [Fact]
