@@ -39,6 +39,7 @@ internal sealed class SimulatedCube : IDisposable
     private readonly long _synchronousStart;
     private readonly HashSet<ulong> _direct = [];
     private readonly Dictionary<ulong, ServerSet> _spans = [];
+    private readonly Dictionary<ulong, (ServerSet Members, IAggregationPlan Plan)> _spanPlans = [];
 
     public SimulatedCube(JobSimulationOptions options, IReadOnlyList<JobSimulationInput> inputs, bool watchFailures = false)
     {
@@ -320,7 +321,25 @@ internal sealed class SimulatedCube : IDisposable
                     inJob.Add(s);
                 }
             }
-            members = inJob;
+            // One plan for every server of the job (a plan per server made 512 of them walk a chain of 512 servers
+            // each), its children filled before it is shared, so that the servers only read it.
+            lock (_spanPlans)
+            {
+                if (_spanPlans.TryGetValue(description.JobId, out var cached) && cached.Members.Equals(inJob))
+                {
+                    return cached.Plan;
+                }
+                var spanned = PlanWithout.Over(plan, servers.Count + (Boxes?.Boxes ?? 0), servers.Count, roots, inJob);
+                for (int r = 0; r < roots.Count; r++)
+                {
+                    for (int t = 0; t < spanned.Trees; t++)
+                    {
+                        spanned.ChildrenOf(r, t, roots[r]);
+                    }
+                }
+                _spanPlans[description.JobId] = (inJob, spanned);
+                return spanned;
+            }
         }
         return PlanWithout.Over(plan, servers.Count + (Boxes?.Boxes ?? 0), servers.Count, roots, members);
     }
