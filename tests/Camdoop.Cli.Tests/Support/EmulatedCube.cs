@@ -11,14 +11,24 @@ namespace Camdoop.Cli.Tests.Support;
 /// An emulated testbed brought up with the real CLI (`camdoop testbed up`) under a namespace prefix and subnet of its
 /// own, so that test classes with different cubes can run side by side. Disposing runs `camdoop testbed down` and
 /// fails if any namespace of the testbed is left behind. Without root it brings nothing up: the tests skip
-/// themselves. Its nodes start without their warm-up jobs (`--no-warm-up`, as every testbed of the tests does): the
-/// warm-up is a second of CPU per node, half of a 27-node cube's start on two cores, and NodeWarmUpTests test it.
+/// themselves. Its nodes start without their warm-up jobs (`--no-warm-up`, as the tests' other testbeds do) unless a
+/// test measures rates from the first job on: the warm-up is a second of CPU per node, half of a 27-node cube's start
+/// on two cores, and NodeWarmUpTests test it.
 /// </summary>
 public abstract class EmulatedCube : IDisposable
 {
     private readonly string _prefix;
 
     protected EmulatedCube(string prefix, int subnet, params string[] upOptions)
+        : this(prefix, subnet, warmUp: false, upOptions)
+    {
+    }
+
+    /// <param name="prefix">The testbed's namespace prefix.</param>
+    /// <param name="subnet">The second octet of its switch network.</param>
+    /// <param name="warmUp">Whether the nodes run their warm-up jobs first: for tests that measure rates from the first job.</param>
+    /// <param name="upOptions">More `testbed up` options.</param>
+    protected EmulatedCube(string prefix, int subnet, bool warmUp, params string[] upOptions)
     {
         _prefix = prefix;
         WorkDirectory = Path.Combine(Path.GetTempPath(), $"camdoop-{prefix}-{Environment.ProcessId}");
@@ -28,7 +38,8 @@ public abstract class EmulatedCube : IDisposable
         }
         CliRunner.Run("testbed", "down", "--prefix", prefix);
         Directory.CreateDirectory(WorkDirectory);
-        var up = CliRunner.Run(["testbed", "up", "--prefix", prefix, "--subnet", subnet.ToString(CultureInfo.InvariantCulture), "--json", "--no-warm-up", .. upOptions]);
+        var up = CliRunner.Run(["testbed", "up", "--prefix", prefix, "--subnet", subnet.ToString(CultureInfo.InvariantCulture), "--json",
+            .. warmUp ? Array.Empty<string>() : ["--no-warm-up"], .. upOptions]);
         if (up.ExitCode != 0)
         {
             CliRunner.Run("testbed", "down", "--prefix", prefix);

@@ -1,5 +1,4 @@
 using Camdoop.Experiments;
-using Camdoop.Experiments.NetAgg;
 using Camdoop.MapReduce.DataGen;
 using Camdoop.MapReduce.DirectShuffle.Plans;
 using Camdoop.Runtime.Topology;

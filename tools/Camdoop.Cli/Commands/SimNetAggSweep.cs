@@ -1,7 +1,6 @@
 using System.Globalization;
 using Camdoop.Cli.CommandLine;
 using Camdoop.Experiments;
-using Camdoop.Experiments.NetAgg;
 using Camdoop.Simulator.Network;
 
 namespace Camdoop.Cli.Commands;

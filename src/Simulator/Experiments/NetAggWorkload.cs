@@ -1,7 +1,7 @@
 using Camdoop.MapReduce.DataGen;
 using Camdoop.Runtime.Topology;
 
-namespace Camdoop.Experiments.NetAgg;
+namespace Camdoop.Experiments;
 
 /// <summary>
 /// The NetAgg paper's simulated workload (§4.1), as this simulator reads it. Flow sizes follow a Pareto distribution

@@ -6,7 +6,7 @@ using Camdoop.MapReduce.Jobs.Control;
 using Camdoop.Runtime.Transport.Tcp;
 using Camdoop.Simulator.Network;
 
-namespace Camdoop.Experiments.NetAgg;
+namespace Camdoop.Experiments;
 
 /// <summary>What the NetAgg workload sweep runs: the workload, how many draws of it, and the networks of the designs.</summary>
 public sealed record NetAggWorkloadSweepOptions
