@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Camdoop.Cli.Tests.Support;
 using Camdoop.Hosting;
 
 namespace Camdoop.Cli.Tests.Release;
@@ -87,20 +88,11 @@ public sealed class ReleaseArchiveTests
 
     private static (int ExitCode, string Output) Run(string program, TimeSpan timeout, (string Name, string Value)? environment, params string[] args)
     {
-        // At a lower CPU priority (nice 10): publishing compiles for minutes, beside the testbed tests' nodes.
-        bool niced = File.Exists("/usr/bin/nice");
-        var psi = new ProcessStartInfo(niced ? "/usr/bin/nice" : program)
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        if (niced)
-        {
-            psi.ArgumentList.Add("-n");
-            psi.ArgumentList.Add("10");
-            psi.ArgumentList.Add(program);
-        }
+        // At a lower CPU priority: publishing compiles for minutes, beside the testbed tests' nodes.
+        var psi = LowPriority.StartInfo(program);
+        psi.RedirectStandardOutput = true;
+        psi.RedirectStandardError = true;
+        psi.UseShellExecute = false;
         foreach (string a in args)
         {
             psi.ArgumentList.Add(a);

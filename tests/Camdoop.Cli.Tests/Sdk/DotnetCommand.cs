@@ -8,15 +8,12 @@ internal static class DotnetCommand
 {
     public static CliResult Run(string workingDirectory, IReadOnlyDictionary<string, string> environment, params string[] args)
     {
-        // Builds at a lower CPU priority (nice 10), as simulations: the testbed tests' nodes beside them keep the CPU.
-        bool niced = File.Exists("/usr/bin/nice");
-        var psi = new ProcessStartInfo(niced ? "/usr/bin/nice" : "dotnet")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-            WorkingDirectory = workingDirectory,
-        };
+        // Builds at a lower CPU priority, as simulations: the testbed tests' nodes beside them keep the CPU.
+        var psi = LowPriority.StartInfo("dotnet");
+        psi.RedirectStandardOutput = true;
+        psi.RedirectStandardError = true;
+        psi.UseShellExecute = false;
+        psi.WorkingDirectory = workingDirectory;
         // `dotnet test` passes its own MSBuild's paths to the test process; a child build must find its own.
         foreach (string name in psi.Environment.Keys.Where(k => k.StartsWith("MSBUILD", StringComparison.OrdinalIgnoreCase)).ToList())
         {
@@ -25,12 +22,6 @@ internal static class DotnetCommand
         foreach (var (name, value) in environment)
         {
             psi.Environment[name] = value;
-        }
-        if (niced)
-        {
-            psi.ArgumentList.Add("-n");
-            psi.ArgumentList.Add("10");
-            psi.ArgumentList.Add("dotnet");
         }
         foreach (string a in args)
         {

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Camdoop.Cli.Tests.Support;
 
 namespace Camdoop.Cli.Tests.Sim;
 
@@ -11,23 +12,15 @@ internal static class CamdoopProcess
     /// <see cref="Run"/> at a lower CPU priority (nice 10): for long simulations, which must not take the CPU from the
     /// testbed tests' node processes running beside them (starved, those miss beacons and are taken for dead).
     /// </summary>
-    public static (int ExitCode, string Stdout, string Stderr) RunNiced(params string[] args) => Start(niced: File.Exists("/usr/bin/nice"), args);
+    public static (int ExitCode, string Stdout, string Stderr) RunNiced(params string[] args) => Start(niced: true, args);
 
     private static (int ExitCode, string Stdout, string Stderr) Start(bool niced, string[] args)
     {
         string dll = Path.Combine(AppContext.BaseDirectory, "camdoop.dll");
-        var psi = new ProcessStartInfo(niced ? "/usr/bin/nice" : "dotnet")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        if (niced)
-        {
-            psi.ArgumentList.Add("-n");
-            psi.ArgumentList.Add("10");
-            psi.ArgumentList.Add("dotnet");
-        }
+        var psi = LowPriority.StartInfo("dotnet", niced);
+        psi.RedirectStandardOutput = true;
+        psi.RedirectStandardError = true;
+        psi.UseShellExecute = false;
         psi.ArgumentList.Add(dll);
         foreach (var a in args)
         {

@@ -17,8 +17,6 @@ internal static class CliRunner
 {
     public static string Executable => Path.Combine(AppContext.BaseDirectory, "camdoop");
 
-    private const string Nice = "/usr/bin/nice";
-
     public static CliResult Run(params string[] args) => RunAs(null, TimeSpan.FromMinutes(5), args);
 
     public static CliResult Run(TimeSpan timeout, params string[] args) => RunAs(null, timeout, args);
@@ -33,23 +31,14 @@ internal static class CliRunner
     {
         // Simulations run at a lower CPU priority (nice 10), as the simulator tests do: beside them, the testbed tests'
         // node processes must keep the CPU they need, or they miss beacons and are taken for dead.
-        bool niced = uid is null && args.Length > 0 && args[0] is "sim" or "demo" && File.Exists(Nice);
-        var psi = new ProcessStartInfo(uid is null ? niced ? Nice : Executable : "setpriv")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-            WorkingDirectory = Path.GetTempPath(),
-        };
+        var psi = uid is null ? LowPriority.StartInfo(Executable, niced: args.Length > 0 && args[0] is "sim" or "demo") : new ProcessStartInfo("setpriv");
+        psi.RedirectStandardOutput = true;
+        psi.RedirectStandardError = true;
+        psi.UseShellExecute = false;
+        psi.WorkingDirectory = Path.GetTempPath();
         foreach (var (name, value) in environment ?? new Dictionary<string, string?>())
         {
             psi.Environment[name] = value;
-        }
-        if (niced)
-        {
-            psi.ArgumentList.Add("-n");
-            psi.ArgumentList.Add("10");
-            psi.ArgumentList.Add(Executable);
         }
         if (uid is { } id)
         {
