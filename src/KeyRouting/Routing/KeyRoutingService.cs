@@ -128,6 +128,19 @@ public sealed partial class KeyRoutingService : IService, IKeyRouter
         Route(serviceId, key, payload, preferred: null, out port);
 
     /// <summary>
+    /// As <see cref="Route(byte, in Key, ReadOnlySpan{byte}, Port?, out Port)"/> for a small control frame marked
+    /// <see cref="FrameFlags.Urgent"/>: every server that forwards it queues it ahead of the service's transit data and
+    /// keeps room for it when that is full (an ack or a restart request crossing the congestion a failure left).
+    /// </summary>
+    public SendStatus RouteUrgent(byte serviceId, in Key key, ReadOnlySpan<byte> payload, Port? preferred, out Port port)
+    {
+        Span<byte> keyBytes = stackalloc byte[Key.Size];
+        var header = KeyRoutedHeader(serviceId, key, keyBytes, out int owner);
+        header.Flags |= FrameFlags.Urgent;
+        return Send(Context, owner, KeyFlow(_self, key, serviceId), ref header, keyBytes, payload, preferred, out port);
+    }
+
+    /// <summary>
     /// As <see cref="Route(byte, in Key, ReadOnlySpan{byte}, out Port)"/>, leaving on <paramref name="preferred"/> when
     /// that port starts a shortest live path to the key's owner. A service that spreads its traffic over links on
     /// purpose (Camdoop's link-disjoint trees) keeps its choice where two ports reach the same neighbour (a ring of two).

@@ -78,7 +78,8 @@ public sealed partial class NodeHost
             throw new InvalidOperationException("a received frame can be forwarded only once");
         }
         var queue = _portQueues[(int)port][_queueSlot[frame.Header.ServiceId]];
-        if (queue.TransitSpace == 0)
+        bool urgent = (frame.Header.Flags & FrameFlags.Urgent) != 0;
+        if ((urgent ? queue.UrgentSpace : queue.TransitSpace) == 0)
         {
             // Transit frames are not pushed back: the end-to-end transport recovers them.
             CountForwardDrop(port);
@@ -91,7 +92,14 @@ public sealed partial class NodeHost
             return SendStatus.TtlExpired;
         }
         _dispatchConsumed = buffer;
-        queue.TryEnqueueTransit(buffer);
+        if (urgent)
+        {
+            queue.TryEnqueueUrgent(buffer);
+        }
+        else
+        {
+            queue.TryEnqueueTransit(buffer);
+        }
         Counters.FramesForwarded++;
         Pump(port);
         return SendStatus.Queued;

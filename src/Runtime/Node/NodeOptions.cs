@@ -14,6 +14,12 @@ public sealed record NodeOptions
     /// </summary>
     public int TransitQueueCapacity { get; init; }
 
+    /// <summary>
+    /// Urgent frames (<see cref="Frames.FrameFlags.Urgent"/>) each service's queue per port holds in transit, apart from
+    /// its transit data: acks and requests are a few frames per stream, far fewer than the data they steer.
+    /// </summary>
+    public const int UrgentTransitCapacity = 16;
+
     /// <summary>How often a liveness beacon goes out on every link.</summary>
     public long BeaconInterval { get; init; } = 10 * Millisecond;
 

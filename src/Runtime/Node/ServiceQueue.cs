@@ -7,11 +7,15 @@ namespace Camdoop.Runtime.Node;
 /// Forwarded (transit) frames go first within the service's round-robin turn: they are already in the network,
 /// and draining them before admitting new traffic keeps a saturated cube from dropping what it carries. Only the
 /// originated side pushes back on the service; a full transit side drops (the end-to-end transport recovers).
+/// Urgent transit frames (<see cref="FrameFlags.Urgent"/>: a service's acks and requests) have a short ring of their
+/// own that goes before both: an ack or a request that would end a stall must not be dropped for, or wait behind, the
+/// data that stalls. The service orders its own frames itself, so what it originates goes to its own side, urgent or not.
 /// </summary>
 internal sealed class ServiceQueue
 {
     private readonly FrameRing _local;
     private readonly FrameRing _transit;
+    private readonly FrameRing _urgent = new(NodeOptions.UrgentTransitCapacity);
 
     public ServiceQueue(byte serviceId, int capacity, int transitCapacity)
     {
@@ -23,12 +27,15 @@ internal sealed class ServiceQueue
     public byte ServiceId { get; }
 
     /// <summary>Frames waiting, originated and transit.</summary>
-    public int Count => _local.Count + _transit.Count;
+    public int Count => _local.Count + _transit.Count + _urgent.Count;
 
     /// <summary>Room for frames the service originates.</summary>
     public int Space => _local.Space;
 
     public int TransitSpace => _transit.Space;
+
+    /// <summary>Room for urgent transit frames.</summary>
+    public int UrgentSpace => _urgent.Space;
 
     /// <summary>The service's rate limit on this port; null for none. The round robin skips the queue while it lacks tokens.</summary>
     public TokenBucket? Limit { get; set; }
@@ -48,9 +55,11 @@ internal sealed class ServiceQueue
 
     public bool TryEnqueueTransit(Frame frame) => Admitted(_transit.TryEnqueue(frame), frame);
 
-    public Frame Peek() => _transit.Count > 0 ? _transit.Peek() : _local.Peek();
+    public bool TryEnqueueUrgent(Frame frame) => Admitted(_urgent.TryEnqueue(frame), frame);
 
-    public Frame Dequeue() => _transit.Count > 0 ? _transit.Dequeue() : _local.Dequeue();
+    public Frame Peek() => _urgent.Count > 0 ? _urgent.Peek() : _transit.Count > 0 ? _transit.Peek() : _local.Peek();
+
+    public Frame Dequeue() => _urgent.Count > 0 ? _urgent.Dequeue() : _transit.Count > 0 ? _transit.Dequeue() : _local.Dequeue();
 
     /// <summary>Counts a frame the link took from this queue.</summary>
     public void CountSent(int length)
@@ -70,5 +79,5 @@ internal sealed class ServiceQueue
     }
 
     /// <summary>Releases every queued frame; returns how many.</summary>
-    public int Flush() => _transit.Flush() + _local.Flush();
+    public int Flush() => _urgent.Flush() + _transit.Flush() + _local.Flush();
 }

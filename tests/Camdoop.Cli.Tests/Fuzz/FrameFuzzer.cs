@@ -136,7 +136,7 @@ internal sealed class FrameFuzzer
             case FuzzKind.BadFlags:
                 {
                     int length = AnyRealFrame(frame);
-                    frame[OffsetFlags] |= (byte)(4 << r.Next(2));
+                    frame[OffsetFlags] |= 8; // bit 3, the one bit no frame may set
                     return length;
                 }
             case FuzzKind.BadLength:

@@ -46,10 +46,10 @@ public class MalformedFrameTests
             case "oversize":
                 return buffer[..(FrameLayout.MaxFrameSize + 1)];
             case "flags":
-                buffer[16] = 0x04;
+                buffer[16] = 0x08;
                 break;
             case "flags-high":
-                buffer[16] = 0x08 | 0x01;
+                buffer[16] = 0x08 | 0x04 | 0x01;
                 break;
             case "source":
                 buffer[18] = 3;

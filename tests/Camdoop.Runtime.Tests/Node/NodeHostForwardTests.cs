@@ -90,6 +90,59 @@ public class NodeHostForwardTests
     }
 
     [Fact]
+    public void UrgentTransitFramesHaveRoomWhenTheTransitQueueIsFullAndGoFirst()
+    {
+        var (f, _, results) = Forwarder(Port.YPlus, queueCapacity: 2);
+        var link = f.Link(Port.YPlus);
+        link.Budget = 0;
+        // Data in transit fills its queue: a third data frame is dropped, an urgent one (an ack, a restart request) is not.
+        for (int i = 0; i < 3; i++)
+        {
+            f.Receive(Port.XMinus, f.Build(10, f.NeighbourOn(Port.XMinus), new Coordinate(2, 2, 2), new byte[100]));
+        }
+        f.Receive(Port.XMinus, f.Build(10, f.NeighbourOn(Port.XMinus), new Coordinate(2, 2, 2), new byte[7], FrameFlags.Urgent));
+        Assert.Equal([SendStatus.Queued, SendStatus.Queued, SendStatus.QueueFull, SendStatus.Queued], results);
+        Assert.Equal(1, f.Host.Counters.ForwardDropped);
+
+        link.Budget = 3;
+        f.Host.OnTransmitReady(Port.YPlus);
+        var payloadLengths = link.Sent.Select(frame =>
+        {
+            Assert.Equal(FrameError.None, FrameCodec.TryRead(frame.Span, HostFixture.Cube, out var h));
+            return (int)h.PayloadLength;
+        }).ToArray();
+        Assert.Equal([7, 100, 100], payloadLengths);
+        link.ReleaseAll();
+        Assert.Equal(0, f.Pool.InUse);
+    }
+
+    [Fact]
+    public void UrgentTransitFramesAreDroppedOnlyWhenTheirOwnRingIsFull()
+    {
+        var (f, _, results) = Forwarder(Port.YPlus, queueCapacity: 2);
+        f.Link(Port.YPlus).Budget = 0;
+        for (int i = 0; i <= NodeOptions.UrgentTransitCapacity; i++)
+        {
+            f.Receive(Port.XMinus, f.Build(10, f.NeighbourOn(Port.XMinus), new Coordinate(2, 2, 2), new byte[7], FrameFlags.Urgent));
+        }
+        Assert.Equal(NodeOptions.UrgentTransitCapacity, results.Count(r => r == SendStatus.Queued));
+        Assert.Equal(SendStatus.QueueFull, results[^1]);
+        Assert.Equal(1, f.Host.Counters.ForwardDropped);
+    }
+
+    [Fact]
+    public void AnUrgentFrameAServiceOriginatesQueuesWithItsOwnFrames()
+    {
+        var (f, _, _) = Forwarder(Port.YPlus, queueCapacity: 1);
+        f.Link(Port.YPlus).Budget = 0;
+        var own = new FrameHeader(10, f.Self, f.NeighbourOn(Port.YPlus));
+        Assert.Equal(SendStatus.Queued, f.Host.TrySend(Port.YPlus, ref own, default, new byte[11]));
+        // The service orders what it sends itself: its urgent frame meets the same back-pressure as the rest.
+        var urgent = new FrameHeader(10, f.Self, f.NeighbourOn(Port.YPlus), FrameFlags.Urgent);
+        Assert.Equal(SendStatus.QueueFull, f.Host.TrySend(Port.YPlus, ref urgent, default, new byte[5]));
+    }
+
+    [Fact]
     public void ForwardedFramesGoBeforeTheServicesOwnAndAreNotBlockedByAFullLocalQueue()
     {
         var (f, _, results) = Forwarder(Port.YPlus, queueCapacity: 2);
