@@ -101,6 +101,42 @@ public sealed partial class StreamTests
     }
 
     [Fact]
+    public void ARestartWhoseFirstSegmentIsLostBeginsWithTheNextAndAsksForTheFirstAtOnce()
+    {
+        var data = Records(2000);
+        var sender = Sender(initialWindow: 8 * Segment);
+        sender.UseExternal(data);
+        var receiver = Receiver();
+        receiver.TrackRecords();
+        receiver.Restart(ResumePoint.Start, new Buffers.ShuffleBufferPool());
+        Assert.True(sender.TryRestartAt(ResumePoint.Start, null, epoch: 1));
+
+        // The first segment of the restart (the one with the restart flag) is dropped by a full queue on the way.
+        var lost = Parse(Take(sender, 0));
+        Assert.NotEqual(SegmentFlags.None, lost.Flags & SegmentFlags.Restart);
+        var second = Parse(Take(sender, 0));
+        Assert.Equal(SegmentFlags.None, second.Flags & SegmentFlags.Restart);
+
+        // The second begins the restart: the receiver takes epoch 1 and answers with a gap ack at once.
+        Assert.Equal(ReceiveOutcome.OutOfOrder, receiver.Receive(second, 4 * Segment, out _, out _, out bool ackNow));
+        Assert.True(ackNow);
+        Assert.Null(receiver.PendingResume);
+        Assert.Equal((byte)1, receiver.Epoch);
+        var ack = receiver.TakeAck(8 * Segment);
+        Assert.Equal((byte)1, ack.Epoch);
+        Assert.Equal(0UL, ack.Offset);
+        Assert.Equal(AckFlags.Gap, ack.Flags);
+
+        // The gap ack sends the sender back to the start: the first segment comes again and is taken.
+        Assert.True(sender.OnAck((long)ack.Offset, ack.Window, ack.Flags, 1, out _, out _));
+        Assert.Equal(0, sender.SendOffset);
+        var again = Parse(Take(sender, 2));
+        Assert.Equal(0UL, again.Offset);
+        Assert.Equal(ReceiveOutcome.Accepted, receiver.Receive(again, 4 * Segment, out var fresh, out _, out _));
+        Assert.Equal(data.AsSpan(0, fresh.Length).ToArray(), fresh.ToArray());
+    }
+
+    [Fact]
     public void AStreamRestartsFromKeptBytesOnlyWhenTheyReachBackToThePoint()
     {
         var data = Records(3000); // ~90 KB

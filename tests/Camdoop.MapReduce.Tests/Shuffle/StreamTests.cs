@@ -249,6 +249,47 @@ public sealed partial class StreamTests
     }
 
     [Fact]
+    public void ALostFinIsSentAgainWhenTheProbeAfterItComesBackWithoutIt()
+    {
+        var sender = Sender();
+        sender.EndSource(); // a restart with nothing left to send: FIN only
+        Take(sender, 0); // lost on the way
+        Assert.True(sender.HasInFlight);
+        long rto = 10_000_000;
+        // The timer probes first; the receiver answers the probe, without FinReceived since it never saw the FIN.
+        Assert.False(sender.OnTimeout(rto));
+        var probe = new byte[ShuffleWire.SegmentHeaderSize];
+        sender.WriteProbe(probe, _counters);
+        sender.OnProbeSent(rto);
+        var receiver = Receiver();
+        receiver.Receive(Parse(probe), 4 * Segment, out _, out _, out bool ackNow);
+        Assert.True(ackNow);
+        var ack = receiver.TakeAck(Segment);
+        Assert.Equal(AckFlags.None, ack.Flags);
+        Assert.True(sender.OnAck((long)ack.Offset, ack.Window, ack.Flags, rto + 1, out _, out _));
+        // The FIN goes again at once, not after a second, doubled timeout.
+        Assert.True(sender.HasSendable);
+        var fin = Parse(Take(sender, rto + 2));
+        Assert.NotEqual(SegmentFlags.None, fin.Flags & SegmentFlags.Fin);
+        Assert.Equal(ReceiveOutcome.Accepted, receiver.Receive(fin, 4 * Segment, out _, out bool finished, out _));
+        Assert.True(finished);
+        sender.OnAck(0, Segment, receiver.TakeAck(Segment).Flags, rto + 3, out _, out _);
+        Assert.True(sender.IsComplete);
+    }
+
+    [Fact]
+    public void AnAckWithoutTheFinBeforeAnyProbeIsNotALoss()
+    {
+        var sender = Sender();
+        sender.EndSource();
+        Take(sender, 0);
+        // An ack that left the receiver before the FIN arrived (a window update crossing it) says nothing of the FIN.
+        Assert.True(sender.OnAck(0, (uint)Segment, AckFlags.None, 1, out _, out _));
+        Assert.False(sender.HasSendable);
+        Assert.True(sender.HasInFlight);
+    }
+
+    [Fact]
     public void AcksForBytesNeverSentAreRefused()
     {
         var sender = Sender();

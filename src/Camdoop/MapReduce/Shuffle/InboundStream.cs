@@ -137,9 +137,11 @@ public sealed class InboundStream
         if (PendingResume is not null || segment.Epoch != Epoch)
         {
             // Only a later epoch of the same generation answers the request: the sender's earlier epochs (a
-            // retransmitted first segment of one also carries the restart flag) are what the request replaces.
-            if (PendingResume is null || (segment.Flags & SegmentFlags.Restart) == 0 || segment.Offset != 0
-                || segment.Epoch <= Math.Max(Epoch, RequestEpoch)
+            // retransmitted first segment of one also carries the restart flag) are what the request replaces. Any
+            // segment of it begins the restart, not only the first: when the first is lost on the way (a failure
+            // leaves queues full), the next one's gap ack sends the sender back at once instead of after its
+            // retransmission timer, doubled by the probe it would send first.
+            if (PendingResume is null || segment.Epoch <= Math.Max(Epoch, RequestEpoch)
                 || ShuffleWire.Generation(segment.Epoch) != ShuffleWire.Generation(Epoch))
             {
                 return ReceiveOutcome.Stale;

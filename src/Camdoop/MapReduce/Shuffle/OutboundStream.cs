@@ -330,6 +330,13 @@ public sealed class OutboundStream
         {
             Rewind();
         }
+        else if (_window.FinSent && _sourceDone && offset == End && _window.ProbedSinceProgress)
+        {
+            // A receiver answers a FIN at once: an answer to the probe that followed it, without the FIN, means the FIN
+            // was lost (a restart's FIN-only stream, dropped by the congestion a failure leaves). Send it again now
+            // rather than after the doubled timeout.
+            Rewind();
+        }
         if (progress)
         {
             _window.OnProgress(now);

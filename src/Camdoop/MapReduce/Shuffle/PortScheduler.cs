@@ -315,7 +315,7 @@ public sealed class PortScheduler
             }
             q.Acks.RemoveRange(kept, q.Acks.Count - kept);
             ShuffleWire.WriteFrameHeader(frame, ShuffleFrameKind.Ack, count, q.JobId);
-            var status = _transport.Router.Route(WellKnownServices.Camdoop, key, frame.AsSpan(0, position), Port, out var port);
+            var status = _transport.Router.RouteUrgent(WellKnownServices.Camdoop, key, frame.AsSpan(0, position), Port, out var port);
             if (status == SendStatus.Queued)
             {
                 _transport.Counters.AckFramesSent++;

@@ -47,6 +47,9 @@ internal struct SendWindow
     /// <summary>Last time the stream made progress (ack or window advanced, or a new flight started).</summary>
     public long LastProgress { get; private set; }
 
+    /// <summary>A probe (or a go-back) went out since the last progress.</summary>
+    public readonly bool ProbedSinceProgress => _probedSinceProgress;
+
     /// <summary>Consecutive timeouts or probes without progress (the wait doubles each time).</summary>
     public int Backoff { get; private set; }
 

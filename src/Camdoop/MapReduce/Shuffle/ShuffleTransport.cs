@@ -249,7 +249,7 @@ public sealed class ShuffleTransport
                     continue;
                 }
                 ShuffleWire.WriteFrameHeader(frame, ShuffleFrameKind.Control, count, jobId);
-                var status = Router.Route(WellKnownServices.Camdoop, destination, frame.AsSpan(0, position), out var port);
+                var status = Router.RouteUrgent(WellKnownServices.Camdoop, destination, frame.AsSpan(0, position), preferred: null, out var port);
                 if (status == SendStatus.QueueFull)
                 {
                     RequestSendReady(port);
