@@ -353,7 +353,7 @@ public sealed class LinkDriverContractTests
         {
             frames.Add(Frame(rng.Next(FrameLayout.EthernetHeaderSize, FrameLayout.HeaderSize))); // truncated
             frames.Add(Valid(100, f => f[14] = 2)); // wrong version
-            frames.Add(Valid(100, f => f[16] = 0x04)); // unknown flag bit
+            frames.Add(Valid(100, f => f[16] = 0x08)); // the flag bit no frame may set
             frames.Add(Valid(100, f => BinaryPrimitives.WriteUInt16BigEndian(f.AsSpan(24), 5000))); // payload longer than the frame
             frames.Add(Valid(100, f => f[18] = 7)); // source x outside the 3x3x3 torus
             frames.Add(Valid(100, f => f[15] = 99)); // no such service
