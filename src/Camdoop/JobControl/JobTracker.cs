@@ -179,6 +179,10 @@ public sealed class JobTracker
         Servers = Participants.Count(p => hosts.IndexOf(p) < servers);
         _mapped.Clear();
         EndAcknowledgedBy.Clear();
+        // The new attempt maps every chunk again: its totals are the job's, not added to the last attempt's.
+        Record.InputBytes = 0;
+        Record.InputRecords = 0;
+        Record.IntermediateBytes = 0;
     }
 
     /// <summary>A server's counts so far (progress reports and end acknowledgements may arrive in any order).</summary>
