@@ -42,6 +42,13 @@ public class NodeHostForwardTests
         return (f, service, results);
     }
 
+    /// <summary>The payload length of every frame the link sent, in order (each frame checked whole).</summary>
+    private static int[] PayloadLengths(FakeLink link) => link.Sent.Select(frame =>
+    {
+        Assert.Equal(FrameError.None, FrameCodec.TryRead(frame.Span, HostFixture.Cube, out var h));
+        return (int)h.PayloadLength;
+    }).ToArray();
+
     [Fact]
     public void ForwardingDecrementsTheTtlAndHandsOnTheSameBuffer()
     {
@@ -106,12 +113,7 @@ public class NodeHostForwardTests
 
         link.Budget = 3;
         f.Host.OnTransmitReady(Port.YPlus);
-        var payloadLengths = link.Sent.Select(frame =>
-        {
-            Assert.Equal(FrameError.None, FrameCodec.TryRead(frame.Span, HostFixture.Cube, out var h));
-            return (int)h.PayloadLength;
-        }).ToArray();
-        Assert.Equal([7, 100, 100], payloadLengths);
+        Assert.Equal([7, 100, 100], PayloadLengths(link));
         link.ReleaseAll();
         Assert.Equal(0, f.Pool.InUse);
     }
@@ -160,12 +162,7 @@ public class NodeHostForwardTests
 
         link.Budget = 4;
         f.Host.OnTransmitReady(Port.YPlus);
-        var payloadLengths = link.Sent.Select(frame =>
-        {
-            Assert.Equal(FrameError.None, FrameCodec.TryRead(frame.Span, HostFixture.Cube, out var h));
-            return (int)h.PayloadLength;
-        }).ToArray();
-        Assert.Equal([22, 22, 11, 11], payloadLengths);
+        Assert.Equal([22, 22, 11, 11], PayloadLengths(link));
         link.ReleaseAll();
         Assert.Equal(0, f.Pool.InUse);
     }
