@@ -79,12 +79,13 @@ public static class NetAggWorkload
         int aggregatable = (int)Math.Round(flows * options.AggregatableShare);
         var random = new DeterministicRandom(options.Seed, stream: 0x4E41_6767);
         double exponent = PowerLawExponent(options.MaxWorkers, options.FewWorkersShare);
+        double weights = Weight(exponent, options.MaxWorkers, below: options.MaxWorkers + 1);
         var busy = new bool[n];
         var groups = new List<FlowGroup>();
         int left = aggregatable;
         while (left >= 2)
         {
-            int workers = Math.Min(DrawWorkers(random, exponent, options.MaxWorkers), Math.Min(left, n - 1));
+            int workers = Math.Min(DrawWorkers(random, exponent, weights, options.MaxWorkers), Math.Min(left, n - 1));
             var placed = Nearby(random, busy, workers);
             int reducer = OtherServer(random, n, placed);
             groups.Add(new FlowGroup(groups.Count, true, placed, reducer, DrawFlowBytes(random, options),
@@ -122,26 +123,24 @@ public static class NetAggWorkload
     }
 
     /// <summary>P(W &lt; 10) under exponent <paramref name="exponent"/>.</summary>
-    public static double FewShare(double exponent, int maxWorkers)
+    public static double FewShare(double exponent, int maxWorkers) =>
+        Weight(exponent, maxWorkers, below: 10) / Weight(exponent, maxWorkers, below: maxWorkers + 1);
+
+    /// <summary>The power law's weight w^-β summed over 2 .. <paramref name="maxWorkers"/>, w below <paramref name="below"/>.</summary>
+    private static double Weight(double exponent, int maxWorkers, int below)
     {
-        double few = 0, all = 0;
-        for (int w = 2; w <= maxWorkers; w++)
+        double sum = 0;
+        for (int w = 2; w <= maxWorkers && w < below; w++)
         {
-            double p = Math.Pow(w, -exponent);
-            all += p;
-            few += w < 10 ? p : 0;
+            sum += Math.Pow(w, -exponent);
         }
-        return few / all;
+        return sum;
     }
 
-    private static int DrawWorkers(DeterministicRandom random, double exponent, int maxWorkers)
+    /// <summary>A worker count, <paramref name="weights"/> being the power law's whole weight (drawn once per workload).</summary>
+    private static int DrawWorkers(DeterministicRandom random, double exponent, double weights, int maxWorkers)
     {
-        double all = 0;
-        for (int w = 2; w <= maxWorkers; w++)
-        {
-            all += Math.Pow(w, -exponent);
-        }
-        double u = random.NextDouble() * all;
+        double u = random.NextDouble() * weights;
         for (int w = 2; w < maxWorkers; w++)
         {
             u -= Math.Pow(w, -exponent);
