@@ -34,8 +34,9 @@ public enum SegmentFlags : byte
     Probe = 4,
 
     /// <summary>
-    /// The segment starts a new epoch of the stream at offset 0, in answer to a resume request (failure recovery): the
-    /// receiver takes the epoch it carries.
+    /// The segment starts a new epoch of the stream at offset 0, in answer to a resume request (failure recovery). A
+    /// receiver awaiting the restart takes the epoch from any segment of it, not only this one (which may be lost on
+    /// the way): the flag marks where a restarted stream begins, for whoever reads the frames.
     /// </summary>
     Restart = 8,
 
